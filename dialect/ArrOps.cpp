@@ -1,0 +1,313 @@
+//===- ArrOps.cpp - arr op verifiers and folders --------------------------===//
+
+#include "dialect/ArrDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace vmapc::arr;
+
+#define GET_OP_CLASSES
+#include "dialect/ArrOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Checks that `dims` are unique, sorted and in [0, rank).
+static LogicalResult verifyDimList(Operation *op, ArrayRef<int64_t> dims,
+                                   int64_t rank, StringRef what) {
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= rank)
+      return op->emitOpError() << what << " dimension " << d
+                               << " is out of range for rank " << rank;
+    if (i > 0 && dims[i - 1] >= d)
+      return op->emitOpError() << what << " dimensions must be increasing";
+  }
+  return success();
+}
+
+/// The shape of `shape` without the dimensions in `dims` (sorted).
+static SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape,
+                                     ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> result;
+  for (auto [i, s] : llvm::enumerate(shape))
+    if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
+      result.push_back(s);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult ConstantOp::verify() {
+  if (!isa<ElementsAttr>(getValue()))
+    return emitOpError("value must be an elements attribute");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastInDimOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::verify() {
+  auto in = getOperand().getType();
+  auto out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types of operand and result differ");
+  ArrayRef<int64_t> dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != in.getRank())
+    return emitOpError() << "needs one dimension per operand dimension ("
+                         << in.getRank() << "), got " << dims.size();
+  if (failed(verifyDimList(*this, dims, out.getRank(), "broadcast")))
+    return failure();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    int64_t s = in.getDimSize(i);
+    if (s != 1 && s != out.getDimSize(d))
+      return emitOpError() << "operand dimension " << i << " of size " << s
+                           << " cannot broadcast to result dimension " << d
+                           << " of size " << out.getDimSize(d);
+  }
+  return success();
+}
+
+OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getResult().getType())
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  auto in = getOperand().getType();
+  auto out = getResult().getType();
+  ArrayRef<int64_t> perm = getPerm();
+  if (static_cast<int64_t>(perm.size()) != in.getRank())
+    return emitOpError() << "permutation has " << perm.size()
+                         << " entries for rank " << in.getRank();
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError("perm is not a permutation");
+    seen[p] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  if (out != RankedTensorType::get(shape, in.getElementType()))
+    return emitOpError() << "result type should be "
+                         << RankedTensorType::get(shape, in.getElementType());
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (llvm::equal(getPerm(), llvm::seq<int64_t>(0, getPerm().size())))
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getOperand().getType();
+  auto out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types of operand and result differ");
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot reshape " << in.getNumElements()
+                         << " elements into " << out.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getResult().getType())
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+template <typename OpT> static LogicalResult verifyReduce(OpT op) {
+  auto in = op.getOperand().getType();
+  auto out = op.getResult().getType();
+  if (failed(verifyDimList(op, op.getDims(), in.getRank(), "reduced")))
+    return failure();
+  auto expected = RankedTensorType::get(dropDims(in.getShape(), op.getDims()),
+                                        in.getElementType());
+  if (out != expected)
+    return op.emitOpError() << "result type should be " << expected;
+  return success();
+}
+
+template <typename OpT> static OpFoldResult foldReduce(OpT op) {
+  if (op.getDims().empty())
+    return op.getOperand();
+  return {};
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMinOp::verify() { return verifyReduce(*this); }
+OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldReduce(*this); }
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldReduce(*this); }
+OpFoldResult ReduceMinOp::fold(FoldAdaptor) { return foldReduce(*this); }
+
+template <typename OpT> static LogicalResult verifyArgReduce(OpT op) {
+  auto in = op.getOperand().getType();
+  int64_t axis = op.getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return op.emitOpError() << "axis " << axis << " is out of range for rank "
+                            << in.getRank();
+  auto expected = RankedTensorType::get(dropDims(in.getShape(), {axis}),
+                                        op.getResult().getType().getElementType());
+  if (op.getResult().getType() != expected)
+    return op.emitOpError() << "result type should be " << expected;
+  return success();
+}
+
+LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }
+LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
+
+//===----------------------------------------------------------------------===//
+// DotGeneralOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotGeneralOp::verify() {
+  auto lhs = getLhs().getType();
+  auto rhs = getRhs().getType();
+  if (lhs.getElementType() != rhs.getElementType() ||
+      lhs.getElementType() != getResult().getType().getElementType())
+    return emitOpError("operands and result must have one element type");
+  if (getLhsBatch().size() != getRhsBatch().size())
+    return emitOpError("lhs_batch and rhs_batch differ in length");
+  if (getLhsContract().size() != getRhsContract().size())
+    return emitOpError("lhs_contract and rhs_contract differ in length");
+  auto checkSide = [&](RankedTensorType t, ArrayRef<int64_t> batch,
+                       ArrayRef<int64_t> contract,
+                       StringRef side) -> LogicalResult {
+    SmallVector<bool> used(t.getRank(), false);
+    for (int64_t d : llvm::concat<const int64_t>(batch, contract)) {
+      if (d < 0 || d >= t.getRank() || used[d])
+        return emitOpError() << side << " dimension " << d
+                             << " is out of range or used twice";
+      used[d] = true;
+    }
+    return success();
+  };
+  if (failed(checkSide(lhs, getLhsBatch(), getLhsContract(), "lhs")) ||
+      failed(checkSide(rhs, getRhsBatch(), getRhsContract(), "rhs")))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (auto [l, r] : llvm::zip(getLhsBatch(), getRhsBatch())) {
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOpError() << "batch dimensions " << l << " and " << r
+                           << " differ in size";
+    shape.push_back(lhs.getDimSize(l));
+  }
+  for (auto [l, r] : llvm::zip(getLhsContract(), getRhsContract()))
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOpError() << "contracting dimensions " << l << " and " << r
+                           << " differ in size (" << lhs.getDimSize(l)
+                           << " vs " << rhs.getDimSize(r) << ")";
+  auto addFree = [&](RankedTensorType t, ArrayRef<int64_t> batch,
+                     ArrayRef<int64_t> contract) {
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+        shape.push_back(t.getDimSize(d));
+  };
+  addFree(lhs, getLhsBatch(), getLhsContract());
+  addFree(rhs, getRhsBatch(), getRhsContract());
+  auto expected = RankedTensorType::get(shape, lhs.getElementType());
+  if (getResult().getType() != expected)
+    return emitOpError() << "result type should be " << expected;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// VmapCallOp
+//===----------------------------------------------------------------------===//
+
+static SmallVector<BatchDim> axesList(ArrayAttr axes) {
+  SmallVector<BatchDim> result;
+  for (Attribute a : axes) {
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      result.push_back(i.getInt());
+    else
+      result.push_back(std::nullopt);
+  }
+  return result;
+}
+
+SmallVector<BatchDim> VmapCallOp::getInAxesList() {
+  return axesList(getInAxes());
+}
+SmallVector<BatchDim> VmapCallOp::getOutAxesList() {
+  return axesList(getOutAxes());
+}
+
+LogicalResult
+VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto fn = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this,
+                                                              getCalleeAttr());
+  if (!fn)
+    return emitOpError() << "'" << getCallee()
+                         << "' does not name a function";
+  FunctionType fnType = fn.getFunctionType();
+  for (Attribute a : llvm::concat<Attribute>(
+           llvm::to_vector(getInAxes()), llvm::to_vector(getOutAxes())))
+    if (!isa<IntegerAttr, UnitAttr>(a))
+      return emitOpError("axes must be integers or unit (none)");
+  if (getInAxes().size() != getArgs().size() ||
+      fnType.getNumInputs() != getArgs().size())
+    return emitOpError() << "has " << getArgs().size() << " operands, "
+                         << getInAxes().size() << " in_axes and a callee of "
+                         << fnType.getNumInputs() << " parameters";
+  if (getOutAxes().size() != getNumResults() ||
+      fnType.getNumResults() != getNumResults())
+    return emitOpError() << "has " << getNumResults() << " results, "
+                         << getOutAxes().size() << " out_axes and a callee of "
+                         << fnType.getNumResults() << " results";
+  int64_t size = getAxisSize();
+  if (size < 0)
+    return emitOpError("axis_size must be non-negative");
+  // Operand i is the callee's parameter with `size` inserted at in_axes[i].
+  auto check = [&](Type actual, Type perExample, BatchDim axis,
+                   StringRef what, unsigned i) -> LogicalResult {
+    auto pe = dyn_cast<RankedTensorType>(perExample);
+    if (!pe)
+      return emitOpError() << what << " " << i << " is not a ranked tensor";
+    Type expected = pe;
+    if (axis) {
+      if (*axis < 0 || *axis > pe.getRank())
+        return emitOpError() << what << " " << i << ": axis " << *axis
+                             << " is out of range for rank " << pe.getRank() + 1;
+      expected = insertDim(pe, *axis, size);
+    }
+    if (actual != expected)
+      return emitOpError() << what << " " << i << " has type " << actual
+                           << ", expected " << expected;
+    return success();
+  };
+  SmallVector<BatchDim> in = getInAxesList(), out = getOutAxesList();
+  for (auto [i, arg] : llvm::enumerate(getArgs()))
+    if (failed(check(arg.getType(), fnType.getInput(i), in[i], "operand", i)))
+      return failure();
+  for (auto [i, res] : llvm::enumerate(getResults()))
+    if (failed(check(res.getType(), fnType.getResult(i), out[i], "result", i)))
+      return failure();
+  return success();
+}

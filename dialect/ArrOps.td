@@ -1,0 +1,318 @@
+//===- ArrOps.td - arr dialect operations ------------------*- tablegen -*-===//
+//
+// Every op documents its per-example semantics; its batching rule lives in
+// BatchingRules.cpp (one generic rule per family, as JAX's defvectorized /
+// defbroadcasting / defreducer).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_ARR_OPS
+#define VMAPC_ARR_OPS
+
+include "dialect/ArrDialect.td"
+include "dialect/BatchingOpInterface.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+
+def Arr_Tensor : RankedTensorOf<[F32, I32, I1]>;
+def Arr_NumericTensor : RankedTensorOf<[F32, I32]>;
+def Arr_FloatTensor : RankedTensorOf<[F32]>;
+def Arr_IndexTensor : RankedTensorOf<[I32]>;
+def Arr_BoolTensor : RankedTensorOf<[I1]>;
+
+def Arr_Batchable : DeclareOpInterfaceMethods<BatchingOpInterface>;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Arr_ConstantOp : Arr_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A constant tensor";
+  let description = [{
+    ```mlir
+    %c = arr.constant dense<1.0> : tensor<64xf32>
+    ```
+    Has no operands, so it is never batched.
+  }];
+  let arguments = (ins TypedAttrInterface:$value);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops: operands and results of one shape (broadcasting is explicit).
+// Batching rule: JAX's broadcasting rule (batchElementwise).
+//===----------------------------------------------------------------------===//
+
+class Arr_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+    : Arr_Op<mnemonic, !listconcat(traits,
+        [Pure, Elementwise, SameOperandsAndResultShape, Arr_Batchable])> {
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::batch(
+        ::vmapc::arr::BatchingContext &ctx, ::mlir::ValueRange operands,
+        ::llvm::ArrayRef<::vmapc::arr::BatchDim> operandBatchDims,
+        ::llvm::SmallVectorImpl<::mlir::Value> &results,
+        ::llvm::SmallVectorImpl<::vmapc::arr::BatchDim> &resultBatchDims) {
+      return ::vmapc::arr::batchElementwise(*this, ctx, operands,
+          operandBatchDims, results, resultBatchDims);
+    }
+  }];
+}
+
+class Arr_UnaryOp<string mnemonic, Type type, string what>
+    : Arr_ElementwiseOp<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    ```mlir
+    %y = arr.}] # mnemonic # [{ %x : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins type:$operand);
+  let results = (outs type:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+def Arr_NegOp : Arr_UnaryOp<"neg", Arr_NumericTensor, "negation `-x`">;
+def Arr_ExpOp : Arr_UnaryOp<"exp", Arr_FloatTensor, "natural exponential">;
+def Arr_LogOp : Arr_UnaryOp<"log", Arr_FloatTensor, "natural logarithm">;
+def Arr_TanhOp : Arr_UnaryOp<"tanh", Arr_FloatTensor, "hyperbolic tangent">;
+def Arr_SqrtOp : Arr_UnaryOp<"sqrt", Arr_FloatTensor, "square root">;
+
+class Arr_BinaryOp<string mnemonic, string what>
+    : Arr_ElementwiseOp<mnemonic, [SameOperandsAndResultType]> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    Both operands have the result's type; the front end broadcasts first.
+    ```mlir
+    %z = arr.}] # mnemonic # [{ %x, %y : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Arr_NumericTensor:$lhs, Arr_NumericTensor:$rhs);
+  let results = (outs Arr_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Arr_AddOp : Arr_BinaryOp<"add", "addition `x + y`">;
+def Arr_SubOp : Arr_BinaryOp<"sub", "subtraction `x - y`">;
+def Arr_MulOp : Arr_BinaryOp<"mul", "multiplication `x * y`">;
+def Arr_DivOp : Arr_BinaryOp<"div",
+    "division `x / y` (i32: truncating, as C; division by zero is undefined)">;
+
+def Arr_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
+    I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,
+    I32EnumAttrCase<"gt", 2>, I32EnumAttrCase<"ge", 3>,
+    I32EnumAttrCase<"eq", 4>, I32EnumAttrCase<"ne", 5>]> {
+  let cppNamespace = "::vmapc::arr";
+}
+
+def Arr_CmpOp : Arr_ElementwiseOp<"cmp", [SameTypeOperands]> {
+  let summary = "Elementwise comparison, giving bool";
+  let description = [{
+    Ordered comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`); any NaN operand
+    gives false except for `ne`.
+    ```mlir
+    %b = arr.cmp lt, %x, %y : tensor<64xf32> -> tensor<64xi1>
+    ```
+  }];
+  let arguments = (ins Arr_CmpPredicate:$predicate, Arr_NumericTensor:$lhs,
+                   Arr_NumericTensor:$rhs);
+  let results = (outs Arr_BoolTensor:$result);
+  let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Arr_BroadcastInDimOp : Arr_Op<"broadcast_in_dim", [Pure, Arr_Batchable]> {
+  let summary = "Broadcasts an operand into a larger shape";
+  let description = [{
+    StableHLO's `broadcast_in_dim`: operand dimension i becomes result
+    dimension `dims[i]` (strictly increasing), where it has the result's size
+    or size 1 (stretched). Lowered as an indexing map, never materialised
+    when its consumer fuses.
+    ```mlir
+    %y = arr.broadcast_in_dim %x, dims = [1] : (tensor<64xf32>) -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Arr_Tensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat =
+      "$operand `,` `dims` `=` $dims attr-dict `:` functional-type($operand, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Arr_TransposeOp : Arr_Op<"transpose", [Pure, Arr_Batchable]> {
+  let summary = "Permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension i is operand dimension `perm[i]` (numpy's
+    `transpose(x, perm)`).
+    ```mlir
+    %y = arr.transpose %x, perm = [1, 0] : (tensor<8x64xf32>) -> tensor<64x8xf32>
+    ```
+  }];
+  let arguments = (ins Arr_Tensor:$operand, DenseI64ArrayAttr:$perm);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat =
+      "$operand `,` `perm` `=` $perm attr-dict `:` functional-type($operand, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Arr_ReshapeOp : Arr_Op<"reshape", [Pure, Arr_Batchable]> {
+  let summary = "Reshapes a tensor in row-major order";
+  let description = [{
+    The element count is unchanged.
+    ```mlir
+    %y = arr.reshape %x : (tensor<8x8xf32>) -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Arr_Tensor:$operand);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type($operand, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions. Batching rule: JAX's reducer rule (batchReducer): the batch
+// dimension moves to 0 and the reduced dimensions shift past it.
+//===----------------------------------------------------------------------===//
+
+class Arr_ReduceOp<string mnemonic, string what>
+    : Arr_Op<mnemonic, [Pure, Arr_Batchable]> {
+  let summary = what # " over the dimensions `dims`";
+  let description = [{
+    The result is the operand's shape without `dims` (sorted, unique).
+    ```mlir
+    %s = arr.}] # mnemonic # [{ %x, dims = [1] : (tensor<8x64xf32>) -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Arr_NumericTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Arr_NumericTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `dims` `=` $dims attr-dict `:` functional-type($operand, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::batch(
+        ::vmapc::arr::BatchingContext &ctx, ::mlir::ValueRange operands,
+        ::llvm::ArrayRef<::vmapc::arr::BatchDim> operandBatchDims,
+        ::llvm::SmallVectorImpl<::mlir::Value> &results,
+        ::llvm::SmallVectorImpl<::vmapc::arr::BatchDim> &resultBatchDims) {
+      return ::vmapc::arr::batchReducer(*this, ctx, operands,
+          operandBatchDims, results, resultBatchDims);
+    }
+  }];
+}
+
+def Arr_ReduceSumOp : Arr_ReduceOp<"reduce_sum", "Sum">;
+def Arr_ReduceMaxOp : Arr_ReduceOp<"reduce_max", "Maximum">;
+def Arr_ReduceMinOp : Arr_ReduceOp<"reduce_min", "Minimum">;
+
+class Arr_ArgReduceOp<string mnemonic, string what>
+    : Arr_Op<mnemonic, [Pure, Arr_Batchable]> {
+  let summary = "Index of the " # what # " along `axis`";
+  let description = [{
+    Gives `i32` indices; the lowest index wins ties. The result is the
+    operand's shape without `axis`.
+    ```mlir
+    %i = arr.}] # mnemonic # [{ %x, axis = 0 : (tensor<1000xf32>) -> tensor<i32>
+    ```
+  }];
+  let arguments = (ins Arr_NumericTensor:$operand, I64Attr:$axis);
+  let results = (outs Arr_IndexTensor:$result);
+  let assemblyFormat =
+      "$operand `,` `axis` `=` $axis attr-dict `:` functional-type($operand, $result)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::batch(
+        ::vmapc::arr::BatchingContext &ctx, ::mlir::ValueRange operands,
+        ::llvm::ArrayRef<::vmapc::arr::BatchDim> operandBatchDims,
+        ::llvm::SmallVectorImpl<::mlir::Value> &results,
+        ::llvm::SmallVectorImpl<::vmapc::arr::BatchDim> &resultBatchDims) {
+      return ::vmapc::arr::batchReducer(*this, ctx, operands,
+          operandBatchDims, results, resultBatchDims);
+    }
+  }];
+}
+
+def Arr_ArgMinOp : Arr_ArgReduceOp<"argmin", "minimum">;
+def Arr_ArgMaxOp : Arr_ArgReduceOp<"argmax", "maximum">;
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Arr_DotGeneralOp : Arr_Op<"dot_general", [Pure, Arr_Batchable]> {
+  let summary = "General tensor contraction (StableHLO dot_general)";
+  let description = [{
+    Contracts `lhs_contract[i]` of `lhs` with `rhs_contract[i]` of `rhs`,
+    pairing batch dimensions `lhs_batch[i]` with `rhs_batch[i]`. Result
+    dimensions: the batch dimensions, then lhs's free dimensions, then rhs's,
+    each in order. `@` is this op: `a @ b` of two matrices is
+    ```mlir
+    %c = arr.dot_general %a, %b, lhs_batch = [], rhs_batch = [],
+           lhs_contract = [1], rhs_contract = [0]
+           : (tensor<8x64xf32>, tensor<64x10xf32>) -> tensor<8x10xf32>
+    ```
+    Batching rule: JAX's `_dot_general_batch_rule`: two batched operands add
+    a batch dimension pair; one batched operand turns its batch dimension into
+    a free dimension, so the unbatched side is read in place (a broadcast in
+    the indexing map) and never copied.
+  }];
+  let arguments = (ins Arr_NumericTensor:$lhs, Arr_NumericTensor:$rhs,
+                   DenseI64ArrayAttr:$lhs_batch, DenseI64ArrayAttr:$rhs_batch,
+                   DenseI64ArrayAttr:$lhs_contract,
+                   DenseI64ArrayAttr:$rhs_contract);
+  let results = (outs Arr_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `lhs_batch` `=` $lhs_batch `,` `rhs_batch` `=` $rhs_batch
+    `,` `lhs_contract` `=` $lhs_contract `,` `rhs_contract` `=` $rhs_contract
+    attr-dict `:` functional-type(operands, $result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// vmap
+//===----------------------------------------------------------------------===//
+
+def Arr_VmapCallOp : Arr_Op<"vmap_call",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Calls `vmap(callee, in_axes, out_axes, axis_size)`";
+  let description = [{
+    JAX's `vmap` applied to a function and called: operand i carries the
+    mapped axis at `in_axes[i]` (a non-negative int, or `unit` for an operand
+    shared by every example); result j carries it at `out_axes[j]` (or `unit`:
+    the result must not depend on a mapped operand). `axis_size` is the size
+    of the mapped axis. `--arr-vmap` replaces this op by a call of the batched
+    callee.
+    ```mlir
+    %d = arr.vmap_call @sqdist(%q, %refs) {in_axes = [unit, 0], out_axes = [0],
+           axis_size = 1000 : i64}
+           : (tensor<64xf32>, tensor<1000x64xf32>) -> tensor<1000xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Arr_Tensor>:$args,
+                   ArrayAttr:$in_axes, ArrayAttr:$out_axes, I64Attr:$axis_size);
+  let results = (outs Variadic<Arr_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $args `)` attr-dict `:` functional-type($args, results)
+  }];
+  let extraClassDeclaration = [{
+    /// in_axes and out_axes as optional ints (nullopt for `none`).
+    ::llvm::SmallVector<::vmapc::arr::BatchDim> getInAxesList();
+    ::llvm::SmallVector<::vmapc::arr::BatchDim> getOutAxesList();
+  }];
+}
+
+#endif // VMAPC_ARR_OPS

@@ -1,0 +1,93 @@
+//===- Batching.h - batching rules: context and shared families -*- C++ -*-===//
+//
+// The vocabulary of `--arr-vmap`: a batch dimension (`BatchDim`), the context a
+// batching rule builds in, and the generic rules shared by op families, as JAX's
+// `defvectorized`, `defbroadcasting` and `defreducer`
+// (jax/_src/interpreters/batching.py, jax/_src/lax/lax.py).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_DIALECT_BATCHING_H
+#define VMAPC_DIALECT_BATCHING_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+
+namespace vmapc::arr {
+
+/// Where a value carries the batch dimension, or nullopt when it does not
+/// (an unbatched value shared by every example).
+using BatchDim = std::optional<int64_t>;
+
+/// A function specialised for one batching signature.
+struct BatchedCallee {
+  mlir::FlatSymbolRefAttr symbol;
+  mlir::FunctionType type;
+  llvm::SmallVector<BatchDim> resultBatchDims;
+};
+
+/// What a batching rule may use: the builder (insertion point set by the
+/// pass), the batch size B, and the specialisation of user functions.
+class BatchingContext {
+public:
+  BatchingContext(mlir::OpBuilder &builder, int64_t batchSize)
+      : builder(builder), batchSize(batchSize) {}
+  virtual ~BatchingContext() = default;
+
+  mlir::OpBuilder &getBuilder() { return builder; }
+  int64_t getBatchSize() const { return batchSize; }
+
+  /// Returns `callee` batched with its arguments' batch dims `argDims`,
+  /// creating and caching the specialisation on first use. Errors are
+  /// reported at `call`.
+  virtual llvm::FailureOr<BatchedCallee>
+  getBatchedCallee(mlir::Operation *call, mlir::FlatSymbolRefAttr callee,
+                   llvm::ArrayRef<BatchDim> argDims) = 0;
+
+private:
+  mlir::OpBuilder &builder;
+  int64_t batchSize;
+};
+
+/// `type` with a dimension of size `size` inserted at `dim`.
+mlir::RankedTensorType insertDim(mlir::RankedTensorType type, int64_t dim,
+                                 int64_t size);
+
+/// Moves the batch dimension of `value` from `from` to `to` (a transpose,
+/// or `value` itself when from == to).
+mlir::Value moveBatchDim(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value value, int64_t from, int64_t to);
+
+/// Gives an unbatched `value` a batch dimension of size B at `dim` through
+/// `arr.broadcast_in_dim`: an indexing map after lowering, not a copy.
+mlir::Value broadcastBatchDim(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value value, int64_t dim,
+                              int64_t batchSize);
+
+/// Elementwise family (JAX's broadcasting batcher): batched operands agree
+/// on one batch dimension (the first batched operand's; others are moved to
+/// it); unbatched operands are broadcast there; the op is recreated with its
+/// attributes and a batch dimension inserted into its result types.
+llvm::LogicalResult
+batchElementwise(mlir::Operation *op, BatchingContext &ctx,
+                 mlir::ValueRange operands, llvm::ArrayRef<BatchDim> dims,
+                 llvm::SmallVectorImpl<mlir::Value> &results,
+                 llvm::SmallVectorImpl<BatchDim> &resultDims);
+
+/// Reducer family (JAX's reducer batcher): the batch dimension of the single
+/// operand moves to 0, the reduced dimension attribute(s) (`dims` or `axis`)
+/// shift by one, and the result is batched at 0.
+llvm::LogicalResult
+batchReducer(mlir::Operation *op, BatchingContext &ctx,
+             mlir::ValueRange operands, llvm::ArrayRef<BatchDim> dims,
+             llvm::SmallVectorImpl<mlir::Value> &results,
+             llvm::SmallVectorImpl<BatchDim> &resultDims);
+
+} // namespace vmapc::arr
+
+#endif // VMAPC_DIALECT_BATCHING_H

@@ -1,0 +1,278 @@
+//===- BatchingRules.cpp - one batching rule per op -----------------------===//
+//
+// The batching rules of the arr ops, after JAX's rule table
+// (jax/_src/interpreters/batching.py, jax/_src/lax/lax.py). Families share one
+// rule (batchElementwise, batchReducer); shape ops and dot_general have their
+// own. An unbatched operand is never copied B times: it is either left
+// unbatched (dot_general) or given a batch dimension by `arr.broadcast_in_dim`,
+// which lowers to an indexing map.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/ArrDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace vmapc::arr;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType vmapc::arr::insertDim(RankedTensorType type, int64_t dim,
+                                       int64_t size) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + dim, size);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+Value vmapc::arr::moveBatchDim(OpBuilder &b, Location loc, Value value,
+                               int64_t from, int64_t to) {
+  if (from == to)
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != from)
+      perm.push_back(d);
+  perm.insert(perm.begin() + to, from);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return TransposeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      b.getDenseI64ArrayAttr(perm));
+}
+
+Value vmapc::arr::broadcastBatchDim(OpBuilder &b, Location loc, Value value,
+                                    int64_t dim, int64_t batchSize) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    dims.push_back(d < dim ? d : d + 1);
+  return BroadcastInDimOp::create(b, loc, insertDim(type, dim, batchSize),
+                                  value, b.getDenseI64ArrayAttr(dims));
+}
+
+/// Recreates `op` with new operands, its attributes, and its result types
+/// batched at `dim`.
+static Operation *recreateBatched(OpBuilder &b, Operation *op,
+                                  ValueRange operands, int64_t dim,
+                                  int64_t batchSize,
+                                  ArrayRef<NamedAttribute> attrs) {
+  OperationState state(op->getLoc(), op->getName());
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  for (Type t : op->getResultTypes())
+    state.addTypes(insertDim(cast<RankedTensorType>(t), dim, batchSize));
+  return b.create(state);
+}
+
+//===----------------------------------------------------------------------===//
+// Families
+//===----------------------------------------------------------------------===//
+
+LogicalResult vmapc::arr::batchElementwise(
+    Operation *op, BatchingContext &ctx, ValueRange operands,
+    ArrayRef<BatchDim> dims, SmallVectorImpl<Value> &results,
+    SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  // The first batched operand decides where the batch dimension goes.
+  int64_t dim = **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
+  SmallVector<Value> newOperands;
+  for (auto [v, d] : llvm::zip(operands, dims))
+    newOperands.push_back(
+        d ? moveBatchDim(b, op->getLoc(), v, *d, dim)
+          : broadcastBatchDim(b, op->getLoc(), v, dim, ctx.getBatchSize()));
+  Operation *batched = recreateBatched(b, op, newOperands, dim,
+                                       ctx.getBatchSize(), op->getAttrs());
+  for (Value r : batched->getResults()) {
+    results.push_back(r);
+    resultDims.push_back(dim);
+  }
+  return success();
+}
+
+LogicalResult vmapc::arr::batchReducer(Operation *op, BatchingContext &ctx,
+                                       ValueRange operands,
+                                       ArrayRef<BatchDim> dims,
+                                       SmallVectorImpl<Value> &results,
+                                       SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Value operand = moveBatchDim(b, op->getLoc(), operands[0], *dims[0], 0);
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : op->getAttrs()) {
+    if (auto list = dyn_cast<DenseI64ArrayAttr>(attr.getValue())) {
+      auto shifted = llvm::map_to_vector(list.asArrayRef(),
+                                         [](int64_t d) { return d + 1; });
+      attrs.emplace_back(attr.getName(), b.getDenseI64ArrayAttr(shifted));
+    } else if (auto axis = dyn_cast<IntegerAttr>(attr.getValue());
+               axis && attr.getName() == "axis") {
+      attrs.emplace_back(attr.getName(),
+                         b.getI64IntegerAttr(axis.getInt() + 1));
+    } else {
+      attrs.push_back(attr);
+    }
+  }
+  Operation *batched = recreateBatched(b, op, operand, 0, ctx.getBatchSize(),
+                                       attrs);
+  results.push_back(batched->getResult(0));
+  resultDims.push_back(0);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::batch(BatchingContext &ctx, ValueRange operands,
+                                      ArrayRef<BatchDim> dims,
+                                      SmallVectorImpl<Value> &results,
+                                      SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Value operand = moveBatchDim(b, getLoc(), operands[0], *dims[0], 0);
+  SmallVector<int64_t> newDims{0};
+  for (int64_t d : getDims())
+    newDims.push_back(d + 1);
+  results.push_back(BroadcastInDimOp::create(
+      b, getLoc(), insertDim(getType(), 0, ctx.getBatchSize()), operand,
+      b.getDenseI64ArrayAttr(newDims)));
+  resultDims.push_back(0);
+  return success();
+}
+
+LogicalResult TransposeOp::batch(BatchingContext &ctx, ValueRange operands,
+                                 ArrayRef<BatchDim> dims,
+                                 SmallVectorImpl<Value> &results,
+                                 SmallVectorImpl<BatchDim> &resultDims) {
+  // The batch dimension goes first; per-example dimension p of the operand
+  // sits at p or p + 1 depending on where the batch dimension is.
+  int64_t bd = *dims[0];
+  SmallVector<int64_t> perm{bd};
+  for (int64_t p : getPerm())
+    perm.push_back(p < bd ? p : p + 1);
+  OpBuilder &b = ctx.getBuilder();
+  results.push_back(TransposeOp::create(
+      b, getLoc(), insertDim(getType(), 0, ctx.getBatchSize()), operands[0],
+      b.getDenseI64ArrayAttr(perm)));
+  resultDims.push_back(0);
+  return success();
+}
+
+LogicalResult ReshapeOp::batch(BatchingContext &ctx, ValueRange operands,
+                               ArrayRef<BatchDim> dims,
+                               SmallVectorImpl<Value> &results,
+                               SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Value operand = moveBatchDim(b, getLoc(), operands[0], *dims[0], 0);
+  results.push_back(ReshapeOp::create(
+      b, getLoc(), insertDim(getType(), 0, ctx.getBatchSize()), operand));
+  resultDims.push_back(0);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotGeneralOp: JAX's _dot_general_batch_rule
+//===----------------------------------------------------------------------===//
+
+/// Dimension list `dims` of a tensor after a batch dimension is inserted at
+/// `bd`.
+static SmallVector<int64_t> shiftPast(ArrayRef<int64_t> dims, int64_t bd) {
+  return llvm::map_to_vector(dims,
+                             [&](int64_t d) { return d < bd ? d : d + 1; });
+}
+
+/// Number of free (neither batch nor contracting) dimensions of a rank-`rank`
+/// operand that come before dimension `dim`.
+static int64_t freeDimsBefore(int64_t dim, ArrayRef<int64_t> batch,
+                              ArrayRef<int64_t> contract) {
+  int64_t n = 0;
+  for (int64_t d = 0; d < dim; ++d)
+    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+      ++n;
+  return n;
+}
+
+static int64_t numFreeDims(RankedTensorType t, ArrayRef<int64_t> batch,
+                           ArrayRef<int64_t> contract) {
+  return t.getRank() - batch.size() - contract.size();
+}
+
+LogicalResult DotGeneralOp::batch(BatchingContext &ctx, ValueRange operands,
+                                  ArrayRef<BatchDim> dims,
+                                  SmallVectorImpl<Value> &results,
+                                  SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Value lhs = operands[0], rhs = operands[1];
+  SmallVector<int64_t> lb(getLhsBatch()), rb(getRhsBatch());
+  SmallVector<int64_t> lc(getLhsContract()), rc(getRhsContract());
+  int64_t resultDim;
+  if (dims[0] && dims[1]) {
+    // Both batched: a new leading batch dimension pair.
+    lhs = moveBatchDim(b, getLoc(), lhs, *dims[0], 0);
+    rhs = moveBatchDim(b, getLoc(), rhs, *dims[1], 0);
+    lb = shiftPast(lb, 0);
+    rb = shiftPast(rb, 0);
+    lc = shiftPast(lc, 0);
+    rc = shiftPast(rc, 0);
+    lb.insert(lb.begin(), 0);
+    rb.insert(rb.begin(), 0);
+    resultDim = 0;
+  } else if (dims[0]) {
+    // Only lhs batched: its batch dimension is one more free dimension.
+    int64_t bd = *dims[0];
+    lb = shiftPast(lb, bd);
+    lc = shiftPast(lc, bd);
+    resultDim = lb.size() + freeDimsBefore(bd, lb, lc);
+  } else {
+    int64_t bd = *dims[1];
+    rb = shiftPast(rb, bd);
+    rc = shiftPast(rc, bd);
+    resultDim = rb.size() +
+                numFreeDims(getLhs().getType(), getLhsBatch(),
+                            getLhsContract()) +
+                freeDimsBefore(bd, rb, rc);
+  }
+  results.push_back(DotGeneralOp::create(
+      b, getLoc(), insertDim(getType(), resultDim, ctx.getBatchSize()), lhs,
+      rhs, b.getDenseI64ArrayAttr(lb), b.getDenseI64ArrayAttr(rb),
+      b.getDenseI64ArrayAttr(lc), b.getDenseI64ArrayAttr(rc)));
+  resultDims.push_back(resultDim);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// func.call: batch the callee for this call's batching signature (JAX's
+// rule for call primitives: batch the inner jaxpr).
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct CallBatchingModel
+    : public BatchingOpInterface::ExternalModel<CallBatchingModel,
+                                                func::CallOp> {
+  LogicalResult batch(Operation *op, BatchingContext &ctx, ValueRange operands,
+                      ArrayRef<BatchDim> dims, SmallVectorImpl<Value> &results,
+                      SmallVectorImpl<BatchDim> &resultDims) const {
+    auto call = cast<func::CallOp>(op);
+    FailureOr<BatchedCallee> callee =
+        ctx.getBatchedCallee(op, call.getCalleeAttr(), dims);
+    if (failed(callee))
+      return failure();
+    auto batched = func::CallOp::create(ctx.getBuilder(), op->getLoc(),
+                                        callee->symbol,
+                                        callee->type.getResults(), operands);
+    llvm::append_range(results, batched.getResults());
+    llvm::append_range(resultDims, callee->resultBatchDims);
+    return success();
+  }
+};
+} // namespace
+
+void vmapc::arr::registerExternalBatchingModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, func::FuncDialect *) {
+    func::CallOp::attachInterface<CallBatchingModel>(*ctx);
+  });
+}

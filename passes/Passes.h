@@ -1,0 +1,25 @@
+//===- Passes.h - vmapc passes and pipelines --------------------*- C++ -*-===//
+
+#ifndef VMAPC_PASSES_PASSES_H
+#define VMAPC_PASSES_PASSES_H
+
+#include "dialect/ArrDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace vmapc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace vmapc
+
+#endif // VMAPC_PASSES_PASSES_H

@@ -1,0 +1,81 @@
+//===- Passes.td - vmapc passes ----------------------------*- tablegen -*-===//
+
+#ifndef VMAPC_PASSES
+#define VMAPC_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ArrVmap : Pass<"arr-vmap", "::mlir::ModuleOp"> {
+  let summary = "Replaces every arr.vmap_call by batched code";
+  let description = [{
+    Batches functions by calling each op's `BatchingOpInterface` rule (JAX's
+    `BatchTrace`, one rule per primitive). Functions are processed callees
+    first; a user function called with batched operands is specialised once
+    per batching signature (which arguments are batched and where) and
+    cached. An op with no rule is an error naming the op and the vmap that
+    reached it.
+
+    Before:
+    ```mlir
+    func.func @sqdist(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<f32>
+    func.func @f(%q: tensor<64xf32>, %r: tensor<10x64xf32>) -> tensor<10xf32> {
+      %d = arr.vmap_call @sqdist(%q, %r) {in_axes = [unit, 0], out_axes = [0],
+             axis_size = 10 : i64} : (...) -> tensor<10xf32>
+    ```
+    After: `%d = call @sqdist_vmap_n_0(%q, %r)`, where the specialisation
+    reads `%q` through a broadcast and subtracts, squares and reduces over
+    dimension 1 of a `tensor<10x64xf32>`.
+  }];
+  let dependentDialects = ["::vmapc::arr::ArrDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"testBreakRule", "test-break-rule", "std::string", "\"\"",
+           "Test only: make the batching rule of the named op wrong, so "
+           "that property tests can show they catch a broken rule">
+  ];
+}
+
+def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lowers arr ops to linalg on tensors";
+  let description = [{
+    Elementwise ops and broadcasts become `linalg.generic` ops with
+    broadcast indexing maps; reductions and argmin/argmax become reduction
+    `linalg.generic`s; `dot_general` becomes a contraction generic
+    (`linalg.batch_matmul` when both sides carry a batch dimension); shape ops
+    become tensor ops.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
+  let summary = "Plans every intermediate buffer into one static arena";
+  let description = [{
+    On the bufferized program: traces views to their root allocation,
+    computes live intervals over the linearised schedule (loop-aware), lets
+    an elementwise op write over an operand that dies there, and gives every
+    other buffer an aligned offset in one arena (greedy by size, best fit).
+    Every `memref.alloc` becomes a `memref.view` into the arena, a new last
+    argument of the function. The figures (arena bytes, lower bound, naive
+    sum, in-place count) are attached to the function as `arr.plan`.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "256",
+           "Alignment of every offset in the arena, in bytes">
+  ];
+}
+
+def ArrVerifyBufferPlan : Pass<"arr-verify-buffer-plan", "::mlir::ModuleOp"> {
+  let summary = "Checks a buffer plan independently of the planner";
+  let description = [{
+    Recomputes liveness of every view into the arena with its own walk and
+    fails if two buffers live at one time overlap, an in-place pair breaks
+    the in-place rule, or a view reaches past the arena.
+  }];
+}
+
+#endif // VMAPC_PASSES

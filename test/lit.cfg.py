@@ -1,0 +1,28 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "VMAPC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".arr", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "gpu"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.vmapc_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%vmapc_src", config.vmapc_src_root))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CI"])
+llvm_config.use_default_substitutions()
+
+# FileCheck, not and count live in the LLVM tools dir, not on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.vmapc_tools_dir, append_path=True)
+
+# ptxas: a test that needs it is unsupported without it, except under CI=true
+# where a missing tool is a failure (it then runs and fails).
+ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
+if os.path.exists(ptxas) or os.environ.get("CI") == "true":
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
