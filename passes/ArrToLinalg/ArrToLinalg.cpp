@@ -1,16 +1,60 @@
-// Placeholder: replaced by the real pass.
+//===- ArrToLinalg.cpp - the --convert-arr-to-linalg pass -----------------===//
+//
+// Sets up the conversion target (the arr dialect illegal; linalg, tensor,
+// arith and math legal) and collects the patterns of each category from
+// PopulatePatterns.h, as torch-mlir's TorchToLinalg.cpp. Functions, calls and
+// returns are untouched: arr values are builtin tensors already.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ArrToLinalg/PopulatePatterns.h"
 #include "passes/Passes.h"
+
+#include "dialect/ArrDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace vmapc {
 #define GEN_PASS_DEF_CONVERTARRTOLINALG
 #include "passes/Passes.h.inc"
 } // namespace vmapc
 
+using namespace mlir;
+
 namespace {
-struct ConvertArrToLinalgPass : vmapc::impl::ConvertArrToLinalgBase<ConvertArrToLinalgPass> {
+struct ConvertArrToLinalgPass
+    : vmapc::impl::ConvertArrToLinalgBase<ConvertArrToLinalgPass> {
   void runOnOperation() override {
-    getOperation().emitError("not implemented yet");
-    signalPassFailure();
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // `arr.vmap_call` has no lowering: `--arr-vmap` must replace it first.
+    WalkResult walk = module.walk([](vmapc::arr::VmapCallOp call) {
+      call.emitOpError()
+          << "calls vmap(@" << call.getCallee()
+          << ") and cannot be lowered to linalg; run --arr-vmap before "
+             "--convert-arr-to-linalg";
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<vmapc::arr::ArrDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect>();
+
+    RewritePatternSet patterns(ctx);
+    vmapc::populateElementwisePatterns(patterns);
+    vmapc::populateReductionPatterns(patterns);
+    vmapc::populateContractionPatterns(patterns);
+    vmapc::populateShapePatterns(patterns);
+
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
   }
 };
 } // namespace

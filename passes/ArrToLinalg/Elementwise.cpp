@@ -1,0 +1,228 @@
+//===- Elementwise.cpp - elementwise arr ops to linalg.generic ------------===//
+//
+// Unary, binary and comparison ops become one all-parallel `linalg.generic`
+// with identity indexing maps whose body is the scalar arith/math op.
+// `arr.broadcast_in_dim` becomes a `linalg.generic` that reads its operand
+// through a broadcast map: result dimension dims[i] for operand dimension i,
+// or the constant 0 where a size-1 operand dimension is stretched. Such a
+// generic fuses into its consumer (`--linalg-fuse-elementwise-ops`), so the
+// broadcast is never materialised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ArrToLinalg/PopulatePatterns.h"
+#include "passes/ArrToLinalg/Utils.h"
+
+#include "dialect/ArrDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace vmapc;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Scalar bodies, one overload per op. `elementType` is the operands' element
+// type; `args` are the scalar operands.
+//===----------------------------------------------------------------------===//
+
+Value buildScalar(arr::NegOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  if (isa<FloatType>(elementType))
+    return arith::NegFOp::create(b, loc, args[0]);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  return arith::SubIOp::create(b, loc, zero, args[0]);
+}
+
+Value buildScalar(arr::ExpOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::ExpOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::LogOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::LogOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::TanhOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::TanhOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::SqrtOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::SqrtOp::create(b, loc, args[0]);
+}
+
+/// A binary op: `FloatOp` on f32, `IntOp` on i32.
+template <typename FloatOp, typename IntOp>
+Value buildBinary(OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  if (isa<FloatType>(elementType))
+    return FloatOp::create(b, loc, args[0], args[1]);
+  return IntOp::create(b, loc, args[0], args[1]);
+}
+
+Value buildScalar(arr::AddOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  return buildBinary<arith::AddFOp, arith::AddIOp>(b, loc, elementType, args);
+}
+
+Value buildScalar(arr::SubOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  return buildBinary<arith::SubFOp, arith::SubIOp>(b, loc, elementType, args);
+}
+
+Value buildScalar(arr::MulOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  return buildBinary<arith::MulFOp, arith::MulIOp>(b, loc, elementType, args);
+}
+
+Value buildScalar(arr::DivOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  // i32 division truncates towards zero, as C does.
+  return buildBinary<arith::DivFOp, arith::DivSIOp>(b, loc, elementType,
+                                                    args);
+}
+
+/// Ordered float predicates (false on NaN), except `ne`, which is unordered
+/// (true on NaN), as C and numpy compare.
+arith::CmpFPredicate toCmpF(arr::CmpPredicate p) {
+  switch (p) {
+  case arr::CmpPredicate::lt:
+    return arith::CmpFPredicate::OLT;
+  case arr::CmpPredicate::le:
+    return arith::CmpFPredicate::OLE;
+  case arr::CmpPredicate::gt:
+    return arith::CmpFPredicate::OGT;
+  case arr::CmpPredicate::ge:
+    return arith::CmpFPredicate::OGE;
+  case arr::CmpPredicate::eq:
+    return arith::CmpFPredicate::OEQ;
+  case arr::CmpPredicate::ne:
+    return arith::CmpFPredicate::UNE;
+  }
+  llvm_unreachable("unknown arr.cmp predicate");
+}
+
+/// Signed integer predicates.
+arith::CmpIPredicate toCmpI(arr::CmpPredicate p) {
+  switch (p) {
+  case arr::CmpPredicate::lt:
+    return arith::CmpIPredicate::slt;
+  case arr::CmpPredicate::le:
+    return arith::CmpIPredicate::sle;
+  case arr::CmpPredicate::gt:
+    return arith::CmpIPredicate::sgt;
+  case arr::CmpPredicate::ge:
+    return arith::CmpIPredicate::sge;
+  case arr::CmpPredicate::eq:
+    return arith::CmpIPredicate::eq;
+  case arr::CmpPredicate::ne:
+    return arith::CmpIPredicate::ne;
+  }
+  llvm_unreachable("unknown arr.cmp predicate");
+}
+
+Value buildScalar(arr::CmpOp op, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  if (isa<FloatType>(elementType))
+    return arith::CmpFOp::create(b, loc, toCmpF(op.getPredicate()), args[0],
+                                 args[1]);
+  return arith::CmpIOp::create(b, loc, toCmpI(op.getPredicate()), args[0],
+                               args[1]);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// Any unary, binary or comparison op: an all-parallel generic with identity
+/// maps over the result's shape.
+template <typename OpTy>
+struct ElementwiseOpLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ValueRange operands = adaptor.getOperands();
+    Type elementType = cast<RankedTensorType>(operands[0].getType())
+                           .getElementType();
+    unsigned rank = resultType.getRank();
+    SmallVector<AffineMap> maps(operands.size() + 1,
+                                getIdentityMap(op.getContext(), rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = createEmptyTensor(rewriter, loc, resultType);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          Value v = buildScalar(op, b, bodyLoc, elementType,
+                                args.take_front(operands.size()));
+          linalg::YieldOp::create(b, bodyLoc, v);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// `arr.broadcast_in_dim`: operand dimension i is read at loop dimension
+/// dims[i], or at index 0 where a size-1 dimension is stretched.
+struct BroadcastInDimOpLowering
+    : OpConversionPattern<arr::BroadcastInDimOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::BroadcastInDimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto inType = cast<RankedTensorType>(adaptor.getOperand().getType());
+    auto resultType = op.getResult().getType();
+    unsigned rank = resultType.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (auto [i, d] : llvm::enumerate(op.getDims())) {
+      bool stretched = inType.getDimSize(i) == 1 &&
+                       resultType.getDimSize(d) != 1;
+      exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(d, ctx));
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                   getIdentityMap(ctx, rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = createEmptyTensor(rewriter, loc, resultType);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{adaptor.getOperand()},
+        ValueRange{init}, maps, iterators,
+        [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          linalg::YieldOp::create(b, bodyLoc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void vmapc::populateElementwisePatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseOpLowering<arr::NegOp>,
+               ElementwiseOpLowering<arr::ExpOp>,
+               ElementwiseOpLowering<arr::LogOp>,
+               ElementwiseOpLowering<arr::TanhOp>,
+               ElementwiseOpLowering<arr::SqrtOp>,
+               ElementwiseOpLowering<arr::AddOp>,
+               ElementwiseOpLowering<arr::SubOp>,
+               ElementwiseOpLowering<arr::MulOp>,
+               ElementwiseOpLowering<arr::DivOp>,
+               ElementwiseOpLowering<arr::CmpOp>, BroadcastInDimOpLowering>(
+      ctx);
+}

@@ -1,0 +1,131 @@
+//===- Shape.cpp - arr shape ops and constants to tensor/linalg/arith -----===//
+//
+// `arr.transpose` -> `linalg.transpose` (same permutation convention: result
+// dimension i is operand dimension perm[i]).
+// `arr.reshape` -> `tensor.collapse_shape` or `tensor.expand_shape` when the
+// reshape is one (adjacent dimensions merged or split), else a collapse to
+// 1-D followed by an expand to the result shape.
+// `arr.constant` -> `arith.constant` of the same elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ArrToLinalg/PopulatePatterns.h"
+#include "passes/ArrToLinalg/Utils.h"
+
+#include "dialect/ArrDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace vmapc;
+
+namespace {
+
+struct TransposeOpLowering : OpConversionPattern<arr::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value init = createEmptyTensor(rewriter, op.getLoc(),
+                                   op.getResult().getType());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getOperand(), init, op.getPerm());
+    rewriter.replaceOp(op, transpose->getResults());
+    return success();
+  }
+};
+
+/// All dimensions of a rank-`rank` tensor in one group (to or from 1-D); no
+/// group for rank 0 (to or from a 0-d tensor).
+SmallVector<ReassociationIndices> allInOneGroup(int64_t rank) {
+  if (rank == 0)
+    return {};
+  ReassociationIndices group;
+  for (int64_t d = 0; d < rank; ++d)
+    group.push_back(d);
+  return {group};
+}
+
+/// `source` reshaped to `type`: a collapse when `type` has a lower rank and
+/// merges adjacent groups, an expand when it has a higher rank and splits
+/// them; failure otherwise.
+FailureOr<Value> collapseOrExpand(OpBuilder &b, Location loc, Value source,
+                                  RankedTensorType type) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  if (sourceType.getRank() > type.getRank()) {
+    if (auto groups = getReassociationIndicesForReshape(sourceType, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, source, *groups)
+          .getResult();
+  } else if (sourceType.getRank() < type.getRank()) {
+    if (auto groups = getReassociationIndicesForReshape(type, sourceType))
+      return tensor::ExpandShapeOp::create(b, loc, type, source, *groups)
+          .getResult();
+  }
+  return failure();
+}
+
+struct ReshapeOpLowering : OpConversionPattern<arr::ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value source = adaptor.getOperand();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto resultType = op.getResult().getType();
+    if (sourceType == resultType) {
+      rewriter.replaceOp(op, source);
+      return success();
+    }
+    if (FailureOr<Value> direct =
+            collapseOrExpand(rewriter, loc, source, resultType);
+        succeeded(direct)) {
+      rewriter.replaceOp(op, *direct);
+      return success();
+    }
+    // Through 1-D: collapse (or expand a 0-d tensor) to [n], then expand (or
+    // collapse to a 0-d tensor) to the result shape.
+    auto flatType = RankedTensorType::get({sourceType.getNumElements()},
+                                          sourceType.getElementType());
+    Value flat = source;
+    if (sourceType.getRank() == 0)
+      flat = tensor::ExpandShapeOp::create(rewriter, loc, flatType, source,
+                                           allInOneGroup(0));
+    else if (sourceType.getRank() > 1)
+      flat = tensor::CollapseShapeOp::create(
+          rewriter, loc, flatType, source,
+          allInOneGroup(sourceType.getRank()));
+    Value result = flat;
+    if (resultType.getRank() == 0)
+      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType, flat,
+                                               allInOneGroup(0));
+    else if (resultType.getRank() > 1)
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, resultType, flat, allInOneGroup(resultType.getRank()));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConstantOpLowering : OpConversionPattern<arr::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getValue());
+    return success();
+  }
+};
+
+} // namespace
+
+void vmapc::populateShapePatterns(RewritePatternSet &patterns) {
+  patterns.add<TransposeOpLowering, ReshapeOpLowering, ConstantOpLowering>(
+      patterns.getContext());
+}
