@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace vmapc::arr;
@@ -12,11 +13,27 @@ using namespace vmapc::arr;
 #include "dialect/ArrEnums.cpp.inc"
 #include "dialect/BatchingOpInterface.cpp.inc"
 
+namespace {
+/// Every arr op is pure and region-free, so any of them may be inlined:
+/// inlining turns each entry into one straight-line schedule.
+struct ArrInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool,
+                       IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void ArrDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialect/ArrOps.cpp.inc"
       >();
+  addInterfaces<ArrInlinerInterface>();
 }
 
 Operation *ArrDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -28,11 +28,6 @@ def ArrVmap : Pass<"arr-vmap", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::vmapc::arr::ArrDialect",
                            "::mlir::func::FuncDialect"];
-  let options = [
-    Option<"testBreakRule", "test-break-rule", "std::string", "\"\"",
-           "Test only: make the batching rule of the named op wrong, so "
-           "that property tests can show they catch a broken rule">
-  ];
 }
 
 def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {

@@ -1,12 +1,297 @@
-// Placeholder
+//===- Vmap.cpp - --arr-vmap: batch functions through their ops' rules ----===//
+//
+// JAX's BatchTrace as an MLIR pass. Every `arr.vmap_call @f` becomes a call
+// of `f` batched for the call's in_axes, followed by moving each result's
+// batch dimension to its out_axes. Batching a function walks its ops in
+// order, keeping for each value where its batch dimension is (or that it has
+// none); an op with no batched operand is cloned, any other op is batched by
+// its BatchingOpInterface rule. The pass knows no op by name.
+//
+// Functions are processed callees first, so the function a vmap_call names
+// holds no vmap_call itself when it is batched: nested vmaps become calls of
+// specialisations, which the func.call rule batches again for the outer map.
+// Specialisations are cached per (function, argument batch dims, batch size).
+//
+//===----------------------------------------------------------------------===//
+
 #include "passes/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
 namespace vmapc {
 #define GEN_PASS_DEF_ARRVMAP
 #include "passes/Passes.h.inc"
 } // namespace vmapc
+
+using namespace mlir;
+using namespace vmapc;
+using namespace vmapc::arr;
+
 namespace {
-struct ArrVmapPass : vmapc::impl::ArrVmapBase<ArrVmapPass> {
-  using ArrVmapBase::ArrVmapBase;
-  void runOnOperation() override {}
+
+/// A short, stable spelling of a batching signature for symbol names and
+/// cache keys: "0_n_2" for dims (0, none, 2).
+static std::string signatureOf(ArrayRef<BatchDim> dims, int64_t batchSize) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  for (BatchDim d : dims) {
+    if (d)
+      os << *d;
+    else
+      os << "n";
+    os << "_";
+  }
+  os << "b" << batchSize;
+  return s;
+}
+
+/// Creates and caches batched specialisations of functions.
+class Batcher {
+public:
+  Batcher(ModuleOp module) : module(module), symbolTable(module) {}
+
+  /// Returns `fn` batched for argument batch dims `argDims` and batch size
+  /// `batchSize`. `vmapLoc` is the vmap that reached it, for errors.
+  FailureOr<BatchedCallee> batchFunction(func::FuncOp fn,
+                                         ArrayRef<BatchDim> argDims,
+                                         int64_t batchSize, Location vmapLoc);
+
+  /// Replaces `op` by a call of its batched callee and moves each result's
+  /// batch dimension to its out axis.
+  LogicalResult lowerVmapCall(VmapCallOp op);
+
+private:
+  LogicalResult batchBody(func::FuncOp fn, func::FuncOp batched,
+                          ArrayRef<BatchDim> argDims, int64_t batchSize,
+                          Location vmapLoc,
+                          SmallVectorImpl<BatchDim> &resultDims);
+
+  ModuleOp module;
+  SymbolTable symbolTable;
+  llvm::StringMap<BatchedCallee> cache;
 };
+
+/// The context handed to batching rules while batching one function.
+class FunctionBatchingContext : public BatchingContext {
+public:
+  FunctionBatchingContext(OpBuilder &builder, int64_t batchSize,
+                          Batcher &batcher, Location vmapLoc)
+      : BatchingContext(builder, batchSize), batcher(batcher),
+        vmapLoc(vmapLoc) {}
+
+  FailureOr<BatchedCallee>
+  getBatchedCallee(Operation *call, FlatSymbolRefAttr callee,
+                   ArrayRef<BatchDim> argDims) override {
+    auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, callee);
+    if (!fn || fn.isExternal())
+      return call->emitOpError() << "calls '" << callee.getValue()
+                                 << "', which is not a function with a body";
+    return batcher.batchFunction(fn, argDims, getBatchSize(), vmapLoc);
+  }
+
+private:
+  Batcher &batcher;
+  Location vmapLoc;
+};
+
+} // namespace
+
+FailureOr<BatchedCallee> Batcher::batchFunction(func::FuncOp fn,
+                                                ArrayRef<BatchDim> argDims,
+                                                int64_t batchSize,
+                                                Location vmapLoc) {
+  std::string name =
+      (fn.getSymName() + "_vmap_" + signatureOf(argDims, batchSize)).str();
+  if (auto it = cache.find(name); it != cache.end())
+    return it->second;
+
+  SmallVector<Type> argTypes;
+  for (auto [type, dim] : llvm::zip(fn.getArgumentTypes(), argDims))
+    argTypes.push_back(dim ? insertDim(cast<RankedTensorType>(type), *dim,
+                                       batchSize)
+                           : type);
+  OpBuilder builder(fn);
+  builder.setInsertionPointAfter(fn);
+  auto batched = func::FuncOp::create(builder, fn.getLoc(), name,
+                                      builder.getFunctionType(argTypes, {}));
+  batched.setPrivate();
+  symbolTable.insert(batched);
+
+  SmallVector<BatchDim> resultDims;
+  if (failed(batchBody(fn, batched, argDims, batchSize, vmapLoc, resultDims))) {
+    batched.erase();
+    return failure();
+  }
+  BatchedCallee result{FlatSymbolRefAttr::get(batched.getSymNameAttr()),
+                       batched.getFunctionType(), resultDims};
+  cache[name] = result;
+  return result;
+}
+
+LogicalResult Batcher::batchBody(func::FuncOp fn, func::FuncOp batched,
+                                 ArrayRef<BatchDim> argDims, int64_t batchSize,
+                                 Location vmapLoc,
+                                 SmallVectorImpl<BatchDim> &resultDims) {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitOpError("must have a single block to be batched");
+  Block *block = batched.addEntryBlock();
+  OpBuilder builder = OpBuilder::atBlockBegin(block);
+  FunctionBatchingContext ctx(builder, batchSize, *this, vmapLoc);
+
+  // Where each value of `fn` lives in `batched`, and its batch dimension.
+  IRMapping mapping;
+  llvm::DenseMap<Value, BatchDim> batchDims;
+  for (auto [arg, newArg, dim] :
+       llvm::zip(fn.getArguments(), block->getArguments(), argDims)) {
+    mapping.map(arg, newArg);
+    batchDims[arg] = dim;
+  }
+
+  for (Operation &op : fn.getBody().front()) {
+    SmallVector<Value> operands;
+    SmallVector<BatchDim> dims;
+    for (Value v : op.getOperands()) {
+      operands.push_back(mapping.lookup(v));
+      dims.push_back(batchDims.lookup(v));
+    }
+    bool anyBatched = llvm::any_of(dims, [](BatchDim d) { return d.has_value(); });
+
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      llvm::append_range(resultDims, dims);
+      builder.clone(op, mapping);
+      continue;
+    }
+    if (!anyBatched) {
+      builder.clone(op, mapping);
+      for (Value r : op.getResults())
+        batchDims[r] = std::nullopt;
+      continue;
+    }
+    auto rule = dyn_cast<BatchingOpInterface>(&op);
+    if (!rule) {
+      InFlightDiagnostic diag = op.emitOpError("has no batching rule");
+      diag.attachNote(vmapLoc) << "batched by this vmap";
+      return failure();
+    }
+    SmallVector<Value> results;
+    SmallVector<BatchDim> newDims;
+    if (failed(rule.batch(ctx, operands, dims, results, newDims)))
+      return failure();
+    assert(results.size() == op.getNumResults() &&
+           newDims.size() == op.getNumResults() &&
+           "a batching rule must give one value and dim per result");
+    for (auto [from, to, dim] : llvm::zip(op.getResults(), results, newDims)) {
+      mapping.map(from, to);
+      batchDims[from] = dim;
+    }
+  }
+
+  auto ret = cast<func::ReturnOp>(block->getTerminator());
+  batched.setFunctionType(builder.getFunctionType(
+      batched.getArgumentTypes(), ret.getOperandTypes()));
+  return success();
+}
+
+LogicalResult Batcher::lowerVmapCall(VmapCallOp op) {
+  auto callee = symbolTable.lookup<func::FuncOp>(op.getCallee());
+  if (!callee || callee.isExternal())
+    return op.emitOpError() << "'" << op.getCallee()
+                            << "' is not a function with a body";
+  int64_t batchSize = op.getAxisSize();
+  FailureOr<BatchedCallee> batched = batchFunction(
+      callee, op.getInAxesList(), batchSize, op.getLoc());
+  if (failed(batched))
+    return failure();
+
+  OpBuilder builder(op);
+  auto call = func::CallOp::create(builder, op.getLoc(), batched->symbol,
+                                   batched->type.getResults(), op.getArgs());
+  SmallVector<Value> results;
+  for (auto [i, value, dim, outAxis] :
+       llvm::enumerate(call.getResults(), batched->resultBatchDims,
+                       op.getOutAxesList())) {
+    if (!outAxis) {
+      if (dim)
+        return op.emitOpError()
+               << "out_axes is none for result " << i
+               << ", but it depends on a mapped operand; give it an axis";
+      results.push_back(value);
+    } else if (dim) {
+      results.push_back(
+          moveBatchDim(builder, op.getLoc(), value, *dim, *outAxis));
+    } else {
+      // JAX: an output that does not depend on a mapped input is broadcast
+      // along the batch axis unless its out_axes is none.
+      results.push_back(
+          broadcastBatchDim(builder, op.getLoc(), value, *outAxis, batchSize));
+    }
+  }
+  op.replaceAllUsesWith(results);
+  op.erase();
+  return success();
+}
+
+namespace {
+
+/// Functions of `module` ordered callees first (over func.call and
+/// arr.vmap_call). Fails on recursion, which the language does not have.
+static LogicalResult calleesFirst(ModuleOp module,
+                                  SmallVectorImpl<func::FuncOp> &order) {
+  enum class State { Visiting, Done };
+  llvm::DenseMap<Operation *, State> state;
+  SymbolTable symbols(module);
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp fn) -> LogicalResult {
+    auto [it, inserted] = state.try_emplace(fn, State::Visiting);
+    if (!inserted) {
+      if (it->second == State::Visiting)
+        return fn.emitOpError("is recursive; vmap needs a call tree");
+      return success();
+    }
+    WalkResult walk = fn.walk([&](Operation *op) {
+      FlatSymbolRefAttr callee;
+      if (auto call = dyn_cast<func::CallOp>(op))
+        callee = call.getCalleeAttr();
+      else if (auto vmap = dyn_cast<VmapCallOp>(op))
+        callee = vmap.getCalleeAttr();
+      if (!callee)
+        return WalkResult::advance();
+      if (auto target = symbols.lookup<func::FuncOp>(callee.getValue()))
+        if (failed(visit(target)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    state[fn] = State::Done;
+    order.push_back(fn);
+    return success();
+  };
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (failed(visit(fn)))
+      return failure();
+  return success();
+}
+
+struct ArrVmapPass : vmapc::impl::ArrVmapBase<ArrVmapPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> order;
+    if (failed(calleesFirst(module, order)))
+      return signalPassFailure();
+    Batcher batcher(module);
+    for (func::FuncOp fn : order) {
+      SmallVector<VmapCallOp> calls;
+      fn.walk([&](VmapCallOp op) { calls.push_back(op); });
+      for (VmapCallOp op : calls)
+        if (failed(batcher.lowerVmapCall(op)))
+          return signalPassFailure();
+    }
+  }
+};
+
 } // namespace

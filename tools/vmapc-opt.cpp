@@ -8,6 +8,7 @@
 
 #include "frontend/Import.h"
 #include "passes/InitAll.h"
+#include "test/lib/TestDialect.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -49,6 +50,8 @@ static LogicalResult processChunk(std::unique_ptr<llvm::MemoryBuffer> chunk,
                                   PassPipelineCLParser &pipeline, bool isArr) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // As mlir-opt: expected-* lines name diagnostics, not the op dumps.
+  context.printOpOnDiagnostic(!verifyDiagnostics);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
 
@@ -87,6 +90,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   DialectRegistry registry;
   vmapc::registerAllDialects(registry);
+  vmapc::arr_test::registerTestDialect(registry);
   vmapc::registerAllPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
