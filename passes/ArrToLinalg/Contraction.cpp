@@ -106,13 +106,17 @@ struct DotGeneralOpLowering : OpConversionPattern<arr::DotGeneralOp> {
     unsigned numParallel = numBatch + numLhsFree + numRhsFree;
     unsigned numLoops = numParallel + numContract;
 
+    // The result is read at the parallel loops, in order (none for 0-d).
+    SmallVector<AffineExpr> resultExprs;
+    for (unsigned i = 0; i < numParallel; ++i)
+      resultExprs.push_back(getAffineDimExpr(i, ctx));
     SmallVector<AffineMap> maps = {
         getOperandMap(ctx, numLoops, lhsRank, op.getLhsBatch(),
                       op.getLhsContract(), numBatch, numParallel),
         getOperandMap(ctx, numLoops, rhsRank, op.getRhsBatch(),
                       op.getRhsContract(), numBatch + numLhsFree,
                       numParallel),
-        getIdentityMap(ctx, numLoops).getMajorSubMap(numParallel)};
+        AffineMap::get(numLoops, 0, resultExprs, ctx)};
     SmallVector<utils::IteratorType> iterators(numParallel,
                                                utils::IteratorType::parallel);
     iterators.append(numContract, utils::IteratorType::reduction);
