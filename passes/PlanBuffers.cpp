@@ -1,4 +1,12 @@
-// Placeholder: replaced by the real pass.
+//===- PlanBuffers.cpp - --arr-plan-buffers --------------------------------===//
+//
+// Plans every buffer of each function into one static arena. The planning
+// itself lives in BufferPlan.{h,cpp} (shared with `vmapc plan`); this pass
+// only runs it on every function with a body.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/BufferPlan.h"
 #include "passes/Passes.h"
 
 namespace vmapc {
@@ -6,12 +14,29 @@ namespace vmapc {
 #include "passes/Passes.h.inc"
 } // namespace vmapc
 
+using namespace mlir;
+
 namespace {
-struct ArrPlanBuffersPass : vmapc::impl::ArrPlanBuffersBase<ArrPlanBuffersPass> {
+struct ArrPlanBuffersPass
+    : vmapc::impl::ArrPlanBuffersBase<ArrPlanBuffersPass> {
   using ArrPlanBuffersBase::ArrPlanBuffersBase;
+
   void runOnOperation() override {
-    getOperation().emitError("not implemented yet");
-    signalPassFailure();
+    vmapc::BufferPlanOptions options;
+    options.alignment = alignment;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      // Already planned: an arena argument is present.
+      if (llvm::any_of(llvm::seq<unsigned>(0, func.getNumArguments()),
+                       [&](unsigned i) {
+                         return func.getArgAttr(i, vmapc::kArenaAttrName);
+                       }))
+        continue;
+      FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, options);
+      if (failed(plan) || failed(vmapc::applyBufferPlan(func, *plan)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

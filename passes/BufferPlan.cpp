@@ -1,0 +1,573 @@
+//===- BufferPlan.cpp - static arena planning of a bufferized function ----===//
+//
+// See BufferPlan.h for the algorithm and its sources.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/BufferPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+
+namespace vmapc {
+
+//===----------------------------------------------------------------------===//
+// Offset assignment
+//===----------------------------------------------------------------------===//
+
+static int64_t alignUp(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+OffsetAssignment assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests,
+                                           int64_t alignment) {
+  assert(alignment > 0 && "alignment must be positive");
+  OffsetAssignment result;
+  result.offsets.assign(requests.size(), 0);
+
+  // Greedy by size (Pisarchyk & Lee 2020, section 4.3; TFLite's arena
+  // planner): the largest requests first, each into the tightest gap.
+  std::vector<size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (requests[a].bytes != requests[b].bytes)
+      return requests[a].bytes > requests[b].bytes;
+    return requests[a].live.start < requests[b].live.start;
+  });
+
+  std::vector<size_t> placed;
+  for (size_t idx : order) {
+    const BufferRequest &req = requests[idx];
+    // Placed requests whose lifetime overlaps this one, by offset.
+    std::vector<size_t> conflicts;
+    for (size_t other : placed)
+      if (requests[other].live.overlaps(req.live))
+        conflicts.push_back(other);
+    llvm::sort(conflicts, [&](size_t a, size_t b) {
+      return result.offsets[a] < result.offsets[b];
+    });
+
+    int64_t bestOffset = -1;
+    int64_t bestGap = std::numeric_limits<int64_t>::max();
+    int64_t prevEnd = 0;
+    for (size_t other : conflicts) {
+      int64_t candidate = alignUp(prevEnd, alignment);
+      int64_t gap = result.offsets[other] - candidate;
+      if (gap >= req.bytes && gap < bestGap) {
+        bestGap = gap;
+        bestOffset = candidate;
+      }
+      prevEnd = std::max(prevEnd, result.offsets[other] + requests[other].bytes);
+    }
+    if (bestOffset < 0)
+      bestOffset = alignUp(prevEnd, alignment);
+    result.offsets[idx] = bestOffset;
+    result.arenaBytes = std::max(result.arenaBytes, bestOffset + req.bytes);
+    placed.push_back(idx);
+  }
+  return result;
+}
+
+int64_t computeLowerBound(ArrayRef<BufferRequest> requests) {
+  // The live sum only changes at interval starts: sweep over them.
+  int64_t best = 0;
+  for (const BufferRequest &probe : requests) {
+    int64_t sum = 0;
+    for (const BufferRequest &req : requests)
+      if (req.live.contains(probe.live.start))
+        sum += req.bytes;
+    best = std::max(best, sum);
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Analysis of a function
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Bytes of a statically shaped memref, or nullopt.
+std::optional<int64_t> staticBytes(MemRefType type, const DataLayout &layout) {
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  int64_t elemBytes =
+      static_cast<int64_t>(layout.getTypeSize(type.getElementType()).getFixedValue());
+  return type.getNumElements() * elemBytes;
+}
+
+/// Follows views back to the value they were made from.
+Value traceToRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewDest() != value)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+/// True if `use` only forms a view (no memory access) or frees the buffer.
+bool isNonAccess(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+    if (view.getViewSource() == use.get() && isMemoryEffectFree(user))
+      return true;
+  if (auto effects = dyn_cast<MemoryEffectOpInterface>(user)) {
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffectsOnValue(use.get(), instances);
+    if (!instances.empty() && llvm::all_of(instances, [](auto &e) {
+          return isa<MemoryEffects::Free>(e.getEffect());
+        }))
+      return true;
+  }
+  return false;
+}
+
+std::string describeOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << " at " << op->getLoc();
+  return text;
+}
+
+class Planner {
+public:
+  Planner(func::FuncOp func, const BufferPlanOptions &options)
+      : func(func), options(options), layout(DataLayout::closest(func)),
+        aliases(func) {}
+
+  FailureOr<BufferPlan> run();
+
+private:
+  int64_t pointOf(Operation *op) const {
+    Operation *top = body().findAncestorOpInBlock(*op);
+    assert(top && "op outside the function body");
+    return schedule.lookup(top);
+  }
+  Block &body() const { return *bodyBlock; }
+
+  /// Accesses of every alias of `root`: min and max schedule points.
+  LogicalResult collectAccesses(Value root, std::optional<LiveInterval> &range,
+                                Operation *&firstAccess);
+  void planInPlace(BufferPlan &plan);
+
+  func::FuncOp func;
+  Block *bodyBlock = nullptr;
+  BufferPlanOptions options;
+  DataLayout layout;
+  BufferViewFlowAnalysis aliases;
+  llvm::DenseMap<Operation *, int64_t> schedule;
+  llvm::DenseMap<Value, int> rowOfRoot;
+  /// In-place groups as a union-find over row indices; the interval and
+  /// size of each group are kept at its leader.
+  std::vector<int> parent;
+  std::vector<LiveInterval> groupLive;
+  std::vector<int> groupSize;
+  int leaderOf(int row) {
+    while (parent[row] != row)
+      row = parent[row] = parent[parent[row]];
+    return row;
+  }
+};
+
+LogicalResult Planner::collectAccesses(Value root,
+                                       std::optional<LiveInterval> &range,
+                                       Operation *&firstAccess) {
+  for (Value alias : aliases.resolve(root)) {
+    for (OpOperand &use : alias.getUses()) {
+      if (isNonAccess(use))
+        continue;
+      Operation *user = use.getOwner();
+      if (user->getBlock() == &body() && user->hasTrait<OpTrait::IsTerminator>())
+        return user->emitOpError()
+               << "returns a buffer that the planner would place in the arena; "
+                  "write results into `arr.output` arguments instead";
+      int64_t point = pointOf(user);
+      if (!range) {
+        range = LiveInterval{point, point};
+        firstAccess = user;
+        continue;
+      }
+      if (point < range->start) {
+        range->start = point;
+        firstAccess = user;
+      }
+      range->end = std::max(range->end, point);
+    }
+  }
+  return success();
+}
+
+/// The identity-layout, whole-buffer condition of the in-place rule.
+static bool coversWholeRoot(Value operand, int64_t rootBytes,
+                            const DataLayout &layout) {
+  auto type = dyn_cast<MemRefType>(operand.getType());
+  if (!type || !type.getLayout().isIdentity())
+    return false;
+  std::optional<int64_t> bytes = staticBytes(type, layout);
+  return bytes && *bytes == rootBytes;
+}
+
+void Planner::planInPlace(BufferPlan &plan) {
+  auto leaderLive = [&](int row) -> LiveInterval & {
+    return groupLive[leaderOf(row)];
+  };
+  auto rowOf = [&](Value operand) -> int {
+    auto it = rowOfRoot.find(traceToRoot(operand));
+    if (it == rowOfRoot.end())
+      return -1;
+    return it->second;
+  };
+
+  for (Operation &op : body()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
+        !linalgOp.isAllParallelLoops())
+      continue;
+    // A payload that loads or stores could read anywhere.
+    if (!llvm::all_of(linalgOp.getBlock()->without_terminator(),
+                      [](Operation &inner) { return isMemoryEffectFree(&inner); }))
+      continue;
+    int64_t point = schedule.lookup(&op);
+
+    SmallVector<int> takenInputs;
+    for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+      int outRow = rowOf(init.get());
+      if (outRow < 0 || plan.buffers[outRow].kind != PlannedBuffer::Kind::Alloc)
+        continue;
+      PlannedBuffer &out = plan.buffers[outRow];
+      if (leaderLive(outRow).start != point || groupSize[leaderOf(outRow)] != 1 ||
+          !linalgOp.getMatchingIndexingMap(&init).isIdentity() ||
+          linalgOp.payloadUsesValueFromOperand(&init) ||
+          !coversWholeRoot(init.get(), out.bytes, layout))
+        continue;
+
+      for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+        int inRow = rowOf(input->get());
+        if (inRow < 0 || inRow == outRow || llvm::is_contained(takenInputs, inRow) ||
+            plan.buffers[inRow].kind != PlannedBuffer::Kind::Alloc)
+          continue;
+        PlannedBuffer &in = plan.buffers[inRow];
+        auto inType = cast<MemRefType>(input->get().getType());
+        auto outType = cast<MemRefType>(init.get().getType());
+        if (in.bytes != out.bytes || leaderLive(inRow).end != point ||
+            !linalgOp.getMatchingIndexingMap(input).isIdentity() ||
+            !coversWholeRoot(input->get(), in.bytes, layout) ||
+            layout.getTypeSize(inType.getElementType()) !=
+                layout.getTypeSize(outType.getElementType()))
+          continue;
+        // No other operand may read the input's buffer out of step, write
+        // it, or touch the output's buffer.
+        bool clash = false;
+        for (OpOperand &other : op.getOpOperands()) {
+          if (&other == input || &other == &init ||
+              !isa<MemRefType>(other.get().getType()))
+            continue;
+          int otherRow = rowOf(other.get());
+          if (otherRow < 0)
+            continue;
+          bool isInit = linalgOp.isDpsInit(&other);
+          if (otherRow == outRow ||
+              (leaderOf(otherRow) == leaderOf(inRow) &&
+               (isInit || !linalgOp.getMatchingIndexingMap(&other).isIdentity() ||
+                !coversWholeRoot(other.get(), in.bytes, layout)))) {
+            clash = true;
+            break;
+          }
+        }
+        if (clash)
+          continue;
+
+        int inLeader = leaderOf(inRow);
+        int outLeader = leaderOf(outRow);
+        groupLive[inLeader].end =
+            std::max(groupLive[inLeader].end, groupLive[outLeader].end);
+        groupSize[inLeader] += groupSize[outLeader];
+        parent[outLeader] = inLeader;
+        out.inPlaceSource = inRow;
+        takenInputs.push_back(inRow);
+        ++plan.inPlace;
+        break;
+      }
+    }
+  }
+}
+
+FailureOr<BufferPlan> Planner::run() {
+  BufferPlan plan;
+  plan.alignment = options.alignment;
+  if (options.alignment <= 0)
+    return func.emitError() << "arena alignment must be positive, got "
+                            << options.alignment;
+  if (func.isExternal())
+    return plan;
+  if (!func.getBody().hasOneBlock())
+    return func.emitError()
+           << "buffer planning needs a function body of one block";
+  bodyBlock = &func.getBody().front();
+
+  for (auto [index, op] : llvm::enumerate(body()))
+    schedule[&op] = static_cast<int64_t>(index);
+  plan.scheduleLength = static_cast<int64_t>(schedule.size());
+  int64_t endPoint = plan.scheduleLength - 1;
+
+  // Staging arguments.
+  for (BlockArgument arg : func.getArguments()) {
+    if (!func.getArgAttr(arg.getArgNumber(), "arr.staging"))
+      continue;
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    std::optional<int64_t> bytes = staticBytes(type, layout);
+    if (!bytes)
+      return func.emitError() << "staging argument #" << arg.getArgNumber()
+                              << " needs a statically shaped memref, got "
+                              << arg.getType();
+    PlannedBuffer row;
+    row.kind = PlannedBuffer::Kind::Staging;
+    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "arr.name"))
+      row.name = name.str();
+    else
+      row.name = "arg" + std::to_string(arg.getArgNumber());
+    row.root = arg;
+    row.bytes = *bytes;
+    bool isOutput = func.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+    std::optional<LiveInterval> range;
+    Operation *first = nullptr;
+    if (failed(collectAccesses(arg, range, first)))
+      return failure();
+    // An input is staged before the call; an output is copied out after it.
+    if (isOutput)
+      row.live = {range ? range->start : endPoint, endPoint};
+    else
+      row.live = {0, range ? range->end : 0};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "staging slot of " << (isOutput ? "output " : "input ") << type;
+    row.description = text;
+    rowOfRoot[arg] = static_cast<int>(plan.buffers.size());
+    plan.buffers.push_back(std::move(row));
+  }
+
+  // Allocations.
+  int allocCount = 0;
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    if (!isa<memref::AllocOp, memref::AllocaOp>(op)) {
+      if (!hasEffect<MemoryEffects::Allocate>(op))
+        return WalkResult::advance();
+      op->emitOpError() << "allocates memory that the buffer planner cannot "
+                           "place; only memref.alloc and memref.alloca are planned";
+      return WalkResult::interrupt();
+    }
+    Value result = op->getResult(0);
+    auto type = cast<MemRefType>(result.getType());
+    std::optional<int64_t> bytes = staticBytes(type, layout);
+    if (!bytes || op->getNumOperands() != 0) {
+      op->emitOpError() << "has a dynamic shape; the arena planner needs "
+                           "static shapes";
+      return WalkResult::interrupt();
+    }
+    if (!type.getLayout().isIdentity()) {
+      op->emitOpError() << "has a non-identity layout, which a view into the "
+                           "arena cannot have";
+      return WalkResult::interrupt();
+    }
+    if (auto align = op->getAttrOfType<IntegerAttr>("alignment")) {
+      if (align.getInt() > options.alignment) {
+        op->emitOpError() << "needs alignment " << align.getInt()
+                          << ", more than the arena alignment "
+                          << options.alignment;
+        return WalkResult::interrupt();
+      }
+    }
+    PlannedBuffer row;
+    row.kind = PlannedBuffer::Kind::Alloc;
+    row.name = "alloc" + std::to_string(allocCount++);
+    row.root = result;
+    row.bytes = *bytes;
+    std::optional<LiveInterval> range;
+    Operation *first = nullptr;
+    if (failed(collectAccesses(result, range, first)))
+      return WalkResult::interrupt();
+    int64_t allocPoint = pointOf(op);
+    row.live = range.value_or(LiveInterval{allocPoint, allocPoint});
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type << ", first used by " << describeOp(first ? first : op);
+    row.description = text;
+    rowOfRoot[result] = static_cast<int>(plan.buffers.size());
+    plan.buffers.push_back(std::move(row));
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  for (auto [index, row] : llvm::enumerate(plan.buffers)) {
+    parent.push_back(static_cast<int>(index));
+    groupLive.push_back(row.live);
+    groupSize.push_back(1);
+  }
+  planInPlace(plan);
+
+  // One request per slot (in-place group or staging argument).
+  std::vector<BufferRequest> requests;
+  llvm::DenseMap<int, int> slotOfLeader;
+  for (auto [index, row] : llvm::enumerate(plan.buffers)) {
+    int leader = leaderOf(static_cast<int>(index));
+    auto [it, inserted] =
+        slotOfLeader.try_emplace(leader, static_cast<int>(requests.size()));
+    if (inserted)
+      requests.push_back({row.bytes, groupLive[leader]});
+    else
+      requests[it->second].bytes = std::max(requests[it->second].bytes, row.bytes);
+    row.slot = it->second;
+    plan.naiveSum += row.bytes;
+  }
+  OffsetAssignment assignment =
+      assignOffsetsGreedyBySize(requests, options.alignment);
+  for (PlannedBuffer &row : plan.buffers)
+    row.offset = assignment.offsets[row.slot];
+  plan.arenaBytes = assignment.arenaBytes;
+  plan.lowerBound = computeLowerBound(requests);
+  plan.numSlots = static_cast<int64_t>(requests.size());
+
+  // Report reuse: the first row of each slot names the last earlier slot
+  // whose bytes it overwrites.
+  std::vector<int> firstRowOfSlot(requests.size(), -1);
+  for (auto [index, row] : llvm::enumerate(plan.buffers))
+    if (firstRowOfSlot[row.slot] < 0)
+      firstRowOfSlot[row.slot] = static_cast<int>(index);
+  for (PlannedBuffer &row : plan.buffers) {
+    if (row.inPlaceSource >= 0)
+      continue;
+    const BufferRequest &mine = requests[row.slot];
+    int64_t bestEnd = -1;
+    for (auto [slot, other] : llvm::enumerate(requests)) {
+      int64_t otherOffset = assignment.offsets[slot];
+      if (static_cast<int>(slot) == row.slot || other.live.end >= mine.live.start ||
+          otherOffset >= row.offset + mine.bytes ||
+          row.offset >= otherOffset + other.bytes || other.live.end <= bestEnd)
+        continue;
+      bestEnd = other.live.end;
+      row.reusedFrom = firstRowOfSlot[slot];
+    }
+  }
+  return plan;
+}
+
+} // namespace
+
+FailureOr<BufferPlan> computeBufferPlan(func::FuncOp func,
+                                        const BufferPlanOptions &options) {
+  return Planner(func, options).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Rewrite
+//===----------------------------------------------------------------------===//
+
+static bool isMallocLike(Operation *op) {
+  auto call = dyn_cast<CallOpInterface>(op);
+  if (!call)
+    return false;
+  auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+  if (!callee)
+    return false;
+  StringRef name = callee.getLeafReference().getValue();
+  return llvm::is_contained({"malloc", "calloc", "realloc", "aligned_alloc",
+                             "posix_memalign", "cudaMalloc", "cuMemAlloc"},
+                            name);
+}
+
+LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
+  if (func.isExternal())
+    return success();
+  MLIRContext *ctx = func.getContext();
+  Block &body = func.getBody().front();
+  auto i64 = IntegerType::get(ctx, 64);
+
+  auto arenaType = MemRefType::get({plan.arenaBytes}, IntegerType::get(ctx, 8));
+  NamedAttrList arenaAttrs;
+  arenaAttrs.append(kArenaAttrName, UnitAttr::get(ctx));
+  unsigned arenaIndex = func.getNumArguments();
+  if (failed(func.insertArgument(arenaIndex, arenaType,
+                                 arenaAttrs.getDictionary(ctx), func.getLoc())))
+    return func.emitError() << "cannot add the arena argument";
+  Value arena = func.getArgument(arenaIndex);
+
+  // One index constant per distinct offset, at the top of the body.
+  OpBuilder builder(ctx);
+  builder.setInsertionPointToStart(&body);
+  llvm::DenseMap<int64_t, Value> offsetValues;
+  auto offsetValue = [&](int64_t offset) {
+    Value &value = offsetValues[offset];
+    if (!value) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(&body);
+      value = arith::ConstantIndexOp::create(builder, func.getLoc(), offset);
+    }
+    return value;
+  };
+
+  for (const PlannedBuffer &row : plan.buffers) {
+    if (row.kind == PlannedBuffer::Kind::Staging) {
+      auto arg = cast<BlockArgument>(row.root);
+      func.setArgAttr(arg.getArgNumber(), kStagingOffsetAttrName,
+                      IntegerAttr::get(i64, row.offset));
+      continue;
+    }
+    Operation *alloc = row.root.getDefiningOp();
+    Value offset = offsetValue(row.offset);
+    builder.setInsertionPoint(alloc);
+    auto view = memref::ViewOp::create(builder, alloc->getLoc(),
+                                       row.root.getType(), arena, offset,
+                                       ValueRange{});
+    Value root = row.root;
+    root.replaceAllUsesWith(view.getResult());
+    alloc->erase();
+  }
+
+  // Deallocs of planned buffers: anything freed that traces to the arena.
+  SmallVector<Operation *> deallocs;
+  func.walk([&](memref::DeallocOp dealloc) {
+    if (traceToRoot(dealloc.getMemref()) == arena)
+      deallocs.push_back(dealloc);
+  });
+  for (Operation *op : deallocs)
+    op->erase();
+
+  NamedAttrList figures;
+  figures.append("arena_bytes", IntegerAttr::get(i64, plan.arenaBytes));
+  figures.append("lower_bound", IntegerAttr::get(i64, plan.lowerBound));
+  figures.append("naive_sum", IntegerAttr::get(i64, plan.naiveSum));
+  figures.append("in_place", IntegerAttr::get(i64, plan.inPlace));
+  figures.append("buffers",
+                 IntegerAttr::get(i64, static_cast<int64_t>(plan.buffers.size())));
+  func->setAttr(kPlanAttrName, figures.getDictionary(ctx));
+
+  // Nothing may allocate any more.
+  WalkResult leftover = func.walk([&](Operation *op) -> WalkResult {
+    if (hasEffect<MemoryEffects::Allocate>(op) || isMallocLike(op)) {
+      op->emitOpError() << "still allocates memory after buffer planning";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(leftover.wasInterrupted());
+}
+
+} // namespace vmapc

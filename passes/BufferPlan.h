@@ -1,0 +1,166 @@
+//===- BufferPlan.h - static arena planning of a bufferized function -*- C++ -*-===//
+//
+// The buffer planner behind `--arr-plan-buffers` and `vmapc plan`.
+//
+// Input: one `func.func` of the bufferized program, in destination-passing
+// style (no results; outputs are arguments marked `arr.output`), holding
+// `memref.alloc`/`memref.alloca`s of static shape, linalg ops on memrefs,
+// memref views and possibly `scf` loops.
+//
+// Algorithm
+// ---------
+// 1. Roots. Every view (anything implementing `ViewLikeOpInterface`) is
+//    traced to its root: an allocation, or a function argument. Arguments
+//    live outside the arena, except those marked `arr.staging`: the runtime
+//    copies a padded or non-outermost chunk into a staging slot of the arena
+//    and passes the slot instead of the user's buffer.
+// 2. Live intervals. The schedule is the list of top-level ops of the
+//    function body; point `i` is the i-th op. An access (any use that is not
+//    a view or a dealloc) of any alias of a root (aliases from MLIR's
+//    `BufferViewFlowAnalysis`, which also follows `scf` loop-carried values)
+//    counts at its top-level ancestor. So a buffer used inside a loop is live
+//    over the whole loop op, on every iteration. A buffer's interval is
+//    [first access, last access] (closed). A staging input lives over
+//    [0, last access], a staging `arr.output` over [first access, end], where
+//    `end` is the function's terminator.
+// 3. In place. A top-level `linalg::LinalgOp` with only parallel iterators
+//    and a side-effect-free payload may write an output (init) over one of
+//    its inputs when: both operands use the identity indexing map, have an
+//    identity layout and cover their whole root allocation; both roots are
+//    allocations (never arguments); the input's buffer has no access after
+//    this op; the output's buffer has no access before it; element widths
+//    and sizes match; the payload does not read the output; and no other
+//    operand of the op reads the input's buffer through a non-identity map
+//    or aliases the output's buffer. The output allocation then joins the
+//    input's slot (same offset, one buffer for the lower bound).
+// 4. Offsets. Every slot (in-place group or staging argument) gets an offset
+//    aligned to `alignment` in one arena, by "greedy by size" with best fit
+//    from Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net
+//    Inference", 2020 (arXiv:2001.03288), section 4.3, the strategy of
+//    TFLite's `SimpleMemoryArena`/arena planner: sort the requests by size
+//    (descending; ties by interval start, then by index), and place each at
+//    the smallest gap, among already-placed requests whose intervals overlap
+//    it, that fits; if no gap fits, above all of them.
+// 5. Rewrite. The function gets a last argument
+//    `%arena: memref<ARENAxi8> {arr.arena}`; every allocation becomes
+//    `memref.view %arena[%offset][]`; deallocs of planned buffers are erased;
+//    staging arguments get `arr.staging_offset = N : i64`; the function gets
+//    `arr.plan = {arena_bytes, lower_bound, naive_sum, in_place, buffers}`.
+//    The runtime must allocate the arena aligned to at least `alignment`.
+//
+// Figures: the lower bound is the largest sum of the exact sizes of slots
+// live at one schedule point; the naive sum adds the sizes of every
+// allocation and staging slot, as if nothing were shared.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_PASSES_BUFFERPLAN_H
+#define VMAPC_PASSES_BUFFERPLAN_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmapc {
+
+/// A closed interval [start, end] of schedule points (top-level op indices).
+struct LiveInterval {
+  int64_t start = 0;
+  int64_t end = 0;
+  bool overlaps(const LiveInterval &other) const {
+    return start <= other.end && other.start <= end;
+  }
+  bool contains(int64_t point) const { return start <= point && point <= end; }
+};
+
+/// One request to the offset assigner: `bytes` live over `live`.
+struct BufferRequest {
+  int64_t bytes = 0;
+  LiveInterval live;
+};
+
+/// Result of the offset assignment: one offset per request, in request order,
+/// and the arena size (the largest `offset + bytes`; 0 for no requests).
+struct OffsetAssignment {
+  std::vector<int64_t> offsets;
+  int64_t arenaBytes = 0;
+};
+
+/// Greedy by size with best fit (Pisarchyk & Lee 2020, section 4.3): pure,
+/// deterministic, O(n^2). Every offset is a multiple of `alignment` (> 0).
+/// Requests whose intervals overlap get disjoint byte ranges.
+OffsetAssignment assignOffsetsGreedyBySize(llvm::ArrayRef<BufferRequest> requests,
+                                           int64_t alignment);
+
+/// The largest sum of `bytes` over requests live at one schedule point: no
+/// placement of these requests can use a smaller arena.
+int64_t computeLowerBound(llvm::ArrayRef<BufferRequest> requests);
+
+/// One row of the plan: an allocation or a staging argument.
+struct PlannedBuffer {
+  enum class Kind { Alloc, Staging };
+  Kind kind = Kind::Alloc;
+  /// `arr.name` of a staging argument (or `arg<N>`); `alloc<K>` for the K-th
+  /// allocation of the function in walk order.
+  std::string name;
+  /// The type, the op that first writes (or accesses) it and its location.
+  std::string description;
+  /// The alloc result, or the staging block argument.
+  mlir::Value root;
+  int64_t bytes = 0;
+  LiveInterval live;
+  int64_t offset = 0;
+  /// Index of the arena slot (in-place groups share one slot).
+  int slot = -1;
+  /// Row whose memory this buffer takes over in place (-1 if none).
+  int inPlaceSource = -1;
+  /// For the first buffer of a slot: the row that last occupied bytes
+  /// overlapping this buffer's before it became live (-1 if fresh memory).
+  int reusedFrom = -1;
+};
+
+/// A whole-function plan: rows in order (staging arguments in argument
+/// order, then allocations in walk order) and the figures.
+struct BufferPlan {
+  std::vector<PlannedBuffer> buffers;
+  int64_t alignment = 256;
+  int64_t arenaBytes = 0;
+  int64_t lowerBound = 0;
+  int64_t naiveSum = 0;
+  /// Number of in-place reuses (allocations merged into an input's slot).
+  int64_t inPlace = 0;
+  int64_t numSlots = 0;
+  /// Number of schedule points (top-level ops of the body).
+  int64_t scheduleLength = 0;
+};
+
+struct BufferPlanOptions {
+  int64_t alignment = 256;
+};
+
+/// Computes the plan of `func` without changing it. Emits an error on `func`
+/// (or the offending op) and fails on what cannot be planned: several
+/// blocks, dynamic shapes, allocations other than `memref.alloc`/`alloca`,
+/// buffers that escape through a return.
+mlir::FailureOr<BufferPlan> computeBufferPlan(mlir::func::FuncOp func,
+                                              const BufferPlanOptions &options = {});
+
+/// Rewrites `func` by `plan` (computed on this very function): adds the arena
+/// argument, turns allocations into views, erases their deallocs and writes
+/// `arr.staging_offset` and `arr.plan`. Fails if any allocation (an op with
+/// an `Allocate` effect, or a call of malloc and friends) remains.
+mlir::LogicalResult applyBufferPlan(mlir::func::FuncOp func, const BufferPlan &plan);
+
+/// Name of the attributes written by `applyBufferPlan`.
+inline constexpr llvm::StringLiteral kArenaAttrName = "arr.arena";
+inline constexpr llvm::StringLiteral kStagingOffsetAttrName = "arr.staging_offset";
+inline constexpr llvm::StringLiteral kPlanAttrName = "arr.plan";
+
+} // namespace vmapc
+
+#endif // VMAPC_PASSES_BUFFERPLAN_H
