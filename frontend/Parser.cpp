@@ -1,0 +1,542 @@
+//===- Parser.cpp - recursive-descent parser for .arr ---------------------===//
+
+#include "frontend/Parser.h"
+#include "frontend/Lexer.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <limits>
+
+using namespace vmapc::frontend;
+
+llvm::StringRef vmapc::frontend::spelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::add:
+    return "+";
+  case BinaryOp::sub:
+    return "-";
+  case BinaryOp::mul:
+    return "*";
+  case BinaryOp::div:
+    return "/";
+  case BinaryOp::matmul:
+    return "@";
+  case BinaryOp::lt:
+    return "<";
+  case BinaryOp::le:
+    return "<=";
+  case BinaryOp::gt:
+    return ">";
+  case BinaryOp::ge:
+    return ">=";
+  case BinaryOp::eq:
+    return "==";
+  case BinaryOp::ne:
+    return "!=";
+  }
+  return "?";
+}
+
+LocationMapper::LocationMapper(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                               mlir::MLIRContext *context)
+    : sourceMgr(sourceMgr), bufferId(bufferId), context(context) {
+  filename = mlir::StringAttr::get(
+      context, sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier());
+}
+
+mlir::Location LocationMapper::get(llvm::SMLoc loc) const {
+  if (!loc.isValid())
+    return mlir::FileLineColLoc::get(filename, 0, 0);
+  auto [line, col] = sourceMgr.getLineAndColumn(loc, bufferId);
+  return mlir::FileLineColLoc::get(filename, line, col);
+}
+
+namespace {
+
+/// Deeper nesting than this is reported instead of overflowing the stack.
+constexpr unsigned kMaxDepth = 200;
+
+class Parser {
+public:
+  Parser(llvm::StringRef buffer, const LocationMapper &locs)
+      : lexer(buffer), locs(locs) {
+    tok = lexer.next();
+  }
+
+  std::optional<Module> parseModule();
+
+private:
+  // Token handling.
+  void consume() { tok = lexer.next(); }
+  bool consumeIf(Token::Kind kind) {
+    if (!tok.is(kind))
+      return false;
+    consume();
+    return true;
+  }
+  /// Reports an error at the current token. An invalid token reports its
+  /// own message instead.
+  bool error(const llvm::Twine &message);
+  bool errorAt(llvm::SMLoc loc, const llvm::Twine &message);
+  /// Consumes `kind` or reports "expected <what>, found <tok>".
+  bool expect(Token::Kind kind, const llvm::Twine &what);
+  std::string found() const;
+
+  // Grammar.
+  bool parseFunctionOrMap(Module &module);
+  bool parseExport(Module &module);
+  bool parseType(TypeAST &type);
+  bool parseBlock(FunctionDecl &fn);
+  ExprPtr parseExpr();
+  ExprPtr parseAdditive();
+  ExprPtr parseMultiplicative();
+  ExprPtr parseUnary();
+  ExprPtr parsePostfix();
+  ExprPtr parsePrimary();
+  bool parseCallArgs(std::vector<ExprPtr> &args,
+                     std::vector<KeywordArg> &kwargs);
+
+  Lexer lexer;
+  const LocationMapper &locs;
+  Token tok;
+  unsigned depth = 0;
+  bool failed = false;
+};
+
+/// Counts expression nesting; reports once when it gets too deep.
+struct DepthGuard {
+  DepthGuard(unsigned &depth) : depth(depth) { ++depth; }
+  ~DepthGuard() { --depth; }
+  unsigned &depth;
+};
+
+} // namespace
+
+bool Parser::errorAt(llvm::SMLoc loc, const llvm::Twine &message) {
+  if (!failed)
+    mlir::emitError(locs.get(loc)) << message.str();
+  failed = true;
+  return false;
+}
+
+bool Parser::error(const llvm::Twine &message) {
+  if (tok.is(Token::error))
+    return errorAt(tok.getLoc(), tok.message);
+  return errorAt(tok.getLoc(), message);
+}
+
+std::string Parser::found() const {
+  switch (tok.kind) {
+  case Token::identifier:
+    return ("'" + tok.spelling + "'").str();
+  case Token::intLiteral:
+  case Token::floatLiteral:
+    return ("number " + tok.spelling).str();
+  default:
+    return describe(tok.kind).str();
+  }
+}
+
+bool Parser::expect(Token::Kind kind, const llvm::Twine &what) {
+  if (consumeIf(kind))
+    return true;
+  return error("expected " + what + ", found " + found());
+}
+
+std::optional<Module> Parser::parseModule() {
+  Module module;
+  while (!tok.is(Token::eof)) {
+    bool ok;
+    if (tok.is(Token::kwFn))
+      ok = parseFunctionOrMap(module);
+    else if (tok.is(Token::kwExport))
+      ok = parseExport(module);
+    else
+      ok = error("expected 'fn' or 'export' at top level, found " + found());
+    if (!ok || failed)
+      return std::nullopt;
+  }
+  if (module.functions.empty() && module.maps.empty() &&
+      module.exports.empty()) {
+    errorAt(tok.getLoc(), "the program is empty; define at least one 'fn'");
+    return std::nullopt;
+  }
+  return module;
+}
+
+bool Parser::parseFunctionOrMap(Module &module) {
+  consume(); // fn
+  if (!tok.is(Token::identifier))
+    return error("expected a function name after 'fn', found " + found());
+  std::string name = tok.spelling.str();
+  llvm::SMLoc nameLoc = tok.getLoc();
+  consume();
+
+  if (consumeIf(Token::equal)) {
+    auto map = std::make_unique<MapDecl>();
+    map->name = name;
+    map->loc = nameLoc;
+    map->value = parseExpr();
+    if (!map->value)
+      return false;
+    if (!expect(Token::semicolon, "';' after the definition of '" + name + "'"))
+      return false;
+    module.maps.push_back(std::move(map));
+    return true;
+  }
+
+  auto fn = std::make_unique<FunctionDecl>();
+  fn->name = name;
+  fn->loc = nameLoc;
+  if (!expect(Token::lParen,
+              "'(' and parameters, or '= vmap(...)', after 'fn " + name + "'"))
+    return false;
+  if (!tok.is(Token::rParen)) {
+    do {
+      if (tok.is(Token::rParen))
+        break; // trailing comma
+      if (!tok.is(Token::identifier))
+        return error("expected a parameter name, found " + found());
+      Param param;
+      param.name = tok.spelling.str();
+      param.loc = tok.getLoc();
+      consume();
+      if (!expect(Token::colon,
+                  "':' and a type after parameter '" + param.name + "'"))
+        return false;
+      if (!parseType(param.type))
+        return false;
+      fn->params.push_back(std::move(param));
+    } while (consumeIf(Token::comma));
+  }
+  if (!expect(Token::rParen, "')' after parameters"))
+    return false;
+  if (!expect(Token::arrow, "'->' and a result type after parameters"))
+    return false;
+  if (!parseType(fn->resultType))
+    return false;
+  if (!parseBlock(*fn))
+    return false;
+  module.functions.push_back(std::move(fn));
+  return true;
+}
+
+bool Parser::parseExport(Module &module) {
+  consume(); // export
+  auto ex = std::make_unique<ExportDecl>();
+  if (!tok.is(Token::identifier))
+    return error("expected an entry point name after 'export', found " +
+                 found());
+  ex->name = tok.spelling.str();
+  ex->loc = tok.getLoc();
+  consume();
+  if (!expect(Token::equal, "'=' after 'export " + ex->name + "'"))
+    return false;
+  ex->value = parseExpr();
+  if (!ex->value)
+    return false;
+  if (!expect(Token::semicolon, "';' after the export of '" + ex->name + "'"))
+    return false;
+  module.exports.push_back(std::move(ex));
+  return true;
+}
+
+bool Parser::parseType(TypeAST &type) {
+  type.loc = tok.getLoc();
+  if (!tok.is(Token::identifier))
+    return error("expected a type (f32, i32 or bool), found " + found());
+  std::optional<DType> dtype =
+      llvm::StringSwitch<std::optional<DType>>(tok.spelling)
+          .Case("f32", DType::f32)
+          .Case("i32", DType::i32)
+          .Case("bool", DType::boolean)
+          .Default(std::nullopt);
+  if (!dtype)
+    return error("unknown type '" + tok.spelling +
+                 "' (expected f32, i32 or bool)");
+  type.dtype = *dtype;
+  consume();
+  if (!consumeIf(Token::lSquare))
+    return true;
+  int64_t elements = 1;
+  do {
+    if (!tok.is(Token::intLiteral))
+      return error("expected a dimension size (a positive integer), found " +
+                   found());
+    int64_t size = tok.intValue;
+    if (size < 1)
+      return error("dimension size must be at least 1, got " +
+                   tok.spelling);
+    if (size > std::numeric_limits<int32_t>::max())
+      return error("dimension size " + tok.spelling +
+                   " is too large (at most 2147483647)");
+    if (elements > (int64_t(1) << 48) / size)
+      return error("the shape has too many elements (at most 2^48)");
+    elements *= size;
+    type.shape.push_back(size);
+    consume();
+  } while (consumeIf(Token::comma));
+  return expect(Token::rSquare, "']' after the dimensions of a shape");
+}
+
+bool Parser::parseBlock(FunctionDecl &fn) {
+  if (!expect(Token::lBrace, "'{' to start the body of '" + fn.name + "'"))
+    return false;
+  bool returned = false;
+  while (!tok.is(Token::rBrace)) {
+    if (tok.is(Token::eof))
+      return error("expected '}' at the end of the body of '" + fn.name +
+                   "', found end of input");
+    if (returned)
+      return error("statement after 'return' is unreachable; 'return' must "
+                   "be the last statement of '" +
+                   fn.name + "'");
+    Stmt stmt;
+    stmt.loc = tok.getLoc();
+    if (consumeIf(Token::kwLet)) {
+      stmt.kind = Stmt::let;
+      if (!tok.is(Token::identifier))
+        return error("expected a variable name after 'let', found " +
+                     found());
+      stmt.name = tok.spelling.str();
+      stmt.nameLoc = tok.getLoc();
+      consume();
+      if (!expect(Token::equal, "'=' after 'let " + stmt.name + "'"))
+        return false;
+    } else if (consumeIf(Token::kwReturn)) {
+      stmt.kind = Stmt::ret;
+      returned = true;
+    } else {
+      return error("expected 'let' or 'return' in the body of '" + fn.name +
+                   "', found " + found());
+    }
+    stmt.value = parseExpr();
+    if (!stmt.value)
+      return false;
+    std::string after = stmt.kind == Stmt::let
+                            ? "';' after 'let " + stmt.name + " = ...'"
+                            : std::string("';' after 'return ...'");
+    if (!expect(Token::semicolon, after))
+      return false;
+    fn.body.push_back(std::move(stmt));
+  }
+  fn.endLoc = tok.getLoc();
+  if (!returned)
+    return error("function '" + fn.name +
+                 "' must end with 'return <value>;'");
+  consume(); // }
+  return true;
+}
+
+static std::optional<BinaryOp> comparison(Token::Kind kind) {
+  switch (kind) {
+  case Token::less:
+    return BinaryOp::lt;
+  case Token::lessEqual:
+    return BinaryOp::le;
+  case Token::greater:
+    return BinaryOp::gt;
+  case Token::greaterEqual:
+    return BinaryOp::ge;
+  case Token::equalEqual:
+    return BinaryOp::eq;
+  case Token::notEqual:
+    return BinaryOp::ne;
+  default:
+    return std::nullopt;
+  }
+}
+
+ExprPtr Parser::parseExpr() {
+  DepthGuard guard(depth);
+  if (depth > kMaxDepth) {
+    error("expression is nested too deeply (more than " +
+          llvm::Twine(kMaxDepth) + " levels)");
+    return nullptr;
+  }
+  ExprPtr lhs = parseAdditive();
+  if (!lhs)
+    return nullptr;
+  std::optional<BinaryOp> op = comparison(tok.kind);
+  if (!op)
+    return lhs;
+  llvm::SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr rhs = parseAdditive();
+  if (!rhs)
+    return nullptr;
+  if (comparison(tok.kind)) {
+    error("comparisons cannot be chained; use parentheses");
+    return nullptr;
+  }
+  return std::make_unique<BinaryExpr>(loc, *op, std::move(lhs),
+                                      std::move(rhs));
+}
+
+ExprPtr Parser::parseAdditive() {
+  ExprPtr lhs = parseMultiplicative();
+  while (lhs && (tok.is(Token::plus) || tok.is(Token::minus))) {
+    BinaryOp op = tok.is(Token::plus) ? BinaryOp::add : BinaryOp::sub;
+    llvm::SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr rhs = parseMultiplicative();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
+                                       std::move(rhs));
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseMultiplicative() {
+  ExprPtr lhs = parseUnary();
+  while (lhs &&
+         (tok.is(Token::star) || tok.is(Token::slash) || tok.is(Token::at))) {
+    BinaryOp op = tok.is(Token::star)    ? BinaryOp::mul
+                  : tok.is(Token::slash) ? BinaryOp::div
+                                         : BinaryOp::matmul;
+    llvm::SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr rhs = parseUnary();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
+                                       std::move(rhs));
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseUnary() {
+  DepthGuard guard(depth);
+  if (depth > kMaxDepth) {
+    error("expression is nested too deeply (more than " +
+          llvm::Twine(kMaxDepth) + " levels)");
+    return nullptr;
+  }
+  if (tok.is(Token::minus)) {
+    llvm::SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr operand = parseUnary();
+    if (!operand)
+      return nullptr;
+    return std::make_unique<UnaryExpr>(loc, std::move(operand));
+  }
+  return parsePostfix();
+}
+
+ExprPtr Parser::parsePostfix() {
+  ExprPtr expr = parsePrimary();
+  while (expr && tok.is(Token::lParen)) {
+    consume();
+    std::vector<ExprPtr> args;
+    std::vector<KeywordArg> kwargs;
+    if (!parseCallArgs(args, kwargs))
+      return nullptr;
+    llvm::SMLoc loc = expr->getLoc();
+    expr = std::make_unique<CallExpr>(loc, std::move(expr), std::move(args),
+                                      std::move(kwargs));
+  }
+  return expr;
+}
+
+bool Parser::parseCallArgs(std::vector<ExprPtr> &args,
+                           std::vector<KeywordArg> &kwargs) {
+  if (consumeIf(Token::rParen))
+    return true;
+  do {
+    if (tok.is(Token::rParen))
+      break; // trailing comma
+    // `name = value` is a keyword argument; look one token ahead.
+    if (tok.is(Token::identifier)) {
+      Lexer saved = lexer;
+      Token nameTok = tok;
+      consume();
+      if (tok.is(Token::equal)) {
+        consume();
+        KeywordArg kw;
+        kw.name = nameTok.spelling.str();
+        kw.loc = nameTok.getLoc();
+        for (const KeywordArg &other : kwargs)
+          if (other.name == kw.name)
+            return errorAt(kw.loc, "keyword argument '" + kw.name +
+                                       "' is given twice");
+        kw.value = parseExpr();
+        if (!kw.value)
+          return false;
+        kwargs.push_back(std::move(kw));
+        continue;
+      }
+      lexer = saved;
+      tok = nameTok;
+    }
+    if (!kwargs.empty())
+      return error("positional argument after keyword argument '" +
+                   kwargs.back().name + "'; put positional arguments first");
+    ExprPtr arg = parseExpr();
+    if (!arg)
+      return false;
+    args.push_back(std::move(arg));
+  } while (consumeIf(Token::comma));
+  return expect(Token::rParen, "')' after arguments");
+}
+
+ExprPtr Parser::parsePrimary() {
+  llvm::SMLoc loc = tok.getLoc();
+  switch (tok.kind) {
+  case Token::intLiteral: {
+    auto e = std::make_unique<IntLiteralExpr>(loc, tok.intValue, tok.spelling);
+    consume();
+    return e;
+  }
+  case Token::floatLiteral: {
+    auto e =
+        std::make_unique<FloatLiteralExpr>(loc, tok.floatValue, tok.spelling);
+    consume();
+    return e;
+  }
+  case Token::kwNone:
+    consume();
+    return std::make_unique<NoneExpr>(loc);
+  case Token::identifier: {
+    auto e = std::make_unique<NameExpr>(loc, tok.spelling);
+    consume();
+    return e;
+  }
+  case Token::lParen: {
+    consume();
+    std::vector<ExprPtr> elements;
+    bool isTuple = false;
+    if (tok.is(Token::rParen)) {
+      isTuple = true; // ()
+    } else {
+      do {
+        if (tok.is(Token::rParen))
+          break; // trailing comma: (a,)
+        ExprPtr e = parseExpr();
+        if (!e)
+          return nullptr;
+        elements.push_back(std::move(e));
+        if (tok.is(Token::comma))
+          isTuple = true;
+      } while (consumeIf(Token::comma));
+    }
+    if (!expect(Token::rParen, isTuple ? "')' after a tuple"
+                                       : "')' after a parenthesised expression"))
+      return nullptr;
+    if (!isTuple)
+      return std::move(elements.front());
+    return std::make_unique<TupleExpr>(loc, std::move(elements));
+  }
+  default:
+    error("expected an expression, found " + found());
+    return nullptr;
+  }
+}
+
+std::optional<Module>
+vmapc::frontend::parseModule(llvm::StringRef buffer,
+                             const LocationMapper &locs) {
+  Parser parser(buffer, locs);
+  return parser.parseModule();
+}
