@@ -1,0 +1,14 @@
+// RUN: vmapc-opt %s --convert-arr-to-linalg -split-input-file -verify-diagnostics
+
+func.func @sqdist(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<f32> {
+  %d = arr.sub %a, %b : tensor<4xf32>
+  %s = arr.reduce_sum %d, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// An arr.vmap_call is replaced by --arr-vmap; the lowering refuses it.
+func.func @unbatched(%q: tensor<4xf32>, %r: tensor<3x4xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'arr.vmap_call' op calls vmap(@sqdist) and cannot be lowered to linalg; run --arr-vmap before --convert-arr-to-linalg}}
+  %d = arr.vmap_call @sqdist(%q, %r) {in_axes = [unit, 0], out_axes = [0], axis_size = 3 : i64} : (tensor<4xf32>, tensor<3x4xf32>) -> tensor<3xf32>
+  return %d : tensor<3xf32>
+}
