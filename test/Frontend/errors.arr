@@ -1,0 +1,527 @@
+# RUN: vmapc-opt %s -split-input-file -verify-diagnostics
+# Every error the front end reports, one case per kind. Each case stops at
+# its first error.
+
+#===------------------------------------------------------------------===#
+# Lexical errors
+#===------------------------------------------------------------------===#
+
+# expected-error @+1 {{unexpected character '$'}}
+fn f(a: f32) -> f32 { return a $ a; }
+
+# -----
+
+# expected-error @+1 {{unexpected character '!' (did you mean '!='?)}}
+fn f(a: f32) -> bool { return !a; }
+
+# -----
+
+# expected-error @+1 {{integer 99999999999999999999 is too large}}
+fn f(a: f32) -> f32 { return a * 99999999999999999999; }
+
+# -----
+
+# expected-error @+1 {{number 1e999 is out of range for f32}}
+fn f(a: f32) -> f32 { return a * 1e999; }
+
+# -----
+
+# expected-error @+1 {{expected digits in the exponent of a number}}
+fn f(a: f32) -> f32 { return a * 1e; }
+
+# -----
+
+# expected-error @+1 {{invalid number '3x' (a name cannot start with a digit)}}
+fn f(a: f32) -> f32 { return a * 3x; }
+
+# -----
+
+#===------------------------------------------------------------------===#
+# Syntax errors
+#===------------------------------------------------------------------===#
+
+# expected-error @+2 {{the program is empty; define at least one 'fn'}}
+
+# -----
+
+# expected-error @+1 {{expected 'fn' or 'export' at top level, found 'let'}}
+let x = 1;
+
+# -----
+
+# expected-error @+1 {{expected a function name after 'fn', found '('}}
+fn (a: f32) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{expected ':' and a type after parameter 'a', found ','}}
+fn f(a, b: f32) -> f32 { return b; }
+
+# -----
+
+# expected-error @+1 {{unknown type 'f64' (expected f32, i32 or bool)}}
+fn f(a: f64) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{expected a dimension size (a positive integer), found ']'}}
+fn f(a: f32[]) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{dimension size must be at least 1, got 0}}
+fn f(a: f32[0]) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{dimension size 4294967296 is too large (at most 2147483647)}}
+fn f(a: f32[4294967296]) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{expected ']' after the dimensions of a shape, found ';'}}
+fn f(a: f32[3;]) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{expected ')' after parameters, found '{'}}
+fn f(a: f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{expected '->' and a result type after parameters, found '{'}}
+fn f(a: f32) { return a; }
+
+# -----
+
+# expected-error @+1 {{expected ';' after 'let x = ...', found 'return'}}
+fn f(a: f32) -> f32 { let x = a return x; }
+
+# -----
+
+# expected-error @+1 {{expected ';' after 'return ...', found '}'}}
+fn f(a: f32) -> f32 { return a }
+
+# -----
+
+# expected-error @+1 {{expected ')' after arguments, found ';'}}
+fn f(a: f32) -> f32 { return exp(a; }
+
+# -----
+
+# expected-error @+1 {{expected ')' after a parenthesised expression, found ';'}}
+fn f(a: f32) -> f32 { return (a + a; }
+
+# -----
+
+# expected-error @+1 {{expected an expression, found ';'}}
+fn f(a: f32) -> f32 { return a + ; }
+
+# -----
+
+fn f(a: f32) -> f32 {
+  return a;
+# expected-error @+2 {{expected '}' at the end of the body of 'f', found end of input}}
+
+# -----
+
+# expected-error @+1 {{function 'f' must end with 'return <value>;'}}
+fn f(a: f32) -> f32 { let x = a; }
+
+# -----
+
+# expected-error @+1 {{statement after 'return' is unreachable}}
+fn f(a: f32) -> f32 { return a; let x = a; }
+
+# -----
+
+# expected-error @+1 {{comparisons cannot be chained; use parentheses}}
+fn f(a: f32) -> bool { return a < a < a; }
+
+# -----
+
+# expected-error @+1 {{positional argument after keyword argument 'axis'}}
+fn f(a: f32[3]) -> f32 { return sum(axis=0, a); }
+
+# -----
+
+# expected-error @+1 {{keyword argument 'axis' is given twice}}
+fn f(a: f32[3]) -> f32 { return sum(a, axis=0, axis=0); }
+
+# -----
+
+# expected-error @+1 {{expected 'let' or 'return' in the body of 'f', found 'a'}}
+fn f(a: f32) -> f32 { a = a; return a; }
+
+# -----
+
+# expected-error @+1 {{expression is nested too deeply}}
+fn f(a: f32) -> f32 { return ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a; }
+
+# -----
+
+#===------------------------------------------------------------------===#
+# Names
+#===------------------------------------------------------------------===#
+
+# expected-error @+1 {{unknown name 'x'}}
+fn f(a: f32) -> f32 { return a + x; }
+
+# -----
+
+# expected-error @+1 {{unknown function 'g'}}
+fn f(a: f32) -> f32 { return g(a); }
+
+# -----
+
+fn f(a: f32) -> f32 {
+  let y = a;
+  # expected-error @+1 {{'y' is already defined at line 4; 'let' names cannot be redefined}}
+  let y = a * 2;
+  return y;
+}
+
+# -----
+
+# expected-error @+1 {{'a' is already defined at line 4; 'let' names cannot be redefined}}
+fn f(a: f32) -> f32 { let a = 1.0; return a; }
+
+# -----
+
+fn f(a: f32) -> f32 { return a; }
+# expected-error @+1 {{'f' is already defined at line 3; choose another name}}
+fn f(b: f32) -> f32 { return b; }
+
+# -----
+
+# expected-error @+1 {{'sum' is the name of a builtin; choose another name}}
+fn sum(a: f32) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{parameter 'a' of 'f' is already defined; rename it}}
+fn f(a: f32, a: f32) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{'g' is a function; call it with arguments, e.g. g(...)}}
+fn f(a: f32) -> f32 { return g; }
+fn g(a: f32) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{'a' is a variable, not a function}}
+fn f(a: f32) -> f32 { return a(1); }
+
+# -----
+
+# expected-error @+1 {{builtin 'mean' is not supported yet}}
+fn f(a: f32[3]) -> f32 { return mean(a); }
+
+# -----
+
+# expected-error @+1 {{'f' calls itself (f -> f); recursion is not supported}}
+fn f(a: f32) -> f32 { return f(a); }
+
+# -----
+
+fn f(a: f32) -> f32 { return g(a); }
+# expected-error @+1 {{'f' calls itself (f -> g -> f); recursion is not supported}}
+fn g(a: f32) -> f32 { return f(a); }
+
+# -----
+
+# expected-error @+1 {{'f' calls itself (f -> f); recursion is not supported}}
+fn f(a: f32[4]) -> f32[4] { return m(a); }
+fn m = vmap(f);
+
+# -----
+
+# expected-error @+1 {{named map 'm' is defined in terms of itself}}
+fn m = vmap(m);
+
+# -----
+
+#===------------------------------------------------------------------===#
+# Types and shapes
+#===------------------------------------------------------------------===#
+
+# expected-error @+1 {{operands of '+' have different dtypes: f32[3] and i32[3] (there is no implicit conversion)}}
+fn f(a: f32[3], b: i32[3]) -> f32[3] { return a + b; }
+
+# -----
+
+# expected-error @+1 {{the float literal 1.5 cannot be used with an i32 operand (no implicit conversion); write an integer}}
+fn f(a: i32[3]) -> i32[3] { return a * 1.5; }
+
+# -----
+
+# expected-error @+1 {{integer 3000000000 does not fit in i32}}
+fn f(a: i32) -> i32 { return a + 3000000000; }
+
+# -----
+
+# expected-error @+1 {{shapes f32[3] and f32[4] cannot broadcast}}
+fn f(a: f32[3], b: f32[4]) -> f32[3] { return a + b; }
+
+# -----
+
+# expected-error @+1 {{shapes f32[2, 3] and f32[3, 3] cannot broadcast (dimension sizes 2 and 3 differ and neither is 1)}}
+fn f(a: f32[2, 3], b: f32[3, 3]) -> f32[2, 3] { return a * b; }
+
+# -----
+
+# expected-error @+1 {{'+' needs f32 or i32 operands, got bool[3] and bool[3]}}
+fn f(a: bool[3], b: bool[3]) -> bool[3] { return a + b; }
+
+# -----
+
+# expected-error @+1 {{unary '-' needs an f32 or i32 operand, got bool}}
+fn f(a: bool) -> bool { return -a; }
+
+# -----
+
+# expected-error @+1 {{'<' needs f32 or i32 operands, got bool and bool}}
+fn f(a: bool, b: bool) -> bool { return a < b; }
+
+# -----
+
+# expected-error @+1 {{return type f32[3] does not match declared f32 of 'f'}}
+fn f(a: f32[3]) -> f32 { return a; }
+
+# -----
+
+# expected-error @+1 {{return type bool[3] does not match declared f32[3] of 'f'}}
+fn f(a: f32[3]) -> f32[3] { return a < 0; }
+
+# -----
+
+# expected-error @+1 {{'exp' needs an f32 operand, got i32[3]}}
+fn f(a: i32[3]) -> i32[3] { return exp(a); }
+
+# -----
+
+# expected-error @+1 {{'sum' needs an f32 or i32 operand, got bool[3]}}
+fn f(a: bool[3]) -> bool { return sum(a); }
+
+# -----
+
+# expected-error @+1 {{'exp' takes 1 argument, got 2}}
+fn f(a: f32) -> f32 { return exp(a, a); }
+
+# -----
+
+# expected-error @+1 {{unknown keyword argument 'axes' for 'sum' (expected axis=)}}
+fn f(a: f32[3]) -> f32 { return sum(a, axes=0); }
+
+# -----
+
+# expected-error @+1 {{axis 2 is out of range for rank 2 (valid: -2..1)}}
+fn f(a: f32[3, 4]) -> f32[3] { return sum(a, axis=2); }
+
+# -----
+
+# expected-error @+1 {{axis -3 is out of range for rank 2 (valid: -2..1)}}
+fn f(a: f32[3, 4]) -> i32[3] { return argmax(a, axis=-3); }
+
+# -----
+
+# expected-error @+1 {{axis 1 is given twice in axis=}}
+fn f(a: f32[3, 4]) -> f32 { return max(a, axis=(1, -1)); }
+
+# -----
+
+# expected-error @+1 {{argmin takes a single axis, not a tuple}}
+fn f(a: f32[3, 4]) -> i32 { return argmin(a, axis=(0, 1)); }
+
+# -----
+
+# expected-error @+1 {{'@' contracts the last axis of f32[3, 4] (size 4) with the first axis of f32[5, 2] (size 5); the sizes differ}}
+fn f(a: f32[3, 4], b: f32[5, 2]) -> f32[3, 2] { return a @ b; }
+
+# -----
+
+# expected-error @+1 {{'@' supports operands of rank 1 and 2 (numpy matmul), got f32[2, 3, 4] @ f32[4]}}
+fn f(a: f32[2, 3, 4], b: f32[4]) -> f32[2, 3] { return a @ b; }
+
+# -----
+
+fn g(a: f32, b: f32[3]) -> f32 { return a; }
+# expected-error @+1 {{'g' takes 2 arguments, got 1}}
+fn f(a: f32) -> f32 { return g(a); }
+
+# -----
+
+fn g(a: f32, b: f32[3]) -> f32 { return a; }
+# expected-error @+1 {{argument 1 of 'g' has type f32[4], but parameter 'b' has type f32[3]}}
+fn f(a: f32, c: f32[4]) -> f32 { return g(a, c); }
+
+# -----
+
+# expected-error @+1 {{'none' is only allowed in in_axes= and out_axes=}}
+fn f(a: f32) -> f32 { return a + none; }
+
+# -----
+
+# expected-error @+1 {{a tuple is only allowed as an axis=, in_axes= or out_axes= value}}
+fn f(a: f32) -> f32 { return (a, a); }
+
+# -----
+
+#===------------------------------------------------------------------===#
+# vmap
+#===------------------------------------------------------------------===#
+
+fn g(a: f32, b: f32) -> f32 { return a * b; }
+# expected-error @+1 {{in_axes has 3 entries for a function of 2 parameters}}
+fn m = vmap(g, in_axes=(0, 0, none));
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{out_axes has 2 entries for a function of 1 result}}
+fn m = vmap(g, out_axes=(0, 1));
+
+# -----
+
+fn g(a: f32[3]) -> f32 { return sum(a); }
+fn f(x: f32[4, 3]) -> f32[4] {
+  # expected-error @+1 {{in_axes: axis 2 of operand 0 is out of range for rank 2 (valid: -2..1)}}
+  return vmap(g, in_axes=2)(x);
+}
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+fn f(x: f32[4]) -> f32[4] {
+  # expected-error @+1 {{out_axes: axis 1 is out of range for a result of per-example type f32 (valid: -1..0)}}
+  return vmap(g, out_axes=1)(x);
+}
+
+# -----
+
+fn g(a: f32, b: f32) -> f32 { return a * b; }
+fn f(x: f32[10], y: f32[12]) -> f32[10] {
+  # expected-error @+1 {{vmapped operands have different sizes on their mapped axes: 10 (operand 0) and 12 (operand 1)}}
+  return vmap(g)(x, y);
+}
+
+# -----
+
+fn g(a: f32, b: f32) -> f32 { return a * b; }
+fn f(x: f32, y: f32) -> f32[5] {
+  # expected-error @+1 {{vmap needs axis_size= when no operand is mapped (all in_axes are none)}}
+  return vmap(g, in_axes=none)(x, y);
+}
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+fn f(x: f32[4]) -> f32[4] {
+  # expected-error @+1 {{axis_size=5 does not match size 4 of the mapped axis of operand 0}}
+  return vmap(g, axis_size=5)(x);
+}
+
+# -----
+
+fn g(a: f32[3]) -> f32 { return sum(a); }
+fn f(x: f32[4, 5]) -> f32[4] {
+  # expected-error @+1 {{vmap('g'): operand 0 has per-example type f32[5] (after removing mapped axis 0 of f32[4, 5]), but 'g' expects f32[3] for parameter 'a'}}
+  return vmap(g)(x);
+}
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+fn f(x: f32) -> f32[4] {
+  # expected-error @+1 {{in_axes maps operand 0 of type f32, a scalar with no axis to map over; use none for it}}
+  return vmap(g)(x);
+}
+
+# -----
+
+fn g(a: f32, b: f32) -> f32 { return a * b; }
+fn f(x: f32[4]) -> f32[4] {
+  # expected-error @+1 {{vmap('g') takes 2 arguments, got 1}}
+  return vmap(g)(x);
+}
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+fn f(x: f32[4]) -> f32[4] {
+  # expected-error @+1 {{vmap(...) must be applied to arguments}}
+  let h = vmap(g);
+  return x;
+}
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{unknown keyword argument 'axis' for vmap (expected in_axes=, out_axes=, axis_size=)}}
+fn m = vmap(g, axis=0);
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{in_axes must be an integer, none, or a tuple of those}}
+fn m = vmap(g, in_axes=(0.5));
+
+# -----
+
+# expected-error @+1 {{builtin 'exp' cannot be mapped directly; wrap it in a fn}}
+fn m = vmap(exp);
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{'fn m = ...' must name a vmap(...) expression}}
+fn m = g;
+
+# -----
+
+#===------------------------------------------------------------------===#
+# export
+#===------------------------------------------------------------------===#
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{batch must be at least 1, got 0}}
+export e = vmap(g, batch=0);
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{an export needs its static batch size: add batch=B}}
+export e = vmap(g, in_axes=0);
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{batch= is only allowed in 'export NAME = vmap(f, ..., batch=B);'; use axis_size= here}}
+fn m = vmap(g, batch=4);
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{an export must be 'vmap(f, in_axes=..., out_axes=..., batch=B)'}}
+export e = g;
+
+# -----
+
+fn g(a: f32, b: f32) -> f32 { return a * b; }
+fn m = vmap(g, in_axes=(0, none));
+# expected-error @+1 {{cannot derive the per-example parameter types of 'm': its axis size is only known where it is applied}}
+export e = vmap(m, batch=8);
+
+# -----
+
+fn g(a: f32[3]) -> f32 { return sum(a); }
+# expected-error @+1 {{in_axes: axis 2 of operand 0 is out of range for rank 2 (valid: -2..1)}}
+export e = vmap(g, in_axes=2, batch=8);
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{'e' is an entry point for host programs and cannot be called}}
+fn f(x: f32[8]) -> f32[8] { return e(x); }
+export e = vmap(g, batch=8);
