@@ -1,0 +1,188 @@
+//===- NpyTest.cpp - .npy reader and writer tests -------------------------===//
+
+#include "TestUtil.h"
+#include "vmapc/Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace vmapc;
+using namespace vmapc_test;
+
+namespace {
+
+/// A .npy file as numpy writes it: version major.minor, `dict` padded with
+/// spaces and a newline to a 64-byte multiple, then `data`.
+std::string npyBytes(const std::string &dict, const std::string &data,
+                     int major = 1) {
+  size_t prefix = major == 1 ? 10 : 12;
+  std::string header = dict;
+  size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - prefix - header.size() - 1, ' ');
+  header += '\n';
+  std::string s = "\x93NUMPY";
+  s += char(major);
+  s += '\0';
+  s += char(header.size() & 0xff);
+  s += char((header.size() >> 8) & 0xff);
+  if (major != 1) {
+    s += '\0';
+    s += '\0';
+  }
+  return s + header + data;
+}
+
+std::string int32Bytes(std::initializer_list<int32_t> values) {
+  std::string s;
+  for (int32_t v : values)
+    s.append(reinterpret_cast<const char *>(&v), 4);
+  return s;
+}
+
+Status parse(const std::string &bytes, NpyArray *out = nullptr) {
+  NpyArray tmp;
+  return parseNpy(bytes.data(), bytes.size(), "a.npy", out ? out : &tmp);
+}
+
+TEST(Npy, ReadsWhatNumpyWrites) {
+  // np.save(f, np.arange(3, dtype=np.int32) - 1)
+  std::string b = npyBytes(
+      "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+      int32Bytes({-1, 0, 1}));
+  ASSERT_EQ(b.size(), 128u + 12u); // numpy pads the header to 128
+  NpyArray a;
+  Status s = parse(b, &a);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(a.dtype, DType::I32);
+  EXPECT_EQ(a.shape, std::vector<int64_t>{3});
+  ASSERT_EQ(a.data.size(), 12u);
+  int32_t v[3];
+  std::memcpy(v, a.data.data(), 12);
+  EXPECT_EQ(v[0], -1);
+  EXPECT_EQ(v[2], 1);
+}
+
+TEST(Npy, ReadsVersion2AndKeyOrderAndScalars) {
+  std::string b = npyBytes(
+      "{'shape': (), 'fortran_order': False, 'descr': '<f4'}",
+      std::string("\x00\x00\xc0\x3f", 4), 2); // 1.5f
+  NpyArray a;
+  ASSERT_TRUE(parse(b, &a).ok());
+  EXPECT_EQ(a.dtype, DType::F32);
+  EXPECT_TRUE(a.shape.empty());
+  float f;
+  std::memcpy(&f, a.data.data(), 4);
+  EXPECT_EQ(f, 1.5f);
+}
+
+TEST(Npy, RoundTripEachDType) {
+  std::vector<float> f = {1.5f, -2.0f, 0.0f, 3.25f, 1e30f, -0.5f};
+  std::vector<int32_t> i = {7, -8, 2147483647, -2147483647 - 1, 0};
+  std::vector<unsigned char> b = {1, 0, 0, 1};
+  struct Case {
+    DType dtype;
+    std::vector<int64_t> shape;
+    const void *data;
+    size_t bytes;
+    const char *descr;
+  };
+  const Case cases[] = {
+      {DType::F32, {2, 3}, f.data(), 24, "'descr': '<f4'"},
+      {DType::I32, {5}, i.data(), 20, "'descr': '<i4'"},
+      {DType::Bool, {2, 1, 2}, b.data(), 4, "'descr': '|b1'"},
+      {DType::Bool, {}, b.data(), 1, "'shape': ()"},
+      {DType::F32, {0, 4}, nullptr, 0, "'shape': (0, 4)"},
+  };
+  for (const Case &c : cases) {
+    std::string path = tempPath(".npy");
+    ASSERT_TRUE(writeNpy(path, c.dtype, c.shape, c.data).ok());
+    std::string raw = readFileBytes(path);
+    // Header: magic, version 1.0, and a 64-byte aligned header ending in \n.
+    ASSERT_EQ(raw.compare(0, 8, std::string("\x93NUMPY\x01\x00", 8)), 0);
+    size_t headerLen = uint8_t(raw[8]) | uint8_t(raw[9]) << 8;
+    EXPECT_EQ((10 + headerLen) % 64, 0u);
+    EXPECT_EQ(raw[10 + headerLen - 1], '\n');
+    EXPECT_NE(raw.find(c.descr), std::string::npos) << raw.substr(10, headerLen);
+    EXPECT_NE(raw.find("'fortran_order': False"), std::string::npos);
+    EXPECT_EQ(raw.size(), 10 + headerLen + c.bytes);
+
+    NpyArray a;
+    Status s = readNpy(path, &a);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(a.dtype, c.dtype);
+    EXPECT_EQ(a.shape, c.shape);
+    ASSERT_EQ(a.data.size(), c.bytes);
+    if (c.bytes) {
+      EXPECT_EQ(std::memcmp(a.data.data(), c.data, c.bytes), 0);
+    }
+    std::remove(path.c_str());
+  }
+  std::string one;
+  ASSERT_TRUE(serializeNpy(DType::I32, {1}, i.data(), &one).ok());
+  EXPECT_NE(one.find("'shape': (1,)"), std::string::npos);
+}
+
+TEST(Npy, BoolsAreNormalized) {
+  std::string b = npyBytes(
+      "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+      std::string("\x00\x05", 2));
+  NpyArray a;
+  ASSERT_TRUE(parse(b, &a).ok());
+  EXPECT_EQ(a.data, (std::vector<unsigned char>{0, 1}));
+}
+
+TEST(Npy, Errors) {
+  const std::string ok = "{'descr': '<i4', 'fortran_order': False, "
+                         "'shape': (2,), }";
+  const std::string data = int32Bytes({1, 2});
+  struct Case {
+    std::string bytes;
+    const char *expected;
+  };
+  const Case cases[] = {
+      {npyBytes("{'descr': '<i4', 'fortran_order': True, 'shape': (2,), }",
+                data),
+       "a.npy: Fortran-order arrays are not supported (save a C-order array)"},
+      {npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+                std::string(8, '\0')),
+       "a.npy: unsupported dtype '<f8' (supported: <f4, <i4, |b1)"},
+      {npyBytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+                data),
+       "a.npy: unsupported dtype '>f4' (supported: <f4, <i4, |b1)"},
+      {"NUMPY!" + npyBytes(ok, data).substr(6),
+       "a.npy: not a .npy file (bad magic)"},
+      {npyBytes(ok, data).substr(0, 7), "a.npy: truncated .npy file (7 bytes)"},
+      {npyBytes(ok, data).substr(0, 40), "a.npy: truncated .npy header"},
+      {npyBytes(ok, data.substr(0, 6)),
+       "a.npy: truncated .npy data: expected 8 bytes, got 6"},
+      {npyBytes(ok, data + "xy"), "a.npy: 2 unexpected bytes after the .npy data"},
+      {npyBytes(ok, data, 3), "a.npy: unsupported .npy version 3.0 "
+                              "(supported: 1.0, 2.0)"},
+      {npyBytes("{'descr': '<i4', 'fortran_order': False}", data),
+       "a.npy: bad .npy header: missing 'descr', 'fortran_order' or 'shape'"},
+      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, x)}",
+                data),
+       "a.npy: bad .npy header: 'shape' has a non-integer dimension"},
+      {npyBytes("'descr': '<i4'", data), "a.npy: bad .npy header: expected '{'"},
+      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), "
+                "'extra': 1}",
+                data),
+       "a.npy: bad .npy header: unexpected key 'extra'"},
+      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': "
+                "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)}",
+                data),
+       "a.npy: rank exceeds the maximum 16"},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(parse(c.bytes).message(), c.expected);
+
+  NpyArray a;
+  std::string missing = tempPath(".npy");
+  Status s = readNpy(missing, &a);
+  EXPECT_EQ(s.message(), missing + ": cannot open: No such file or directory");
+  EXPECT_EQ(writeNpy(missing, DType::F32, {-1}, nullptr).message(),
+            missing + ": negative dimension");
+}
+
+} // namespace

@@ -1,0 +1,435 @@
+//===- RuntimeTest.cpp - Loading and chunked execution tests --------------===//
+
+#include "AllocHook.h"
+#include "TestUtil.h"
+#include "vmapc/CpuBackend.h"
+#include "vmapc/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+using namespace vmapc;
+using namespace vmapc_test;
+
+namespace {
+
+std::string serialize(const Artifact &a) {
+  std::string bytes;
+  Status s = serializeArtifact(a, &bytes);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return bytes;
+}
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+uintptr_t joinAddress(const int32_t *p) {
+  return uintptr_t(uint32_t(p[0])) | uintptr_t(uint32_t(p[1])) << 32;
+}
+
+class RuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(Device::open("cpu", &cpu).ok());
+    code = testKernelBytes();
+    ASSERT_FALSE(code.empty()) << "cannot read " << VMAPC_TEST_KERNELS;
+    bytes = serialize(makeTestArtifact(code));
+    Status s = Executable::loadBytes(cpu, bytes.data(), bytes.size(), &exe);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+
+  const Entry &entry(const char *name) {
+    const Entry *e = nullptr;
+    Status s = exe->findEntry(name, &e);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return *e;
+  }
+
+  Status loadError(const Artifact &a) {
+    std::string b = serialize(a);
+    std::unique_ptr<Executable> other;
+    Status s = Executable::loadBytes(cpu, b.data(), b.size(), &other);
+    EXPECT_EQ(other, nullptr);
+    return s;
+  }
+
+  Device cpu;
+  std::string code;
+  std::string bytes;
+  std::unique_ptr<Executable> exe;
+};
+
+TEST(Device, OpenCpuAndUnknown) {
+  Device d;
+  ASSERT_TRUE(Device::open("cpu", &d).ok());
+  EXPECT_EQ(d.name(), "cpu");
+  Status s = Device::open("cuda:7", &d);
+  EXPECT_EQ(s.message(), "unknown device 'cuda:7' (available: cpu)");
+}
+
+TEST_F(RuntimeTest, EntriesAndInfo) {
+  ASSERT_EQ(exe->numEntries(), 4u);
+  EXPECT_EQ(exe->entry(0).name(), "affine");
+  const Entry &r = entry("reduce");
+  EXPECT_EQ(r.numInputs(), 2u);
+  EXPECT_EQ(r.numOutputs(), 3u);
+  EXPECT_EQ(r.batchSize(), 4u);
+  EXPECT_EQ(r.info().outputs[1].dtype, DType::Bool);
+  EXPECT_EQ(exe->artifact().cpuFeatures, std::vector<std::string>{"sse2"});
+  Stats st = exe->stats();
+  EXPECT_EQ(st.allocations, 1u);
+  EXPECT_EQ(st.arenaBytes, 512u); // the largest arena, rounded to 256
+  EXPECT_EQ(st.calls, 0u);
+  EXPECT_EQ(st.launches, 0u);
+}
+
+TEST_F(RuntimeTest, UnknownEntry) {
+  const Entry *e = nullptr;
+  Status s = exe->findEntry("nope", &e);
+  EXPECT_EQ(s.message(),
+            "unknown entry 'nope'; entries are: affine, axis1, reduce, probe");
+  EXPECT_EQ(exe->run("nope", {}, {}).message(), s.message());
+}
+
+class ChunkTest : public RuntimeTest,
+                  public ::testing::WithParamInterface<int64_t> {};
+
+TEST_P(ChunkTest, MappedAxis0) {
+  const int64_t n = GetParam();
+  std::vector<float> x(n * 4), c = {0.5f, -1.0f, 10.0f, 100.0f};
+  for (int64_t i = 0; i < n * 4; ++i)
+    x[i] = float(i) * 0.25f - 3.0f;
+  std::vector<float> y(n * 4 + 1, -7.0f); // one guard element
+  HostArray xa{x.data(), DType::F32, {n, 4}};
+  HostArray ca{c.data(), DType::F32, {4}};
+  MutableHostArray ya{y.data(), DType::F32, {n, 4}};
+  Status s = exe->run(entry("affine"), {xa, ca}, {ya});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t b = 0; b < n; ++b)
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(y[b * 4 + i], 2.0f * x[b * 4 + i] + c[i]) << b << "," << i;
+  EXPECT_EQ(y[n * 4], -7.0f);
+  Stats st = exe->stats();
+  EXPECT_EQ(st.calls, 1u);
+  EXPECT_EQ(st.launches, ceilDiv(n, kTestB));
+  EXPECT_EQ(st.examples, uint64_t(n));
+  EXPECT_EQ(st.allocations, 1u);
+}
+
+TEST_P(ChunkTest, MappedAxis1In2Out) {
+  const int64_t n = GetParam();
+  // x: [2, N, 3] (per-example [2, 3], axis 1); y: [2, 3, N] (axis 2).
+  std::vector<int32_t> x(2 * n * 3);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = int32_t(i * 7 % 23) - 5;
+  std::vector<int32_t> y(2 * 3 * n + 1, -99);
+  HostArray xa{x.data(), DType::I32, {2, n, 3}};
+  MutableHostArray ya{y.data(), DType::I32, {2, 3, n}};
+  Status s = exe->run(entry("axis1"), {xa}, {ya});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t b = 0; b < n; ++b)
+        ASSERT_EQ(y[(i * 3 + j) * n + b], 3 * x[(i * n + b) * 3 + j] + 1);
+  EXPECT_EQ(y[2 * 3 * n], -99);
+  EXPECT_EQ(exe->stats().launches, ceilDiv(n, kTestB));
+}
+
+TEST_P(ChunkTest, ScalarsBoolsAndUnbatchedOutput) {
+  const int64_t n = GetParam();
+  std::vector<float> x(n * 3);
+  for (int64_t i = 0; i < n * 3; ++i)
+    x[i] = float((i * 5) % 11) - 5.0f;
+  float sc = 1.5f;
+  std::vector<float> y(n, -7.0f);
+  std::vector<unsigned char> pos(n, 7);
+  float total = -7.0f;
+  Status s = exe->run(entry("reduce"),
+                      {HostArray{x.data(), DType::F32, {n, 3}},
+                       HostArray{&sc, DType::F32, {}}},
+                      {MutableHostArray{y.data(), DType::F32, {n}},
+                       MutableHostArray{pos.data(), DType::Bool, {n}},
+                       MutableHostArray{&total, DType::F32, {}}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t b = 0; b < n; ++b) {
+    float want = sc * (x[b * 3] + x[b * 3 + 1] + x[b * 3 + 2]);
+    EXPECT_EQ(y[b], want);
+    EXPECT_EQ(pos[b], want > 0 ? 1 : 0);
+  }
+  // The unbatched output is computed even for N = 0 (one launch).
+  EXPECT_EQ(total, 2 * sc + 1);
+  EXPECT_EQ(exe->stats().launches, n == 0 ? 1u : ceilDiv(n, kTestB));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, ChunkTest,
+                         ::testing::Values(0, 1, kTestB - 1, kTestB,
+                                           2 * kTestB + 3));
+
+TEST_F(RuntimeTest, NZeroWithoutUnbatchedOutputLaunchesNothing) {
+  float c[4] = {1, 2, 3, 4};
+  Status s = exe->run(entry("affine"),
+                      {HostArray{nullptr, DType::F32, {0, 4}},
+                       HostArray{c, DType::F32, {4}}},
+                      {MutableHostArray{nullptr, DType::F32, {0, 4}}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(exe->stats().launches, 0u);
+  EXPECT_EQ(exe->stats().calls, 1u);
+}
+
+TEST_F(RuntimeTest, UnmappedInputPassedOnceAndFullChunksInPlace) {
+  // N = 2B: every chunk is full, so x is passed in place; c always is.
+  const int64_t n = 2 * kTestB;
+  std::vector<float> x(n * 2), y(n * 2), c = {1, 2, 3};
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i);
+  int32_t addrs[6] = {};
+  const Entry &probe = entry("probe");
+  ASSERT_TRUE(exe->run(probe,
+                       {HostArray{x.data(), DType::F32, {n, 2}},
+                        HostArray{c.data(), DType::F32, {3}}},
+                       {MutableHostArray{y.data(), DType::F32, {n, 2}},
+                        MutableHostArray{addrs, DType::I32, {6}}})
+                  .ok());
+  EXPECT_EQ(y, x);
+  EXPECT_EQ(joinAddress(addrs), uintptr_t(c.data()));
+  uintptr_t arena = joinAddress(addrs + 2);
+  EXPECT_EQ(arena % 256, 0u);
+  // The last launch saw x at example B of the user's buffer.
+  EXPECT_EQ(joinAddress(addrs + 4), uintptr_t(x.data() + kTestB * 2));
+
+  // N = 2B + 1: the last chunk is padded, so x goes through its staging slot
+  // (offset 0 of the arena), and c is still the user's pointer.
+  const int64_t m = n + 1;
+  std::vector<float> x2(m * 2, 4.0f), y2(m * 2, 0.0f);
+  ASSERT_TRUE(exe->run(probe,
+                       {HostArray{x2.data(), DType::F32, {m, 2}},
+                        HostArray{c.data(), DType::F32, {3}}},
+                       {MutableHostArray{y2.data(), DType::F32, {m, 2}},
+                        MutableHostArray{addrs, DType::I32, {6}}})
+                  .ok());
+  EXPECT_EQ(y2, x2);
+  EXPECT_EQ(joinAddress(addrs), uintptr_t(c.data()));
+  EXPECT_EQ(joinAddress(addrs + 2), arena);
+  EXPECT_EQ(joinAddress(addrs + 4), arena);
+  EXPECT_EQ(exe->stats().launches, 2u + 3u);
+  EXPECT_EQ(exe->stats().examples, uint64_t(n + m));
+}
+
+TEST_F(RuntimeTest, NoHeapAllocationAcrossRepeatedRuns) {
+  const Entry &affine = entry("affine");
+  const Entry &axis1 = entry("axis1");
+  const int64_t n = 2 * kTestB + 3;
+  std::vector<float> x(n * 4, 1.0f), c(4, 2.0f), y(n * 4);
+  std::vector<int32_t> xi(2 * n * 3, 5), yi(2 * n * 3);
+  HostArray in[2] = {{x.data(), DType::F32, {n, 4}},
+                     {c.data(), DType::F32, {4}}};
+  MutableHostArray out[1] = {{y.data(), DType::F32, {n, 4}}};
+  HostArray in1[1] = {{xi.data(), DType::I32, {2, n, 3}}};
+  MutableHostArray out1[1] = {{yi.data(), DType::I32, {2, 3, n}}};
+  startCountingAllocations();
+  bool allOk = true;
+  for (int i = 0; i < 100; ++i) {
+    allOk &= exe->run(affine, {in, 2}, {out, 1}).ok();
+    allOk &= exe->run(axis1, {in1, 1}, {out1, 1}).ok();
+    allOk &= exe->run("affine", {in, 2}, {out, 1}).ok();
+  }
+  uint64_t allocations = stopCountingAllocations();
+  EXPECT_TRUE(allOk);
+  EXPECT_EQ(allocations, 0u);
+  EXPECT_EQ(y[0], 4.0f);
+  EXPECT_EQ(yi[0], 16);
+  Stats st = exe->stats();
+  EXPECT_EQ(st.calls, 300u);
+  EXPECT_EQ(st.launches, 300u * 3);
+  EXPECT_EQ(st.examples, 300u * uint64_t(n));
+  EXPECT_EQ(st.allocations, 1u);
+}
+
+TEST_F(RuntimeTest, AllocHookCounts) {
+  startCountingAllocations();
+  std::string *volatile s = new std::string(100, 'x');
+  void *volatile p = std::malloc(64);
+  std::free(p);
+  delete s;
+  EXPECT_GE(stopCountingAllocations(), 3u);
+}
+
+TEST_F(RuntimeTest, LoadFromFile) {
+  std::string path = tempPath(".vmapc");
+  ASSERT_TRUE(writeArtifactFile(makeTestArtifact(code), path).ok());
+  std::unique_ptr<Executable> fromFile;
+  Status s = Executable::loadFile(cpu, path, &fromFile);
+  ASSERT_TRUE(s.ok()) << s.message();
+  float x[4] = {1, 2, 3, 4}, c[4] = {1, 1, 1, 1}, y[4] = {};
+  ASSERT_TRUE(fromFile
+                  ->run("affine",
+                        {HostArray{x, DType::F32, {1, 4}},
+                         HostArray{c, DType::F32, {4}}},
+                        {MutableHostArray{y, DType::F32, {1, 4}}})
+                  .ok());
+  EXPECT_EQ(y[3], 9.0f);
+
+  // Truncated file: the error names the file.
+  writeFileBytes(path, bytes.substr(0, bytes.size() / 2));
+  s = Executable::loadFile(cpu, path, &fromFile);
+  EXPECT_EQ(s.message(), path + ": truncated artifact: header says " +
+                             std::to_string(bytes.size()) + " bytes, got " +
+                             std::to_string(bytes.size() / 2));
+  std::remove(path.c_str());
+  s = Executable::loadFile(cpu, path, &fromFile);
+  EXPECT_NE(s.message().find(path + ": cannot open"), std::string::npos);
+}
+
+TEST_F(RuntimeTest, CorruptBytesFailToLoad) {
+  std::unique_ptr<Executable> other;
+  std::string b = bytes;
+  b[b.size() / 2] ^= 1;
+  EXPECT_EQ(Executable::loadBytes(cpu, b.data(), b.size(), &other).message(),
+            "checksum mismatch: the artifact is corrupt");
+  b = bytes;
+  b[1] = 'X';
+  EXPECT_EQ(Executable::loadBytes(cpu, b.data(), b.size(), &other).message(),
+            "bad magic: not a .vmapc artifact");
+  EXPECT_NE(Executable::loadBytes(cpu, b.data(), 10, &other)
+                .message()
+                .find("truncated artifact"),
+            std::string::npos);
+  EXPECT_EQ(other, nullptr);
+}
+
+TEST_F(RuntimeTest, MissingSymbol) {
+  Artifact a = makeTestArtifact(code);
+  a.entries[1].symbol = "rt_nope";
+  EXPECT_EQ(loadError(a).message(),
+            "entry 'axis1': symbol 'rt_nope' not found in the code object");
+}
+
+TEST_F(RuntimeTest, CpuFeatures) {
+  Artifact a = makeTestArtifact(code);
+  a.cpuFeatures = {"sse2", "warp-drive"};
+  EXPECT_EQ(loadError(a).message(), "unknown CPU feature 'warp-drive'");
+
+  auto lacksAvx2 = [](const std::string &f) { return f != "avx2"; };
+  EXPECT_TRUE(cpu::checkCpuFeatures({"sse2", "avx"}, lacksAvx2).ok());
+  EXPECT_EQ(cpu::checkCpuFeatures({"sse2", "avx2"}, lacksAvx2).message(),
+            "the code needs CPU feature 'avx2', which this CPU lacks");
+  EXPECT_TRUE(cpu::hostSupports("sse2")); // x86-64 baseline
+  EXPECT_FALSE(cpu::hostSupports("warp-drive"));
+
+  // Every known feature the host lacks is rejected at load (no x86 CPU has
+  // them all: "sse4a", "fma4" and "xop" are AMD-only and were dropped in
+  // Zen, the avx512 ones are missing on most AMD and client Intel parts).
+  int lacking = 0;
+  for (const std::string &f : cpu::knownCpuFeatures()) {
+    a.cpuFeatures = {"sse2", f};
+    if (cpu::hostSupports(f)) {
+      std::string b = serialize(a);
+      std::unique_ptr<Executable> ok;
+      Status s = Executable::loadBytes(cpu, b.data(), b.size(), &ok);
+      EXPECT_TRUE(s.ok()) << f << ": " << s.message();
+      continue;
+    }
+    ++lacking;
+    EXPECT_EQ(loadError(a).message(),
+              "the code needs CPU feature '" + f + "', which this CPU lacks");
+  }
+  EXPECT_GT(lacking, 0);
+}
+
+TEST_F(RuntimeTest, ArgumentErrorsNameTheArgumentAndWriteNothing) {
+  const Entry &affine = entry("affine");
+  float x[12] = {}, c[4] = {}, y[12];
+  int32_t xi[12] = {};
+  for (float &v : y)
+    v = -7.0f;
+  HostArray xa{x, DType::F32, {3, 4}};
+  HostArray ca{c, DType::F32, {4}};
+  MutableHostArray ya{y, DType::F32, {3, 4}};
+  auto run = [&](Span<HostArray> in, Span<MutableHostArray> out) {
+    return exe->run(affine, in, out).message();
+  };
+  EXPECT_EQ(run({xa}, {ya}), "entry 'affine' takes 2 inputs (x, c), got 1");
+  EXPECT_EQ(run({xa, ca}, {}), "entry 'affine' has 1 outputs (y), got 0");
+  EXPECT_EQ(run({HostArray{xi, DType::I32, {3, 4}}, ca}, {ya}),
+            "input 'x': expected dtype f32, got i32");
+  EXPECT_EQ(run({HostArray{x, DType::F32, {3, 3}}, ca}, {ya}),
+            "input 'x': expected shape [N, 4] (axis 0 mapped, N = 3), got "
+            "[3, 3]");
+  EXPECT_EQ(run({HostArray{x, DType::F32, {12}}, ca}, {ya}),
+            "input 'x': expected shape [N, 4] (axis 0 mapped), got [12]");
+  EXPECT_EQ(run({xa, HostArray{c, DType::F32, {1, 4}}}, {ya}),
+            "input 'c': expected shape [4] (unmapped), got [1, 4]");
+  EXPECT_EQ(run({xa, ca}, {MutableHostArray{y, DType::F32, {2, 4}}}),
+            "output 'y': expected shape [N, 4] (axis 0 mapped, N = 3), got "
+            "[2, 4]");
+  EXPECT_EQ(run({xa, ca}, {MutableHostArray{y, DType::Bool, {3, 4}}}),
+            "output 'y': expected dtype f32, got bool");
+  EXPECT_EQ(run({HostArray{nullptr, DType::F32, {3, 4}}, ca}, {ya}),
+            "input 'x': data is null");
+  int64_t big[17] = {};
+  EXPECT_EQ(run({HostArray{x, DType::F32, Shape(big, 17)}, ca}, {ya}),
+            "input 'x': shape has more than 16 dims");
+  EXPECT_EQ(run({HostArray{x, DType::F32, {int64_t(1) << 61, 4}}, ca},
+                {MutableHostArray{y, DType::F32, {int64_t(1) << 61, 4}}}),
+            "input 'x': array is too large");
+  for (float v : y)
+    ASSERT_EQ(v, -7.0f);
+
+  // Mapped outputs must agree with N from the inputs.
+  float s = 1, ry[4], total;
+  unsigned char pos[4];
+  EXPECT_EQ(exe->run("reduce",
+                     {HostArray{x, DType::F32, {3, 3}},
+                      HostArray{&s, DType::F32, {}}},
+                     {MutableHostArray{ry, DType::F32, {4}},
+                      MutableHostArray{pos, DType::Bool, {3}},
+                      MutableHostArray{&total, DType::F32, {}}})
+                .message(),
+            "output 'y': expected shape [N] (axis 0 mapped, N = 3), got [4]");
+  EXPECT_EQ(exe->stats().calls, 0u);
+  EXPECT_EQ(exe->stats().launches, 0u);
+}
+
+TEST_F(RuntimeTest, EntryOfAnotherExecutableIsRejected) {
+  std::unique_ptr<Executable> other;
+  ASSERT_TRUE(Executable::loadBytes(cpu, bytes.data(), bytes.size(), &other)
+                  .ok());
+  const Entry *e = nullptr;
+  ASSERT_TRUE(other->findEntry("affine", &e).ok());
+  EXPECT_EQ(exe->run(*e, {}, {}).message(),
+            "entry does not belong to this executable");
+}
+
+float runAffineOnce(Executable &exe) {
+  float x[4] = {1, 0, 0, 0}, c[4] = {0, 0, 0, 0}, y[4] = {};
+  Status s = exe.run("affine",
+                     {HostArray{x, DType::F32, {1, 4}},
+                      HostArray{c, DType::F32, {4}}},
+                     {MutableHostArray{y, DType::F32, {1, 4}}});
+  EXPECT_TRUE(s.ok()) << s.message();
+  return y[0];
+}
+
+TEST_F(RuntimeTest, EachLoadGetsItsOwnCode) {
+  // Variant 2 has the same symbols but computes 3x + c. The memfd of the
+  // first load is closed, so the second reuses its fd number: the loader must
+  // still load the new code rather than return the first object.
+  std::string code2 = readFileBytes(VMAPC_TEST_KERNELS2);
+  ASSERT_FALSE(code2.empty());
+  std::string bytes2 = serialize(makeTestArtifact(code2));
+  std::unique_ptr<Executable> second;
+  ASSERT_TRUE(
+      Executable::loadBytes(cpu, bytes2.data(), bytes2.size(), &second).ok());
+  EXPECT_EQ(runAffineOnce(*exe), 2.0f);
+  EXPECT_EQ(runAffineOnce(*second), 3.0f);
+  exe.reset();
+  std::unique_ptr<Executable> third;
+  ASSERT_TRUE(
+      Executable::loadBytes(cpu, bytes.data(), bytes.size(), &third).ok());
+  EXPECT_EQ(runAffineOnce(*third), 2.0f);
+  EXPECT_EQ(runAffineOnce(*second), 3.0f);
+}
+
+} // namespace

@@ -1,0 +1,515 @@
+//===- ArtifactFormat.cpp - .vmapc writer, reader and validator ----------===//
+
+#include "vmapc/ArtifactFormat.h"
+
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+namespace vmapc {
+
+size_t dtypeBytes(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::I32:
+    return "i32";
+  case DType::Bool:
+    return "bool";
+  }
+  return "invalid";
+}
+
+uint64_t fnv1a64(const void *data, size_t size) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+int64_t exampleBytes(const ArgInfo &arg) {
+  uint64_t bytes = dtypeBytes(arg.dtype);
+  for (int64_t d : arg.shape) {
+    if (d < 0)
+      return -1;
+    if (d != 0 && bytes > kMaxArrayBytes / uint64_t(d))
+      return -1;
+    bytes *= uint64_t(d);
+  }
+  if (bytes >= kMaxArrayBytes)
+    return -1;
+  return int64_t(bytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+static bool isValidDType(uint8_t v) { return v >= 1 && v <= 3; }
+
+static Status checkName(const std::string &name, const std::string &what) {
+  if (name.empty())
+    return Status::error(what + " is empty");
+  if (name.size() > kMaxNameBytes)
+    return Status::error(what + " is longer than " +
+                         std::to_string(kMaxNameBytes) + " bytes");
+  if (name.find('\0') != std::string::npos)
+    return Status::error(what + " contains a NUL byte");
+  return Status();
+}
+
+static std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+static Status validateArgs(const EntryInfo &entry,
+                           const std::vector<ArgInfo> &args, const char *kind,
+                           std::vector<std::pair<uint64_t, uint64_t>> &slots) {
+  if (args.size() > kMaxArgs)
+    return Status::error("entry '" + entry.name + "' has more than " +
+                         std::to_string(kMaxArgs) + " " + kind + "s");
+  std::set<std::string> names;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgInfo &arg = args[i];
+    std::string where = "entry '" + entry.name + "' " + kind + " #" +
+                        std::to_string(i);
+    VMAPC_RETURN_IF_ERROR(checkName(arg.name, where + " name"));
+    where = "entry '" + entry.name + "' " + kind + " '" + arg.name + "'";
+    if (!names.insert(arg.name).second)
+      return Status::error(where + ": duplicate name");
+    if (!isValidDType(uint8_t(arg.dtype)))
+      return Status::error(where + ": invalid dtype " +
+                           std::to_string(unsigned(arg.dtype)));
+    if (arg.shape.size() > kMaxRank)
+      return Status::error(where + ": rank " + std::to_string(arg.shape.size()) +
+                           " exceeds the maximum " + std::to_string(kMaxRank));
+    for (int64_t d : arg.shape)
+      if (d < 0)
+        return Status::error(where + ": negative dimension in shape " +
+                             shapeString(arg.shape));
+    int64_t rank = int64_t(arg.shape.size());
+    if (arg.mappedAxis != kNoAxis &&
+        (arg.mappedAxis < 0 || arg.mappedAxis > rank))
+      return Status::error(where + ": mapped axis " +
+                           std::to_string(arg.mappedAxis) +
+                           " out of range [0, " + std::to_string(rank) +
+                           "] (or -1 for none)");
+    int64_t ex = exampleBytes(arg);
+    if (ex < 0 || uint64_t(ex) > kMaxArrayBytes / entry.batchSize)
+      return Status::error(where + ": array size overflows");
+    uint64_t batchedBytes =
+        uint64_t(ex) * (arg.isMapped() ? entry.batchSize : 1);
+    if (arg.isMapped() && !arg.hasStaging())
+      return Status::error(where + ": mapped argument has no staging slot");
+    if (arg.hasStaging()) {
+      if (arg.stagingOffset > entry.arenaBytes ||
+          batchedBytes > entry.arenaBytes - arg.stagingOffset)
+        return Status::error(where + ": staging slot [" +
+                             std::to_string(arg.stagingOffset) + ", +" +
+                             std::to_string(batchedBytes) +
+                             ") exceeds the arena of " +
+                             std::to_string(entry.arenaBytes) + " bytes");
+      if (batchedBytes > 0)
+        slots.push_back({arg.stagingOffset, arg.stagingOffset + batchedBytes});
+    }
+  }
+  return Status();
+}
+
+static Status validateCode(const Artifact &artifact) {
+  if (artifact.target != Target::CpuX86_64)
+    return Status::error("unsupported target " +
+                         std::to_string(uint32_t(artifact.target)));
+  const std::string &c = artifact.code;
+  // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
+  if (c.size() < 64 || std::memcmp(c.data(), "\x7f" "ELF", 4) != 0)
+    return Status::error("code is not an ELF object");
+  auto u16At = [&](size_t off) {
+    return uint16_t(uint8_t(c[off]) | (uint8_t(c[off + 1]) << 8));
+  };
+  if (c[4] != 2 /*ELFCLASS64*/ || c[5] != 1 /*ELFDATA2LSB*/ ||
+      u16At(18) != 62 /*EM_X86_64*/)
+    return Status::error("code is not an x86-64 ELF object");
+  if (u16At(16) != 3 /*ET_DYN*/)
+    return Status::error("code is not an ELF shared object (ET_DYN)");
+  return Status();
+}
+
+Status validateArtifact(const Artifact &artifact) {
+  VMAPC_RETURN_IF_ERROR(validateCode(artifact));
+  if (artifact.cpuFeatures.size() > kMaxCpuFeatures)
+    return Status::error("more than " + std::to_string(kMaxCpuFeatures) +
+                         " CPU features");
+  for (const std::string &f : artifact.cpuFeatures)
+    VMAPC_RETURN_IF_ERROR(checkName(f, "CPU feature name"));
+  if (artifact.entries.empty())
+    return Status::error("artifact has no entries");
+  if (artifact.entries.size() > kMaxEntries)
+    return Status::error("more than " + std::to_string(kMaxEntries) +
+                         " entries");
+  std::set<std::string> names;
+  for (size_t i = 0; i < artifact.entries.size(); ++i) {
+    const EntryInfo &e = artifact.entries[i];
+    VMAPC_RETURN_IF_ERROR(
+        checkName(e.name, "entry #" + std::to_string(i) + " name"));
+    if (!names.insert(e.name).second)
+      return Status::error("duplicate entry name '" + e.name + "'");
+    VMAPC_RETURN_IF_ERROR(
+        checkName(e.symbol, "entry '" + e.name + "' symbol"));
+    if (e.batchSize < 1)
+      return Status::error("entry '" + e.name + "': batch size must be >= 1");
+    if (e.arenaBytes >= kMaxArrayBytes)
+      return Status::error("entry '" + e.name + "': arena of " +
+                           std::to_string(e.arenaBytes) + " bytes is too large");
+    std::vector<std::pair<uint64_t, uint64_t>> slots;
+    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.inputs, "input", slots));
+    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", slots));
+    for (size_t a = 0; a < slots.size(); ++a)
+      for (size_t b = a + 1; b < slots.size(); ++b)
+        if (slots[a].first < slots[b].second &&
+            slots[b].first < slots[a].second)
+          return Status::error("entry '" + e.name +
+                               "': staging slots overlap at arena offsets " +
+                               std::to_string(slots[a].first) + " and " +
+                               std::to_string(slots[b].first));
+  }
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+namespace {
+class ByteWriter {
+public:
+  explicit ByteWriter(std::string &out) : out(out) {}
+  void u8(uint8_t v) { out.push_back(char(v)); }
+  void u16(uint16_t v) { le(v, 2); }
+  void u32(uint32_t v) { le(v, 4); }
+  void u64(uint64_t v) { le(v, 8); }
+  void str(const std::string &s) {
+    u32(uint32_t(s.size()));
+    out += s;
+  }
+
+private:
+  void le(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i)
+      out.push_back(char((v >> (8 * i)) & 0xff));
+  }
+  std::string &out;
+};
+} // namespace
+
+static void writeArg(ByteWriter &w, const ArgInfo &arg) {
+  w.str(arg.name);
+  w.u8(uint8_t(arg.dtype));
+  w.u8(uint8_t(arg.shape.size()));
+  w.u16(0);
+  w.u32(uint32_t(arg.mappedAxis));
+  w.u64(arg.stagingOffset);
+  for (int64_t d : arg.shape)
+    w.u64(uint64_t(d));
+}
+
+static void putU64(std::string &s, size_t off, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    s[off + i] = char((v >> (8 * i)) & 0xff);
+}
+
+Status serializeArtifact(const Artifact &artifact, std::string *out) {
+  VMAPC_RETURN_IF_ERROR(validateArtifact(artifact));
+  std::string manifest;
+  ByteWriter m(manifest);
+  m.u32(uint32_t(artifact.cpuFeatures.size()));
+  for (const std::string &f : artifact.cpuFeatures)
+    m.str(f);
+  m.u32(uint32_t(artifact.entries.size()));
+  for (const EntryInfo &e : artifact.entries) {
+    m.str(e.name);
+    m.str(e.symbol);
+    m.u32(e.batchSize);
+    m.u64(e.arenaBytes);
+    m.u64(e.lowerBoundBytes);
+    m.u64(e.naiveSumBytes);
+    m.u32(e.inPlaceCount);
+    m.u32(uint32_t(e.inputs.size()));
+    m.u32(uint32_t(e.outputs.size()));
+    for (const ArgInfo &a : e.inputs)
+      writeArg(m, a);
+    for (const ArgInfo &a : e.outputs)
+      writeArg(m, a);
+  }
+
+  uint64_t codeOffset = kHeaderBytes + manifest.size();
+  codeOffset = (codeOffset + kCodeAlignment - 1) / kCodeAlignment *
+               kCodeAlignment;
+  uint64_t fileSize = codeOffset + artifact.code.size() + kChecksumBytes;
+
+  std::string bytes;
+  bytes.reserve(fileSize);
+  bytes.append(kArtifactMagic, sizeof(kArtifactMagic));
+  ByteWriter h(bytes);
+  h.u32(kFormatVersion);
+  h.u32(uint32_t(artifact.target));
+  h.u64(kHeaderBytes);
+  h.u64(manifest.size());
+  h.u64(codeOffset);
+  h.u64(artifact.code.size());
+  h.u64(fileSize);
+  h.u64(0);
+  bytes += manifest;
+  bytes.resize(codeOffset, '\0');
+  bytes += artifact.code;
+  bytes.resize(fileSize, '\0');
+  putU64(bytes, fileSize - kChecksumBytes,
+         fnv1a64(bytes.data(), fileSize - kChecksumBytes));
+  *out = std::move(bytes);
+  return Status();
+}
+
+Status writeArtifactFile(const Artifact &artifact, const std::string &path) {
+  std::string bytes;
+  VMAPC_RETURN_IF_ERROR(serializeArtifact(artifact, &bytes));
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return Status::error(path + ": cannot open for writing");
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok)
+    return Status::error(path + ": write failed");
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Reader
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Bounds-checked little-endian reader over the manifest. The first failed
+/// read latches an error; later reads return zeros.
+class ByteReader {
+public:
+  ByteReader(const unsigned char *p, size_t size) : p(p), size(size) {}
+
+  bool failed() const { return fail; }
+  size_t remaining() const { return size - pos; }
+  size_t offset() const { return pos; }
+
+  uint64_t le(int n) {
+    if (fail || remaining() < size_t(n)) {
+      fail = true;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i)
+      v |= uint64_t(p[pos + i]) << (8 * i);
+    pos += n;
+    return v;
+  }
+  uint8_t u8() { return uint8_t(le(1)); }
+  uint16_t u16() { return uint16_t(le(2)); }
+  uint32_t u32() { return uint32_t(le(4)); }
+  uint64_t u64() { return le(8); }
+  bool str(std::string *s) {
+    uint32_t n = u32();
+    if (fail || n > remaining()) {
+      fail = true;
+      return false;
+    }
+    s->assign(reinterpret_cast<const char *>(p + pos), n);
+    pos += n;
+    return true;
+  }
+
+private:
+  const unsigned char *p;
+  size_t size;
+  size_t pos = 0;
+  bool fail = false;
+};
+} // namespace
+
+static uint64_t readU64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+static uint32_t readU32(const unsigned char *p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
+         uint32_t(p[3]) << 24;
+}
+
+static Status truncatedManifest(const ByteReader &r) {
+  return Status::error("truncated artifact: manifest ends inside a field at "
+                       "manifest offset " +
+                       std::to_string(r.offset()));
+}
+
+static Status readArg(ByteReader &r, ArgInfo *arg) {
+  if (!r.str(&arg->name))
+    return Status::error("");
+  uint8_t dtype = r.u8();
+  uint8_t rank = r.u8();
+  uint16_t reserved = r.u16();
+  int32_t axis = int32_t(r.u32());
+  arg->stagingOffset = r.u64();
+  if (r.failed())
+    return Status::error("");
+  if (!isValidDType(dtype))
+    return Status::error("argument '" + arg->name + "': invalid dtype " +
+                         std::to_string(dtype));
+  if (rank > kMaxRank)
+    return Status::error("argument '" + arg->name + "': rank " +
+                         std::to_string(rank) + " exceeds the maximum " +
+                         std::to_string(kMaxRank));
+  if (reserved != 0)
+    return Status::error("argument '" + arg->name +
+                         "': reserved field is not zero");
+  arg->dtype = DType(dtype);
+  arg->mappedAxis = axis;
+  arg->shape.resize(rank);
+  for (uint8_t i = 0; i < rank; ++i)
+    arg->shape[i] = int64_t(r.u64());
+  if (r.failed())
+    return Status::error("");
+  return Status();
+}
+
+static Status readManifest(ByteReader &r, Artifact *a) {
+  uint32_t numFeatures = r.u32();
+  if (r.failed())
+    return truncatedManifest(r);
+  if (numFeatures > kMaxCpuFeatures || numFeatures > r.remaining() / 4)
+    return Status::error("bad CPU feature count " +
+                         std::to_string(numFeatures));
+  a->cpuFeatures.resize(numFeatures);
+  for (std::string &f : a->cpuFeatures)
+    if (!r.str(&f))
+      return truncatedManifest(r);
+  uint32_t numEntries = r.u32();
+  if (r.failed())
+    return truncatedManifest(r);
+  // An entry takes at least 52 bytes.
+  if (numEntries > kMaxEntries || numEntries > r.remaining() / 52)
+    return Status::error("bad entry count " + std::to_string(numEntries));
+  a->entries.resize(numEntries);
+  for (EntryInfo &e : a->entries) {
+    r.str(&e.name);
+    r.str(&e.symbol);
+    e.batchSize = r.u32();
+    e.arenaBytes = r.u64();
+    e.lowerBoundBytes = r.u64();
+    e.naiveSumBytes = r.u64();
+    e.inPlaceCount = r.u32();
+    uint32_t numInputs = r.u32();
+    uint32_t numOutputs = r.u32();
+    if (r.failed())
+      return truncatedManifest(r);
+    // An argument takes at least 24 bytes.
+    if (numInputs > kMaxArgs || numOutputs > kMaxArgs ||
+        uint64_t(numInputs) + numOutputs > r.remaining() / 24)
+      return Status::error("entry '" + e.name + "': bad argument counts (" +
+                           std::to_string(numInputs) + " inputs, " +
+                           std::to_string(numOutputs) + " outputs)");
+    e.inputs.resize(numInputs);
+    e.outputs.resize(numOutputs);
+    for (std::vector<ArgInfo> *list : {&e.inputs, &e.outputs}) {
+      for (ArgInfo &arg : *list) {
+        Status s = readArg(r, &arg);
+        if (!s.ok()) {
+          if (r.failed())
+            return truncatedManifest(r);
+          return s.withPrefix("entry '" + e.name + "' ");
+        }
+      }
+    }
+  }
+  if (r.remaining() != 0)
+    return Status::error("manifest has " + std::to_string(r.remaining()) +
+                         " trailing bytes");
+  return Status();
+}
+
+Status parseArtifact(const void *data, size_t size, Artifact *out) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  if (size < kHeaderBytes + kChecksumBytes || !p)
+    return Status::error("truncated artifact: " + std::to_string(size) +
+                         " bytes, smaller than the " +
+                         std::to_string(kHeaderBytes + kChecksumBytes) +
+                         "-byte minimum");
+  if (std::memcmp(p, kArtifactMagic, sizeof(kArtifactMagic)) != 0)
+    return Status::error("bad magic: not a .vmapc artifact");
+  uint32_t version = readU32(p + 8);
+  if (version != kFormatVersion)
+    return Status::error("unsupported format version " +
+                         std::to_string(version) + " (expected " +
+                         std::to_string(kFormatVersion) + ")");
+  uint32_t target = readU32(p + 12);
+  uint64_t manifestOffset = readU64(p + 16);
+  uint64_t manifestSize = readU64(p + 24);
+  uint64_t codeOffset = readU64(p + 32);
+  uint64_t codeSize = readU64(p + 40);
+  uint64_t fileSize = readU64(p + 48);
+  uint64_t reserved = readU64(p + 56);
+  if (fileSize > size)
+    return Status::error("truncated artifact: header says " +
+                         std::to_string(fileSize) + " bytes, got " +
+                         std::to_string(size));
+  if (fileSize < size)
+    return Status::error("artifact has " + std::to_string(size - fileSize) +
+                         " trailing bytes after its declared size of " +
+                         std::to_string(fileSize));
+  uint64_t stored = readU64(p + size - kChecksumBytes);
+  uint64_t actual = fnv1a64(p, size - kChecksumBytes);
+  if (stored != actual)
+    return Status::error("checksum mismatch: the artifact is corrupt");
+  if (target != uint32_t(Target::CpuX86_64))
+    return Status::error("unsupported target " + std::to_string(target) +
+                         " (this runtime supports 1 = cpu-x86_64)");
+  if (reserved != 0)
+    return Status::error("header reserved field is not zero");
+  uint64_t body = size - kChecksumBytes;
+  if (manifestOffset != kHeaderBytes || manifestSize > body - kHeaderBytes)
+    return Status::error("manifest [" + std::to_string(manifestOffset) +
+                         ", +" + std::to_string(manifestSize) +
+                         ") out of bounds");
+  if (codeOffset < manifestOffset + manifestSize || codeOffset > body ||
+      codeSize != body - codeOffset || codeSize == 0)
+    return Status::error("code [" + std::to_string(codeOffset) + ", +" +
+                         std::to_string(codeSize) + ") out of bounds");
+  for (uint64_t i = manifestOffset + manifestSize; i < codeOffset; ++i)
+    if (p[i] != 0)
+      return Status::error("padding before the code is not zero");
+
+  Artifact a;
+  a.target = Target(target);
+  ByteReader r(p + manifestOffset, manifestSize);
+  VMAPC_RETURN_IF_ERROR(readManifest(r, &a));
+  a.code.assign(reinterpret_cast<const char *>(p + codeOffset), codeSize);
+  VMAPC_RETURN_IF_ERROR(validateArtifact(a));
+  *out = std::move(a);
+  return Status();
+}
+
+} // namespace vmapc

@@ -1,0 +1,210 @@
+//===- ArtifactFormat.h - The .vmapc artifact format, version 1 -*- C++ -*-===//
+//
+// This header is THE definition of the `.vmapc` file format. The compiler
+// writes artifacts with `serializeArtifact`; the runtime reads them with
+// `parseArtifact`. Both share one validator, so the writer can never produce a
+// file that the reader rejects. Any change to the bytes below must bump
+// `kFormatVersion`.
+//
+// ## File layout (format version 1)
+//
+// All integers are little-endian. Offsets and sizes are in bytes, counted from
+// the first byte of the file.
+//
+//   Offset  Size  Field
+//   ------  ----  -----------------------------------------------------------
+//        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
+//        8     4  u32 format version (= 1)
+//       12     4  u32 target (1 = cpu-x86_64; see `Target`)
+//       16     8  u64 manifest offset (= 64: the manifest follows the header)
+//       24     8  u64 manifest size
+//       32     8  u64 code offset (= manifest offset + manifest size, rounded
+//                 up to a multiple of 16; the gap is zero bytes)
+//       40     8  u64 code size (> 0)
+//       48     8  u64 file size (= code offset + code size + 8)
+//       56     8  u64 reserved, must be 0
+//       64     .  manifest (below)
+//        .     .  zero padding to the code offset
+//        .     .  code: for cpu-x86_64 a position-independent x86-64 ELF shared
+//                 object (ET_DYN), exporting one C symbol per entry
+//  size-8      8  u64 checksum: FNV-1a 64 (`fnv1a64`) of bytes [0, size - 8)
+//
+// ## Manifest encoding
+//
+// A `str` is a u32 byte length followed by that many bytes (UTF-8, no NUL
+// byte, no terminator), at most `kMaxNameBytes` bytes and never empty.
+//
+//   u32 cpu feature count F (<= kMaxCpuFeatures), then F `str`s: the CPU
+//       features the code needs, names as GCC's __builtin_cpu_supports spells
+//       them ("sse2", "avx2", "fma", ...). The loader rejects unknown names and
+//       features the host lacks.
+//   u32 entry count E (1 <= E <= kMaxEntries), then E entries:
+//     str  entry name (unique in the artifact)
+//     str  code symbol name (the exported C function)
+//     u32  batch size B (>= 1): examples per launch
+//     u64  arena bytes: size of the arena the code needs (may be 0)
+//     u64  lower bound bytes (report only: largest sum of bytes live at once)
+//     u64  naive sum bytes (report only: sum of all buffers without reuse)
+//     u32  in-place count (report only: buffers written over an operand)
+//     u32  input count I, u32 output count O (each <= kMaxArgs)
+//     I input args then O output args, each:
+//       str  name (unique among the entry's inputs, resp. outputs)
+//       u8   dtype (`DType`: 1 = f32, 2 = i32, 3 = bool stored as 1 byte 0/1)
+//       u8   per-example rank R (<= kMaxRank; 0 is a scalar)
+//       u16  reserved, must be 0
+//       i32  mapped axis: -1 = none (unbatched), else in [0, R]: where the
+//            batch dimension sits in the batched array (of rank R + 1)
+//       u64  staging offset into the arena, or 0xFFFFFFFFFFFFFFFF = none
+//       R x i64  per-example dims (each >= 0)
+//
+// The manifest must be consumed exactly: trailing manifest bytes are an error.
+//
+// ## Semantic rules (checked by `validateArtifact`, on write and on read)
+//
+// * The byte size of every batched array (dims x B x dtype size) is below
+//   2^62 (no overflow anywhere).
+// * Every mapped argument has a staging slot, and every staging slot
+//   (mapped or not) fits in the arena: offset + B x example bytes <= arena
+//   bytes. The staging slots of one entry do not overlap one another (they
+//   may overlap the entry's internal buffers: the plan reserves them). The
+//   runtime gathers a chunk into its slot when it cannot pass the user's
+//   buffer in place (the padded last chunk, a mapped axis that is not
+//   outermost) and scatters outputs back from theirs.
+// * Unmapped arguments are passed once, in place; their staging offset is
+//   normally none and is ignored.
+//
+// ## Calling convention of the code (the ABI the compiler emits)
+//
+// Per entry the code exports `extern "C" void SYMBOL(void **args)` where args
+// = [input pointers in declaration order..., output pointers in order...,
+// arena pointer]. Each pointer is a dense C-order buffer of its batched type:
+// the per-example shape with B inserted at its mapped axis (an unmapped
+// argument has its per-example shape). The arena is `arena bytes` long and
+// 256-byte aligned. The code may read inputs and write outputs and the arena
+// only; it must call nothing but libc and libm. One call computes B examples.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_ARTIFACTFORMAT_H
+#define VMAPC_ARTIFACTFORMAT_H
+
+#include "vmapc/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmapc {
+
+/// The 8 magic bytes at offset 0.
+inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
+/// The format version this runtime reads and writes.
+inline constexpr uint32_t kFormatVersion = 1;
+/// Size of the fixed header; the manifest starts here.
+inline constexpr uint64_t kHeaderBytes = 64;
+/// The code offset is a multiple of this.
+inline constexpr uint64_t kCodeAlignment = 16;
+/// Size of the trailing checksum.
+inline constexpr uint64_t kChecksumBytes = 8;
+
+/// Limits enforced by the validator.
+inline constexpr size_t kMaxRank = 16;
+inline constexpr size_t kMaxNameBytes = 4096;
+inline constexpr size_t kMaxCpuFeatures = 256;
+inline constexpr size_t kMaxEntries = 65536;
+inline constexpr size_t kMaxArgs = 4096;
+/// Every array (and the arena) is smaller than this many bytes.
+inline constexpr uint64_t kMaxArrayBytes = uint64_t(1) << 62;
+
+/// Alignment of the arena the runtime passes to the code.
+inline constexpr size_t kArenaAlignment = 256;
+
+/// Sentinel values in `ArgInfo`.
+inline constexpr int32_t kNoAxis = -1;
+inline constexpr uint64_t kNoStaging = ~uint64_t(0);
+
+/// What the code runs on.
+enum class Target : uint32_t {
+  CpuX86_64 = 1, ///< An x86-64 ELF shared object, loaded with dlopen.
+};
+
+/// Element types. Stored as one byte in the manifest.
+enum class DType : uint8_t {
+  F32 = 1,  ///< IEEE binary32, 4 bytes.
+  I32 = 2,  ///< Two's complement int32, 4 bytes.
+  Bool = 3, ///< One byte, 0 or 1.
+};
+
+/// Bytes per element of `dtype` (0 for an invalid value).
+size_t dtypeBytes(DType dtype);
+/// "f32", "i32", "bool" (or "invalid").
+const char *dtypeName(DType dtype);
+
+/// One input or output of an entry.
+struct ArgInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  /// Per-example shape (rank 0 = scalar); the batch axis is NOT included.
+  std::vector<int64_t> shape;
+  /// Position of the batch axis in the batched array, in [0, shape.size()],
+  /// or kNoAxis for an argument shared by all examples (input) or computed
+  /// once (output).
+  int32_t mappedAxis = kNoAxis;
+  /// Byte offset of this argument's staging slot in the arena (room for B
+  /// examples, in the batched layout), or kNoStaging.
+  uint64_t stagingOffset = kNoStaging;
+
+  bool isMapped() const { return mappedAxis != kNoAxis; }
+  bool hasStaging() const { return stagingOffset != kNoStaging; }
+};
+
+/// One exported entry point.
+struct EntryInfo {
+  std::string name;   ///< As exported in the .arr source.
+  std::string symbol; ///< The C symbol in the code object.
+  uint32_t batchSize = 1;
+  uint64_t arenaBytes = 0;
+  uint64_t lowerBoundBytes = 0; ///< Report only.
+  uint64_t naiveSumBytes = 0;   ///< Report only.
+  uint32_t inPlaceCount = 0;    ///< Report only.
+  std::vector<ArgInfo> inputs;
+  std::vector<ArgInfo> outputs;
+};
+
+/// A whole artifact in memory: plain data, fill it in and serialize it.
+struct Artifact {
+  Target target = Target::CpuX86_64;
+  std::vector<std::string> cpuFeatures;
+  std::vector<EntryInfo> entries;
+  /// The code object's bytes (an ELF shared object for CpuX86_64).
+  std::string code;
+};
+
+/// FNV-1a 64 of `size` bytes (offset basis 0xcbf29ce484222325, prime
+/// 0x100000001b3).
+uint64_t fnv1a64(const void *data, size_t size);
+
+/// Checks the semantic rules above (names, counts, ranks, dims, axes, sizes,
+/// staging slots, code header). Does not check the host CPU.
+Status validateArtifact(const Artifact &artifact);
+
+/// Validates `artifact` and writes its bytes to `*out`.
+Status serializeArtifact(const Artifact &artifact, std::string *out);
+
+/// Serializes `artifact` into the file at `path` (replacing it).
+Status writeArtifactFile(const Artifact &artifact, const std::string &path);
+
+/// Parses and fully validates `size` bytes at `data` into `*out`. Errors:
+/// "truncated artifact ...", "bad magic ...", "unsupported format version N
+/// (expected 1)", "unsupported target N", "checksum mismatch ...", and a
+/// message naming the offending field for anything else.
+Status parseArtifact(const void *data, size_t size, Artifact *out);
+
+/// Bytes of one example of `arg` (product of dims x dtype size), or -1 if the
+/// product overflows kMaxArrayBytes.
+int64_t exampleBytes(const ArgInfo &arg);
+
+} // namespace vmapc
+
+#endif // VMAPC_ARTIFACTFORMAT_H

@@ -1,0 +1,54 @@
+//===- CpuBackend.h - CPU features and code loading (internal) --*- C++ -*-===//
+//
+// The CPU backend: checks the CPU features an artifact needs and loads its
+// x86-64 ELF shared object from memory (memfd + dlopen). Used by
+// Runtime.cpp; exposed for tests.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_CPUBACKEND_H
+#define VMAPC_CPUBACKEND_H
+
+#include "vmapc/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vmapc {
+namespace cpu {
+
+/// The names `checkCpuFeatures` knows (GCC's __builtin_cpu_supports names).
+const std::vector<std::string> &knownCpuFeatures();
+
+/// Whether the host CPU has `feature`; false for unknown names.
+bool hostSupports(const std::string &feature);
+
+/// Errors: "unknown CPU feature 'x'" or "the code needs CPU feature 'x',
+/// which this CPU lacks". `supports` defaults to `hostSupports`.
+Status checkCpuFeatures(const std::vector<std::string> &features,
+                        bool (*supports)(const std::string &) = nullptr);
+
+/// A code object loaded with dlopen; unloaded on destruction.
+class CodeObject {
+public:
+  /// Loads the ELF shared object in `code` through an anonymous memfd.
+  static Status load(const std::string &code,
+                     std::unique_ptr<CodeObject> *out);
+  ~CodeObject();
+  CodeObject(const CodeObject &) = delete;
+  CodeObject &operator=(const CodeObject &) = delete;
+
+  using EntryFn = void (*)(void **);
+  /// Resolves `symbol`; error "symbol 'x' not found in the code object".
+  Status lookup(const std::string &symbol, EntryFn *out) const;
+
+private:
+  CodeObject() = default;
+  void *handle = nullptr;
+};
+
+} // namespace cpu
+} // namespace vmapc
+
+#endif // VMAPC_CPUBACKEND_H

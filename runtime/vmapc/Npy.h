@@ -1,0 +1,50 @@
+//===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
+//
+// Reads .npy format 1.0 and 2.0 and writes 1.0 (2.0 only when the header does
+// not fit in 1.0), for the dtypes the runtime knows: '<f4' (f32), '<i4' (i32)
+// and '|b1' (bool, one byte 0/1), C order only. Anything else (Fortran order,
+// other dtypes, big-endian, a malformed header, truncated or extra data) is
+// an error whose message starts with the file name (or the `name` given).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_NPY_H
+#define VMAPC_NPY_H
+
+#include "vmapc/ArtifactFormat.h"
+#include "vmapc/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmapc {
+
+/// An array read from a .npy file; owns its bytes.
+struct NpyArray {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  /// Dense C-order elements, numElements x dtypeBytes(dtype) bytes. Bools
+  /// are normalized to 0 / 1.
+  std::vector<unsigned char> data;
+
+  int64_t numElements() const;
+};
+
+/// Parses the `size` bytes of a .npy file. `name` is used in messages.
+Status parseNpy(const void *bytes, size_t size, const std::string &name,
+                NpyArray *out);
+/// Reads the .npy file at `path`.
+Status readNpy(const std::string &path, NpyArray *out);
+
+/// Encodes a dense C-order array as .npy bytes (rank <= kMaxRank, dims >= 0,
+/// `data` holding prod(shape) elements of `dtype`).
+Status serializeNpy(DType dtype, const std::vector<int64_t> &shape,
+                    const void *data, std::string *out);
+/// Writes a .npy file at `path` (replacing it).
+Status writeNpy(const std::string &path, DType dtype,
+                const std::vector<int64_t> &shape, const void *data);
+
+} // namespace vmapc
+
+#endif // VMAPC_NPY_H

@@ -1,0 +1,416 @@
+//===- Runtime.cpp - Executable loading and chunked execution -------------===//
+
+#include "vmapc/Runtime.h"
+
+#include "vmapc/CpuBackend.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+namespace vmapc {
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+Status Device::open(std::string_view name, Device *out) {
+  if (name != "cpu")
+    return Status::error("unknown device '" + std::string(name) +
+                         "' (available: cpu)");
+  *out = Device();
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Executable state
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How to move one argument between the user's array and the code. A batched
+/// array of per-example dims d[0..R) mapped at axis a is viewed as
+/// [outer, N, inner] with outer = prod(d[0..a)) and inner = prod(d[a..R))
+/// elements, so gathering or scattering a chunk is `outer` contiguous copies.
+struct ArgPlan {
+  bool mapped = false;
+  uint64_t exampleBytes = 0;
+  uint64_t outer = 1;
+  uint64_t innerBytes = 0;
+  uint64_t staging = kNoStaging;
+};
+
+struct EntryState {
+  std::vector<ArgPlan> inputs;
+  std::vector<ArgPlan> outputs;
+  /// Preallocated args array: inputs, outputs, arena.
+  std::vector<void *> args;
+  bool hasUnmappedOutput = false;
+};
+
+ArgPlan planArg(const ArgInfo &arg) {
+  ArgPlan p;
+  p.mapped = arg.isMapped();
+  p.exampleBytes = uint64_t(exampleBytes(arg));
+  p.staging = arg.stagingOffset;
+  p.innerBytes = dtypeBytes(arg.dtype);
+  size_t axis = p.mapped ? size_t(arg.mappedAxis) : 0;
+  for (size_t i = 0; i < arg.shape.size(); ++i) {
+    if (i < axis)
+      p.outer *= uint64_t(arg.shape[i]);
+    else
+      p.innerBytes *= uint64_t(arg.shape[i]);
+  }
+  return p;
+}
+} // namespace
+
+struct Executable::Impl {
+  Device device;
+  Artifact artifact;
+  std::unique_ptr<cpu::CodeObject> code;
+  std::unique_ptr<Entry[]> entries;
+  std::vector<EntryState> states;
+  unsigned char *arena = nullptr;
+  uint64_t arenaBytes = 0;
+  Stats stats;
+
+  ~Impl() {
+    if (arena)
+      ::operator delete(arena, std::align_val_t(kArenaAlignment));
+  }
+};
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Executable::~Executable() = default;
+
+const Device &Executable::device() const { return impl->device; }
+const Artifact &Executable::artifact() const { return impl->artifact; }
+size_t Executable::numEntries() const { return impl->states.size(); }
+const Entry &Executable::entry(size_t index) const {
+  return impl->entries[index];
+}
+Stats Executable::stats() const { return impl->stats; }
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+Status Executable::loadBytes(const Device &device, const void *data,
+                             size_t size, std::unique_ptr<Executable> *out) {
+  auto impl = std::make_unique<Impl>();
+  impl->device = device;
+  VMAPC_RETURN_IF_ERROR(parseArtifact(data, size, &impl->artifact));
+  const Artifact &a = impl->artifact;
+  VMAPC_RETURN_IF_ERROR(cpu::checkCpuFeatures(a.cpuFeatures));
+  VMAPC_RETURN_IF_ERROR(cpu::CodeObject::load(a.code, &impl->code));
+
+  size_t n = a.entries.size();
+  impl->entries.reset(new Entry[n]);
+  impl->states.resize(n);
+  uint64_t arenaBytes = 1;
+  for (size_t i = 0; i < n; ++i) {
+    const EntryInfo &info = a.entries[i];
+    Entry &e = impl->entries[i];
+    e.entryInfo = &info;
+    e.index = i;
+    VMAPC_RETURN_IF_ERROR(impl->code->lookup(info.symbol, &e.fn).withPrefix(
+        "entry '" + info.name + "': "));
+    EntryState &st = impl->states[i];
+    for (const ArgInfo &arg : info.inputs)
+      st.inputs.push_back(planArg(arg));
+    for (const ArgInfo &arg : info.outputs) {
+      st.outputs.push_back(planArg(arg));
+      st.hasUnmappedOutput |= !arg.isMapped();
+    }
+    st.args.assign(info.inputs.size() + info.outputs.size() + 1, nullptr);
+    arenaBytes = std::max(arenaBytes, info.arenaBytes);
+  }
+
+  arenaBytes = (arenaBytes + kArenaAlignment - 1) / kArenaAlignment *
+               kArenaAlignment;
+  void *arena = ::operator new(size_t(arenaBytes),
+                               std::align_val_t(kArenaAlignment), std::nothrow);
+  if (!arena)
+    return Status::error("cannot allocate the arena of " +
+                         std::to_string(arenaBytes) + " bytes");
+  std::memset(arena, 0, size_t(arenaBytes));
+  impl->arena = static_cast<unsigned char *>(arena);
+  impl->arenaBytes = arenaBytes;
+  impl->stats.arenaBytes = arenaBytes;
+  impl->stats.allocations = 1;
+  out->reset(new Executable(std::move(impl)));
+  return Status();
+}
+
+Status Executable::loadFile(const Device &device, const std::string &path,
+                            std::unique_ptr<Executable> *out) {
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return Status::error(path + ": cannot open: " + std::strerror(errno));
+  std::string bytes;
+  char buf[1 << 16];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
+    bytes.append(buf, got);
+  bool readError = std::ferror(f) != 0;
+  std::fclose(f);
+  if (readError)
+    return Status::error(path + ": read error");
+  return loadBytes(device, bytes.data(), bytes.size(), out)
+      .withPrefix(path + ": ");
+}
+
+Status Executable::findEntry(std::string_view name, const Entry **out) const {
+  for (size_t i = 0; i < impl->states.size(); ++i) {
+    if (impl->entries[i].name() == name) {
+      *out = &impl->entries[i];
+      return Status();
+    }
+  }
+  std::string msg = "unknown entry '" + std::string(name) + "'; entries are: ";
+  for (size_t i = 0; i < impl->states.size(); ++i)
+    msg += (i ? ", " : "") + impl->entries[i].name();
+  return Status::error(msg);
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+static std::string dimsString(const int64_t *dims, size_t rank) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i)
+    s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+/// "[N, 64] (axis 0 mapped)" / "[64] (unmapped)"; with `n` >= 0 also
+/// ", N = n" inside the parentheses.
+static std::string expectedString(const ArgInfo &arg, int64_t n) {
+  std::string s = "[";
+  size_t rank = arg.shape.size() + (arg.isMapped() ? 1 : 0);
+  for (size_t i = 0, j = 0; i < rank; ++i) {
+    s += i ? ", " : "";
+    if (arg.isMapped() && i == size_t(arg.mappedAxis))
+      s += "N";
+    else
+      s += std::to_string(arg.shape[j++]);
+  }
+  s += "]";
+  if (!arg.isMapped())
+    return s + " (unmapped)";
+  s += " (axis " + std::to_string(arg.mappedAxis) + " mapped";
+  if (n >= 0)
+    s += ", N = " + std::to_string(n);
+  return s + ")";
+}
+
+static std::string argNames(const std::vector<ArgInfo> &args) {
+  std::string s;
+  for (size_t i = 0; i < args.size(); ++i)
+    s += (i ? ", " : "") + args[i].name;
+  return s;
+}
+
+namespace {
+/// The parts of HostArray and MutableHostArray that checking needs.
+struct ArgView {
+  const void *data;
+  DType dtype;
+  const Shape *shape;
+};
+} // namespace
+
+/// Checks dtype and rank of one argument.
+static Status checkDTypeAndRank(const char *kind, const ArgInfo &arg,
+                                const ArgView &v) {
+  if (v.dtype != arg.dtype)
+    return Status::error(std::string(kind) + " '" + arg.name +
+                         "': expected dtype " + dtypeName(arg.dtype) +
+                         ", got " + dtypeName(v.dtype));
+  if (v.shape->tooLarge())
+    return Status::error(std::string(kind) + " '" + arg.name +
+                         "': shape has more than " + std::to_string(kMaxRank) +
+                         " dims");
+  size_t rank = arg.shape.size() + (arg.isMapped() ? 1 : 0);
+  if (v.shape->rank() != rank)
+    return Status::error(std::string(kind) + " '" + arg.name +
+                         "': expected shape " + expectedString(arg, -1) +
+                         ", got " +
+                         dimsString(v.shape->data(), v.shape->rank()));
+  return Status();
+}
+
+/// Checks every dim of one argument against the manifest and N.
+static Status checkDims(const char *kind, const ArgInfo &arg,
+                        const ArgPlan &plan, const ArgView &v, int64_t n) {
+  const Shape &s = *v.shape;
+  for (size_t i = 0, j = 0; i < s.rank(); ++i) {
+    bool isBatch = arg.isMapped() && i == size_t(arg.mappedAxis);
+    int64_t want = isBatch ? n : arg.shape[j++];
+    if (s[i] != want)
+      return Status::error(std::string(kind) + " '" + arg.name +
+                           "': expected shape " + expectedString(arg, n) +
+                           ", got " + dimsString(s.data(), s.rank()));
+  }
+  uint64_t count = plan.mapped ? uint64_t(n) : 1;
+  if (plan.exampleBytes != 0 && count > kMaxArrayBytes / plan.exampleBytes)
+    return Status::error(std::string(kind) + " '" + arg.name +
+                         "': array is too large");
+  if (!v.data && plan.exampleBytes * count != 0)
+    return Status::error(std::string(kind) + " '" + arg.name +
+                         "': data is null");
+  return Status();
+}
+
+Status Executable::run(std::string_view entryName, Span<HostArray> inputs,
+                       Span<MutableHostArray> outputs) {
+  const Entry *e = nullptr;
+  VMAPC_RETURN_IF_ERROR(findEntry(entryName, &e));
+  return run(*e, inputs, outputs);
+}
+
+Status Executable::run(const Entry &entry, Span<HostArray> inputs,
+                       Span<MutableHostArray> outputs) {
+  Impl &im = *impl;
+  if (entry.index >= im.states.size() || &im.entries[entry.index] != &entry)
+    return Status::error("entry does not belong to this executable");
+  const EntryInfo &info = entry.info();
+  EntryState &st = im.states[entry.index];
+  if (inputs.size() != info.inputs.size())
+    return Status::error("entry '" + info.name + "' takes " +
+                         std::to_string(info.inputs.size()) + " inputs (" +
+                         argNames(info.inputs) + "), got " +
+                         std::to_string(inputs.size()));
+  if (outputs.size() != info.outputs.size())
+    return Status::error("entry '" + info.name + "' has " +
+                         std::to_string(info.outputs.size()) + " outputs (" +
+                         argNames(info.outputs) + "), got " +
+                         std::to_string(outputs.size()));
+
+  auto inView = [&](size_t i) {
+    return ArgView{inputs[i].data, inputs[i].dtype, &inputs[i].shape};
+  };
+  auto outView = [&](size_t i) {
+    return ArgView{outputs[i].data, outputs[i].dtype, &outputs[i].shape};
+  };
+
+  for (size_t i = 0; i < inputs.size(); ++i)
+    VMAPC_RETURN_IF_ERROR(checkDTypeAndRank("input", info.inputs[i], inView(i)));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    VMAPC_RETURN_IF_ERROR(
+        checkDTypeAndRank("output", info.outputs[i], outView(i)));
+
+  // N: from the mapped inputs, else from the mapped outputs, else 0.
+  int64_t n = -1;
+  const ArgInfo *nSource = nullptr;
+  const char *nKind = "input";
+  auto takeN = [&](const char *kind, const ArgInfo &arg,
+                   const Shape &shape) -> Status {
+    int64_t size = shape[size_t(arg.mappedAxis)];
+    if (n < 0) {
+      n = size;
+      nSource = &arg;
+      nKind = kind;
+      return Status();
+    }
+    if (size != n)
+      return Status::error(std::string(kind) + " '" + arg.name +
+                           "': mapped axis " + std::to_string(arg.mappedAxis) +
+                           " has size " + std::to_string(size) + ", but N = " +
+                           std::to_string(n) + " from " + nKind + " '" +
+                           nSource->name + "'");
+    return Status();
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (info.inputs[i].isMapped())
+      VMAPC_RETURN_IF_ERROR(takeN("input", info.inputs[i], inputs[i].shape));
+  if (n < 0)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (info.outputs[i].isMapped())
+        VMAPC_RETURN_IF_ERROR(
+            takeN("output", info.outputs[i], outputs[i].shape));
+  if (n < 0)
+    n = 0;
+
+  for (size_t i = 0; i < inputs.size(); ++i)
+    VMAPC_RETURN_IF_ERROR(
+        checkDims("input", info.inputs[i], st.inputs[i], inView(i), n));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    VMAPC_RETURN_IF_ERROR(
+        checkDims("output", info.outputs[i], st.outputs[i], outView(i), n));
+
+  // Everything is checked; from here on nothing can fail or allocate.
+  const uint64_t b = info.batchSize;
+  const uint64_t total = uint64_t(n);
+  uint64_t launches = (total + b - 1) / b;
+  if (total == 0 && st.hasUnmappedOutput)
+    launches = 1;
+  void **args = st.args.data();
+  const size_t numIn = inputs.size();
+  const size_t numOut = outputs.size();
+  args[numIn + numOut] = im.arena;
+  for (size_t i = 0; i < numIn; ++i)
+    if (!st.inputs[i].mapped)
+      args[i] = const_cast<void *>(inputs[i].data);
+  for (size_t i = 0; i < numOut; ++i)
+    if (!st.outputs[i].mapped)
+      args[numIn + i] = outputs[i].data;
+
+  for (uint64_t c = 0; c < launches; ++c) {
+    const uint64_t start = c * b;
+    const uint64_t count = std::min(b, total - std::min(total, start));
+    for (size_t i = 0; i < numIn; ++i) {
+      const ArgPlan &p = st.inputs[i];
+      if (!p.mapped)
+        continue;
+      const auto *src = static_cast<const unsigned char *>(inputs[i].data);
+      if (count == b && p.outer == 1 && p.innerBytes != 0) {
+        args[i] = const_cast<unsigned char *>(src + start * p.innerBytes);
+        continue;
+      }
+      unsigned char *slot = im.arena + p.staging;
+      for (uint64_t o = 0; o < p.outer; ++o) {
+        unsigned char *dst = slot + o * b * p.innerBytes;
+        if (count)
+          std::memcpy(dst, src + (o * total + start) * p.innerBytes,
+                      count * p.innerBytes);
+        std::memset(dst + count * p.innerBytes, 0, (b - count) * p.innerBytes);
+      }
+      args[i] = slot;
+    }
+    for (size_t i = 0; i < numOut; ++i) {
+      const ArgPlan &p = st.outputs[i];
+      if (!p.mapped)
+        continue;
+      auto *dst = static_cast<unsigned char *>(outputs[i].data);
+      if (count == b && p.outer == 1 && p.innerBytes != 0)
+        args[numIn + i] = dst + start * p.innerBytes;
+      else
+        args[numIn + i] = im.arena + p.staging;
+    }
+
+    entry.fn(args);
+
+    for (size_t i = 0; i < numOut; ++i) {
+      const ArgPlan &p = st.outputs[i];
+      bool inPlace = count == b && p.outer == 1 && p.innerBytes != 0;
+      if (!p.mapped || count == 0 || inPlace)
+        continue;
+      auto *dst = static_cast<unsigned char *>(outputs[i].data);
+      const unsigned char *slot = im.arena + p.staging;
+      for (uint64_t o = 0; o < p.outer; ++o)
+        std::memcpy(dst + (o * total + start) * p.innerBytes,
+                    slot + o * b * p.innerBytes, count * p.innerBytes);
+    }
+  }
+
+  im.stats.calls += 1;
+  im.stats.launches += launches;
+  im.stats.examples += total;
+  return Status();
+}
+
+} // namespace vmapc

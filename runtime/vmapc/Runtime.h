@@ -1,0 +1,229 @@
+//===- Runtime.h - The vmapc embeddable runtime (C++ API) -------*- C++ -*-===//
+//
+// Load a compiled `.vmapc` artifact and run its entries on any number N >= 0
+// of examples, with no heap allocation per call.
+//
+//   vmapc::Device cpu;
+//   if (auto s = vmapc::Device::open("cpu", &cpu); !s.ok()) ...
+//   std::unique_ptr<vmapc::Executable> exe;
+//   if (auto s = vmapc::Executable::loadFile(cpu, "model.vmapc", &exe); ...)
+//   const vmapc::Entry *classify;
+//   if (auto s = exe->findEntry("classify", &classify); !s.ok()) ...
+//   vmapc::HostArray q{queries, vmapc::DType::F32, {n, 64}};
+//   vmapc::HostArray refs{refData, vmapc::DType::F32, {1000, 64}};
+//   vmapc::MutableHostArray out{labels, vmapc::DType::I32, {n}};
+//   vmapc::Status s = exe->run(*classify, {q, refs}, {out});
+//
+// Shapes. Each argument's per-example shape and mapped axis are in the
+// manifest (`EntryInfo`, see ArtifactFormat.h). A mapped argument is passed
+// as a dense C-order array of its batched shape: the per-example shape with N
+// inserted at the mapped axis. An unmapped input (axis none) is passed with
+// its per-example shape and is shared by all examples; an unmapped output is
+// computed once, with its per-example shape. N is the size of the mapped axis
+// of the mapped inputs (they must agree); with no mapped input, it comes from
+// the mapped outputs (which must agree); with neither, N = 0.
+//
+// Dtypes and units. f32 (4 bytes), i32 (4 bytes), bool (1 byte, 0 or 1).
+// All sizes in `Stats` and `EntryInfo` are bytes.
+//
+// Execution. A run makes ceil(N / B) launches of the entry's code (B = the
+// entry's batch size). A chunk whose mapped inputs are outermost and full is
+// passed in place; otherwise it is gathered into the entry's staging slots in
+// the arena (padding zero-filled) and outputs are scattered back from theirs
+// (padding discarded). With N = 0 nothing runs unless the entry has an
+// unmapped output; then one launch on all-zero staging computes it.
+//
+// Errors. Every call returns a `Status`; nothing throws. Wrong counts,
+// dtypes, ranks or dimensions are errors naming the argument, and nothing is
+// written to the outputs then. A run never writes outside the output arrays
+// as described by their shapes.
+//
+// Memory and ownership. Loading allocates the arena once (256-byte aligned,
+// the largest arena of all entries, at least 1 byte) plus bookkeeping;
+// `run` never allocates on success. The caller owns every array; the runtime
+// keeps no pointer to them after `run` returns. Inputs are only read.
+// Outputs must not overlap inputs or each other. `Entry` pointers stay valid
+// as long as their Executable.
+//
+// Thread safety. `Device::open`, `loadBytes` and `loadFile` may be called
+// from any thread. One Executable has one arena, so calls on the same
+// Executable must not overlap (use one Executable per thread); the const
+// accessors may be called concurrently with each other.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_RUNTIME_H
+#define VMAPC_RUNTIME_H
+
+#include "vmapc/ArtifactFormat.h"
+#include "vmapc/Status.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vmapc {
+
+/// A shape of at most kMaxRank dims, stored inline (no heap). Constructing
+/// one with more dims records "too large" and `run` then reports it.
+class Shape {
+public:
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> dims) { assign(dims.begin(), dims.size()); }
+  Shape(const int64_t *dims, size_t rank) { assign(dims, rank); }
+  Shape(const std::vector<int64_t> &dims) { assign(dims.data(), dims.size()); }
+
+  size_t rank() const { return rankValue; }
+  bool tooLarge() const { return overflow; }
+  int64_t operator[](size_t i) const { return dims[i]; }
+  const int64_t *data() const { return dims.data(); }
+  const int64_t *begin() const { return dims.data(); }
+  const int64_t *end() const { return dims.data() + rankValue; }
+
+private:
+  void assign(const int64_t *d, size_t rank) {
+    overflow = rank > kMaxRank;
+    rankValue = overflow ? 0 : rank;
+    for (size_t i = 0; i < rankValue; ++i)
+      dims[i] = d[i];
+  }
+  std::array<int64_t, kMaxRank> dims{};
+  size_t rankValue = 0;
+  bool overflow = false;
+};
+
+/// A read-only view of a caller-owned dense C-order host array.
+struct HostArray {
+  const void *data = nullptr;
+  DType dtype = DType::F32;
+  Shape shape;
+};
+
+/// A writable view of a caller-owned dense C-order host array.
+struct MutableHostArray {
+  void *data = nullptr;
+  DType dtype = DType::F32;
+  Shape shape;
+};
+
+/// A non-owning view of `size` contiguous Ts (like std::span). Built from a
+/// braced list (valid for the full expression), a std::vector, a std::array,
+/// or a pointer and a count.
+template <typename T> class Span {
+public:
+  Span() = default;
+  Span(const T *data, size_t size) : ptr(data), count(size) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  // The list's array lives until the end of the full expression, which is
+  // as long as a call like `run(e, {a, b}, {y})` needs it.
+  Span(std::initializer_list<T> list) : ptr(list.begin()), count(list.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  Span(const std::vector<T> &v) : ptr(v.data()), count(v.size()) {}
+  template <size_t N>
+  Span(const std::array<T, N> &a) : ptr(a.data()), count(N) {}
+  const T *begin() const { return ptr; }
+  const T *end() const { return ptr + count; }
+  size_t size() const { return count; }
+  const T &operator[](size_t i) const { return ptr[i]; }
+
+private:
+  const T *ptr = nullptr;
+  size_t count = 0;
+};
+
+/// Counters of one Executable, since it was loaded.
+struct Stats {
+  uint64_t arenaBytes = 0;  ///< Bytes of the arena allocation.
+  uint64_t allocations = 0; ///< Arena allocations made (1 after a load).
+  uint64_t calls = 0;       ///< Successful `run` calls.
+  uint64_t launches = 0;    ///< Calls into generated code.
+  uint64_t examples = 0;    ///< Sum of N over successful calls.
+};
+
+/// Where code runs. Cheap to copy; holds no resources.
+class Device {
+public:
+  /// Opens `name`: "cpu" is the only device this build supports; anything
+  /// else is "unknown device 'NAME' (available: cpu)".
+  static Status open(std::string_view name, Device *out);
+
+  const std::string &name() const { return deviceName; }
+
+private:
+  std::string deviceName = "cpu";
+};
+
+class Executable;
+
+/// One entry point of a loaded Executable. Owned by the Executable.
+class Entry {
+public:
+  const EntryInfo &info() const { return *entryInfo; }
+  const std::string &name() const { return entryInfo->name; }
+  size_t numInputs() const { return entryInfo->inputs.size(); }
+  size_t numOutputs() const { return entryInfo->outputs.size(); }
+  uint32_t batchSize() const { return entryInfo->batchSize; }
+
+private:
+  friend class Executable;
+  Entry() = default;
+  const EntryInfo *entryInfo = nullptr;
+  void (*fn)(void **) = nullptr;
+  size_t index = 0;
+};
+
+/// A loaded artifact: its code, its manifest and its arena.
+class Executable {
+public:
+  /// Parses, validates and loads `size` bytes of a .vmapc artifact (the bytes
+  /// are copied; the caller may free them afterwards). Checks the CPU
+  /// features the code needs, loads the code and resolves every entry's
+  /// symbol, and allocates the arena.
+  static Status loadBytes(const Device &device, const void *data, size_t size,
+                          std::unique_ptr<Executable> *out);
+  /// Reads the file at `path` and calls loadBytes; errors are prefixed with
+  /// the path.
+  static Status loadFile(const Device &device, const std::string &path,
+                         std::unique_ptr<Executable> *out);
+
+  ~Executable();
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  const Device &device() const;
+  const Artifact &artifact() const;
+  size_t numEntries() const;
+  const Entry &entry(size_t index) const;
+
+  /// Finds an entry by name; else "unknown entry 'x'; entries are: a, b".
+  Status findEntry(std::string_view name, const Entry **out) const;
+
+  /// Runs `entry` on N examples (see the file comment). `inputs` and
+  /// `outputs` are in manifest order.
+  Status run(const Entry &entry, Span<HostArray> inputs,
+             Span<MutableHostArray> outputs);
+  /// Same, by entry name.
+  Status run(std::string_view entryName, Span<HostArray> inputs,
+             Span<MutableHostArray> outputs);
+
+  Stats stats() const;
+
+private:
+  struct Impl;
+  explicit Executable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace vmapc
+
+#endif // VMAPC_RUNTIME_H
