@@ -602,7 +602,8 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
     return Operand::ofTensor(
         arr::ConstantOp::create(ctx.b, loc(at), type, attr).getResult());
   }
-  if (isFloat) {
+  // `/` of two literals is Python's true division (a float), as in JAX.
+  if (isFloat || expr->op == BinaryOp::div) {
     double a = l.kind == Operand::intLit ? double(l.intValue) : l.floatValue;
     double c = r.kind == Operand::intLit ? double(r.intValue) : r.floatValue;
     double v = 0;
@@ -627,12 +628,6 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
   case BinaryOp::sub: overflow = __builtin_sub_overflow(a, c, &v); break;
   case BinaryOp::mul: overflow = __builtin_mul_overflow(a, c, &v); break;
   default:
-    if (c == 0)
-      return error(at, "division by zero in " + text);
-    if (a == std::numeric_limits<int64_t>::min() && c == -1)
-      overflow = true;
-    else
-      v = a / c; // truncating, as arr.div on i32
     break;
   }
   if (overflow)
