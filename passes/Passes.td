@@ -73,4 +73,42 @@ def ArrVerifyBufferPlan : Pass<"arr-verify-buffer-plan", "::mlir::ModuleOp"> {
   }];
 }
 
+def ArrOutputsToDestinations
+    : Pass<"arr-outputs-to-destinations", "::mlir::ModuleOp"> {
+  let summary = "Turns the results of entry points into output arguments";
+  let description = [{
+    On linalg on tensors, for every entry (a public function with
+    `arr.batch`): each result becomes a trailing `arr.output` argument and is
+    written there by `bufferization.materialize_in_destination ... restrict
+    writable`, so that `eliminate-empty-tensors` and one-shot bufferization
+    compute it in the caller's buffer (destination-passing style; no copy,
+    no allocation returned). Arguments the runtime may replace by a staging
+    slot (mapped inputs, outputs with an out axis) get `arr.staging`.
+
+    Before:
+    ```mlir
+    func.func @e(%x: tensor<8x4xf32>) -> tensor<8xf32> attributes {arr.batch = 8 : i64, ...}
+    ```
+    After:
+    ```mlir
+    func.func @e(%x: tensor<8x4xf32> {arr.staging},
+                 %out: tensor<8xf32> {arr.output, arr.staging, bufferization.writable = true})
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def ArrEmitCEntries : Pass<"arr-emit-c-entries", "::mlir::ModuleOp"> {
+  let summary = "Adds a `void NAME(void **args)` C entry per entry point";
+  let description = [{
+    On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
+    calling convention: for each entry `@e` (marked `arr.batch`), adds
+    `llvm.func @vmapc_entry_e(%args: !llvm.ptr)` that loads one pointer per
+    argument of `@e` (inputs, outputs, then the arena) from `args` and calls
+    `@e`. This is the ABI of runtime/vmapc/ArtifactFormat.h; `@e` itself
+    becomes internal.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // VMAPC_PASSES

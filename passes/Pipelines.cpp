@@ -4,7 +4,11 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -22,9 +26,57 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+void vmapc::buildArrBufferizePipeline(OpPassManager &pm) {
+  pm.addPass(createArrOutputsToDestinations());
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createArrPlanBuffers());
+  pm.addPass(createArrVerifyBufferPlan());
+}
+
+void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions funcToLLVM;
+  funcToLLVM.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createArrEmitCEntries());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void vmapc::buildCompileCpuPipeline(OpPassManager &pm) {
+  buildArrToLinalgPipeline(pm);
+  buildArrBufferizePipeline(pm);
+  buildArrToLLVMPipeline(pm);
+}
+
 void vmapc::registerPipelines() {
   PassPipelineRegistration<>(
       "arr-to-linalg-pipeline",
       "Batches, inlines and lowers arr to fused linalg on tensors",
       buildArrToLinalgPipeline);
+  PassPipelineRegistration<>(
+      "arr-bufferize-pipeline",
+      "Bufferizes entries in destination-passing style and plans one arena",
+      buildArrBufferizePipeline);
+  PassPipelineRegistration<>("arr-to-llvm-pipeline",
+                             "Lowers a planned program to the LLVM dialect",
+                             buildArrToLLVMPipeline);
+  PassPipelineRegistration<>("arr-compile-cpu-pipeline",
+                             "arr to the LLVM dialect with C entries (CPU)",
+                             buildCompileCpuPipeline);
 }

@@ -1,0 +1,39 @@
+//===- Compile.h - from arr IR to a .vmapc artifact -------------*- C++ -*-===//
+//
+// The compiler's back half, shared by `vmapc compile`, `vmapc run` (which
+// compiles a .arr in memory) and `vmapc plan`: run the pipelines of
+// passes/Pipelines.h, read each entry's manifest off the planned program,
+// emit native code and assemble the artifact of runtime/vmapc/ArtifactFormat.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_CODEGEN_COMPILE_H
+#define VMAPC_CODEGEN_COMPILE_H
+
+#include "vmapc/ArtifactFormat.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace vmapc {
+
+/// Runs arr-to-linalg and arr-bufferize on `module` (arr IR as imported from
+/// .arr): afterwards every entry is a planned memref function with `arr.plan`.
+/// Errors are emitted as diagnostics.
+mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module);
+
+/// Reads the manifest of every entry (public function with `arr.batch`) of a
+/// planned module: names, dtypes, per-example shapes, axes, B, arena and
+/// staging offsets, plan figures. `entries` is filled in module order.
+mlir::LogicalResult readManifest(mlir::ModuleOp module,
+                                 std::vector<EntryInfo> &entries);
+
+/// Compiles `module` (arr IR as imported) for the CPU into `artifact`: a
+/// shared object for generic x86-64 (no CPU feature beyond the x86-64
+/// baseline, recorded as "sse2"), with one `vmapc_entry_NAME` symbol per
+/// entry. Needs a system C compiler driver (`cc`) to link the object.
+mlir::LogicalResult compileForCpu(mlir::ModuleOp module, Artifact &artifact);
+
+} // namespace vmapc
+
+#endif // VMAPC_CODEGEN_COMPILE_H

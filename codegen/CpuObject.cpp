@@ -1,0 +1,106 @@
+//===- CpuObject.cpp - LLVM dialect to a loadable shared object -----------===//
+
+#include "codegen/CpuObject.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+
+namespace {
+/// A temporary file removed when it goes out of scope.
+struct TempFile {
+  llvm::SmallString<128> path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+} // namespace
+
+LogicalResult vmapc::emitCpuSharedObject(ModuleOp module,
+                                         std::string *sharedObject) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "vmapc");
+  if (!llvmModule)
+    return module.emitError("cannot translate the module to LLVM IR");
+
+  // Generic x86-64: the artifact runs on any x86-64 host (its CPU features
+  // are the baseline, recorded in the manifest).
+  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError("no x86-64 target in LLVM: ") << error;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+
+  auto optimize = makeOptimizingTransformer(3, 0, machine.get());
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return module.emitError("LLVM optimisation failed: ")
+           << llvm::toString(std::move(err));
+
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return module.emitError("LLVM cannot emit an x86-64 object");
+    codegen.run(*llvmModule);
+  }
+
+  // Link with the system compiler driver: `cc -shared obj -lm`.
+  TempFile objFile, soFile, logFile;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("vmapc", "o", fd, objFile.path))
+    return module.emitError("cannot create a temporary file");
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(object.data(), object.size());
+  }
+  if (llvm::sys::fs::createTemporaryFile("vmapc", "so", soFile.path) ||
+      llvm::sys::fs::createTemporaryFile("vmapc", "log", logFile.path))
+    return module.emitError("cannot create a temporary file");
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    return module.emitError(
+        "no system C compiler driver `cc` on PATH to link the shared object "
+        "(apt-get install gcc)");
+  llvm::SmallVector<llvm::StringRef> args = {
+      *cc, "-shared", "-o", soFile.path, objFile.path, "-lm"};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logFile.path,
+                                                logFile.path};
+  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, redirects, 0, 0,
+                                     &error);
+  if (rc != 0) {
+    auto log = llvm::MemoryBuffer::getFile(logFile.path);
+    return module.emitError("linking the shared object failed: ")
+           << error << (log ? (*log)->getBuffer() : "");
+  }
+  auto so = llvm::MemoryBuffer::getFile(soFile.path);
+  if (!so)
+    return module.emitError("cannot read the linked shared object");
+  *sharedObject = (*so)->getBuffer().str();
+  return success();
+}

@@ -1,0 +1,84 @@
+//===- OutputsToDestinations.cpp - entry results as output arguments ------===//
+//
+// Destination-passing style at the entry boundary (TOOLCHAIN pitfall 11):
+// upstream `drop-equivalent-buffer-results` only handles private functions,
+// and returning a buffer would need a copy into the caller's memory. Instead
+// each result is materialised in a new output argument before bufferization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARROUTPUTSTODESTINATIONS
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `axes` (an ArrayAttr of i64 or unit) maps entry `i`.
+static bool isMapped(ArrayAttr axes, unsigned i) {
+  return axes && i < axes.size() && isa<IntegerAttr>(axes[i]);
+}
+
+struct ArrOutputsToDestinationsPass
+    : vmapc::impl::ArrOutputsToDestinationsBase<
+          ArrOutputsToDestinationsPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn->hasAttr("arr.batch") || fn.isExternal())
+        continue;
+      if (failed(convert(fn)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult convert(func::FuncOp fn) {
+    MLIRContext *ctx = fn.getContext();
+    auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
+    auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (isMapped(inAxes, i))
+        fn.setArgAttr(i, "arr.staging", UnitAttr::get(ctx));
+
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    unsigned numInputs = fn.getNumArguments();
+    SmallVector<Type> resultTypes(fn.getResultTypes());
+    for (auto [i, type] : llvm::enumerate(resultTypes)) {
+      if (!isa<RankedTensorType>(type))
+        return fn.emitOpError("entry results must be ranked tensors");
+      SmallVector<NamedAttribute> attrs(fn.getResultAttrs(i));
+      attrs.emplace_back(StringAttr::get(ctx, "arr.output"),
+                         UnitAttr::get(ctx));
+      attrs.emplace_back(
+          StringAttr::get(ctx,
+                          bufferization::BufferizationDialect::
+                              kWritableAttrName),
+          BoolAttr::get(ctx, true));
+      if (isMapped(outAxes, i))
+        attrs.emplace_back(StringAttr::get(ctx, "arr.staging"),
+                           UnitAttr::get(ctx));
+      if (failed(fn.insertArgument(numInputs + i, type,
+                                   DictionaryAttr::get(ctx, attrs),
+                                   ret.getLoc())))
+        return failure();
+    }
+
+    OpBuilder b(ret);
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      auto op = bufferization::MaterializeInDestinationOp::create(
+          b, ret.getLoc(), TypeRange{}, value,
+          fn.getArgument(numInputs + i));
+      op.setRestrict(true);
+      op.setWritable(true);
+    }
+    func::ReturnOp::create(b, ret.getLoc());
+    ret.erase();
+    BitVector allResults(resultTypes.size(), true);
+    return fn.eraseResults(allResults);
+  }
+};
+
+} // namespace
