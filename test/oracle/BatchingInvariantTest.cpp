@@ -1,0 +1,378 @@
+//===- BatchingInvariantTest.cpp - batched program == per-example loop ----===//
+//
+// The batching invariant (DESIGN.md "Testing", issue point B.7): for an
+// exported entry `vmap(f, in_axes, out_axes, batch=B)`, the program that
+// `--arr-vmap`, `inline` and `canonicalize` make of it, interpreted directly,
+// equals f evaluated on each example with the results stacked along out_axes.
+// Programs are written as arr IR with the batch size substituted for {B}.
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/oracle/Interpreter.h"
+#include "test/oracle/TestUtil.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace vmapc::oracle;
+using vmapc::oracle::test::makeContext;
+using vmapc::oracle::test::parse;
+using vmapc::oracle::test::substitute;
+
+namespace {
+
+struct Program {
+  const char *name;
+  const char *exported;
+  const char *source;
+};
+
+// The front end's convention: per-example functions are private; the export
+// is public, carries arr.batch / arr.in_axes / arr.out_axes and its body is
+// one arr.vmap_call of the per-example function.
+const Program kPrograms[] = {
+    // All-pairs squared distances and argmin: kNN (refs unmapped).
+    {"knn", "classify", R"mlir(
+func.func private @sqdist(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
+  %d = arr.sub %a, %b : tensor<16xf32>
+  %m = arr.mul %d, %d : tensor<16xf32>
+  %s = arr.reduce_sum %m, dims = [0] : (tensor<16xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func private @nearest(%q: tensor<16xf32>, %refs: tensor<50x16xf32>) -> tensor<i32> {
+  %d = arr.vmap_call @sqdist(%q, %refs) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 50 : i64} : (tensor<16xf32>, tensor<50x16xf32>) -> tensor<50xf32>
+  %i = arr.argmin %d, axis = 0 : (tensor<50xf32>) -> tensor<i32>
+  return %i : tensor<i32>
+}
+func.func @classify(%q: tensor<{B}x16xf32> {arr.name = "q"}, %refs: tensor<50x16xf32> {arr.name = "refs"}) -> (tensor<{B}xi32> {arr.name = "out"}) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [0 : i64]} {
+  %r = arr.vmap_call @nearest(%q, %refs) {in_axes = [0 : i64, unit], out_axes = [0 : i64], axis_size = {B} : i64} : (tensor<{B}x16xf32>, tensor<50x16xf32>) -> tensor<{B}xi32>
+  return %r : tensor<{B}xi32>
+}
+)mlir"},
+    // vmap(vmap(sqdist)) with the examples stacked along out axis 1.
+    {"pairwise_out_axis_1", "pairwise", R"mlir(
+func.func private @sqdist(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<f32> {
+  %d = arr.sub %a, %b : tensor<16xf32>
+  %m = arr.mul %d, %d : tensor<16xf32>
+  %s = arr.reduce_sum %m, dims = [0] : (tensor<16xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func private @row(%q: tensor<16xf32>, %refs: tensor<30x16xf32>) -> tensor<30xf32> {
+  %d = arr.vmap_call @sqdist(%q, %refs) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 30 : i64} : (tensor<16xf32>, tensor<30x16xf32>) -> tensor<30xf32>
+  return %d : tensor<30xf32>
+}
+func.func @pairwise(%q: tensor<{B}x16xf32>, %refs: tensor<30x16xf32>) -> tensor<30x{B}xf32> attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [1 : i64]} {
+  %r = arr.vmap_call @row(%q, %refs) {in_axes = [0 : i64, unit], out_axes = [1 : i64], axis_size = {B} : i64} : (tensor<{B}x16xf32>, tensor<30x16xf32>) -> tensor<30x{B}xf32>
+  return %r : tensor<30x{B}xf32>
+}
+)mlir"},
+    // An MLP: dot_general, add, tanh; weights unmapped.
+    {"mlp", "predict", R"mlir(
+func.func private @mlp(%x: tensor<8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>) -> tensor<4xf32> {
+  %h0 = arr.dot_general %x, %w1, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
+  %h1 = arr.add %h0, %b1 : tensor<16xf32>
+  %h = arr.tanh %h1 : tensor<16xf32>
+  %y0 = arr.dot_general %h, %w2, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<16xf32>, tensor<16x4xf32>) -> tensor<4xf32>
+  %y = arr.add %y0, %b2 : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @predict(%x: tensor<{B}x8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>) -> tensor<{B}x4xf32> attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit, unit, unit, unit], arr.out_axes = [0 : i64]} {
+  %r = arr.vmap_call @mlp(%x, %w1, %b1, %w2, %b2) {in_axes = [0 : i64, unit, unit, unit, unit], out_axes = [0 : i64], axis_size = {B} : i64} : (tensor<{B}x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<{B}x4xf32>
+  return %r : tensor<{B}x4xf32>
+}
+)mlir"},
+    // Per-example weights mapped on axis 2 (both dot_general sides batched).
+    {"mlp_ensemble_axis_2", "ensemble", R"mlir(
+func.func private @layer(%x: tensor<8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
+  %h0 = arr.dot_general %x, %w, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
+  %h1 = arr.add %h0, %b : tensor<16xf32>
+  %h = arr.tanh %h1 : tensor<16xf32>
+  return %h : tensor<16xf32>
+}
+func.func @ensemble(%x: tensor<{B}x8xf32>, %w: tensor<8x16x{B}xf32>, %b: tensor<16xf32>) -> tensor<{B}x16xf32> attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, 2 : i64, unit], arr.out_axes = [0 : i64]} {
+  %r = arr.vmap_call @layer(%x, %w, %b) {in_axes = [0 : i64, 2 : i64, unit], out_axes = [0 : i64], axis_size = {B} : i64} : (tensor<{B}x8xf32>, tensor<8x16x{B}xf32>, tensor<16xf32>) -> tensor<{B}x16xf32>
+  return %r : tensor<{B}x16xf32>
+}
+)mlir"},
+    // Reductions over an axis, argmax, exp/log; three results.
+    {"reduce_argmax", "stats", R"mlir(
+func.func private @rowstats(%x: tensor<5x6xf32>) -> (tensor<5xf32>, tensor<5xi32>, tensor<f32>) {
+  %m = arr.reduce_max %x, dims = [1] : (tensor<5x6xf32>) -> tensor<5xf32>
+  %a = arr.argmax %x, axis = 1 : (tensor<5x6xf32>) -> tensor<5xi32>
+  %e = arr.exp %x : tensor<5x6xf32>
+  %s = arr.reduce_sum %e, dims = [0, 1] : (tensor<5x6xf32>) -> tensor<f32>
+  %l = arr.log %s : tensor<f32>
+  return %m, %a, %l : tensor<5xf32>, tensor<5xi32>, tensor<f32>
+}
+func.func @stats(%x: tensor<{B}x5x6xf32>) -> (tensor<{B}x5xf32>, tensor<{B}x5xi32>, tensor<{B}xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64], arr.out_axes = [0 : i64, 0 : i64, 0 : i64]} {
+  %m, %a, %l = arr.vmap_call @rowstats(%x) {in_axes = [0 : i64], out_axes = [0 : i64, 0 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<{B}x5x6xf32>) -> (tensor<{B}x5xf32>, tensor<{B}x5xi32>, tensor<{B}xf32>)
+  return %m, %a, %l : tensor<{B}x5xf32>, tensor<{B}x5xi32>, tensor<{B}xf32>
+}
+)mlir"},
+    // The same per-example function mapped on axis 1, results on mixed axes.
+    {"reduce_argmax_axis_1", "stats1", R"mlir(
+func.func private @rowstats(%x: tensor<5x6xf32>) -> (tensor<5xf32>, tensor<6xi32>, tensor<f32>) {
+  %m = arr.reduce_min %x, dims = [1] : (tensor<5x6xf32>) -> tensor<5xf32>
+  %a = arr.argmin %x, axis = 0 : (tensor<5x6xf32>) -> tensor<6xi32>
+  %s = arr.reduce_sum %x, dims = [0, 1] : (tensor<5x6xf32>) -> tensor<f32>
+  return %m, %a, %s : tensor<5xf32>, tensor<6xi32>, tensor<f32>
+}
+func.func @stats1(%x: tensor<5x{B}x6xf32>) -> (tensor<5x{B}xf32>, tensor<{B}x6xi32>, tensor<{B}xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64], arr.out_axes = [1 : i64, 0 : i64, 0 : i64]} {
+  %m, %a, %s = arr.vmap_call @rowstats(%x) {in_axes = [1 : i64], out_axes = [1 : i64, 0 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<5x{B}x6xf32>) -> (tensor<5x{B}xf32>, tensor<{B}x6xi32>, tensor<{B}xf32>)
+  return %m, %a, %s : tensor<5x{B}xf32>, tensor<{B}x6xi32>, tensor<{B}xf32>
+}
+)mlir"},
+    // A nested vmap_call inside the vmapped function (over columns, in
+    // axis 1), a broadcast of a scalar, a comparison, a bool result on out
+    // axis 1.
+    {"nested_vmap", "colstats", R"mlir(
+func.func private @lse(%v: tensor<4xf32>) -> tensor<f32> {
+  %m = arr.reduce_max %v, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  %mb = arr.broadcast_in_dim %m, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %d = arr.sub %v, %mb : tensor<4xf32>
+  %e = arr.exp %d : tensor<4xf32>
+  %s = arr.reduce_sum %e, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  %l = arr.log %s : tensor<f32>
+  %r = arr.add %l, %m : tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @cols(%x: tensor<4x6xf32>) -> (tensor<6xf32>, tensor<6xi1>) {
+  %c = arr.vmap_call @lse(%x) {in_axes = [1 : i64], out_axes = [0 : i64], axis_size = 6 : i64} : (tensor<4x6xf32>) -> tensor<6xf32>
+  %t = arr.transpose %x, perm = [1, 0] : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %n = arr.reduce_sum %t, dims = [1] : (tensor<6x4xf32>) -> tensor<6xf32>
+  %g = arr.cmp gt, %c, %n : tensor<6xf32> -> tensor<6xi1>
+  return %c, %g : tensor<6xf32>, tensor<6xi1>
+}
+func.func @colstats(%x: tensor<{B}x4x6xf32>) -> (tensor<{B}x6xf32>, tensor<6x{B}xi1>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64], arr.out_axes = [0 : i64, 1 : i64]} {
+  %c, %g = arr.vmap_call @cols(%x) {in_axes = [0 : i64], out_axes = [0 : i64, 1 : i64], axis_size = {B} : i64} : (tensor<{B}x4x6xf32>) -> (tensor<{B}x6xf32>, tensor<6x{B}xi1>)
+  return %c, %g : tensor<{B}x6xf32>, tensor<6x{B}xi1>
+}
+)mlir"},
+    // i32 arithmetic with an unmapped operand: truncating division, neg,
+    // mul, reshape, cmp; an out axis of 2.
+    {"i32_unmapped_operand", "intops", R"mlir(
+func.func private @ints(%x: tensor<6xi32>, %y: tensor<6xi32>) -> (tensor<3x2xi32>, tensor<6xi1>) {
+  %q = arr.div %x, %y : tensor<6xi32>
+  %n = arr.neg %q : tensor<6xi32>
+  %p = arr.mul %n, %x : tensor<6xi32>
+  %r = arr.reshape %p : (tensor<6xi32>) -> tensor<3x2xi32>
+  %b = arr.cmp le, %x, %y : tensor<6xi32> -> tensor<6xi1>
+  return %r, %b : tensor<3x2xi32>, tensor<6xi1>
+}
+func.func @intops(%x: tensor<{B}x6xi32>, %y: tensor<6xi32>) -> (tensor<3x2x{B}xi32>, tensor<{B}x6xi1>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [2 : i64, 0 : i64]} {
+  %r, %b = arr.vmap_call @ints(%x, %y) {in_axes = [0 : i64, unit], out_axes = [2 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<{B}x6xi32>, tensor<6xi32>) -> (tensor<3x2x{B}xi32>, tensor<{B}x6xi1>)
+  return %r, %b : tensor<3x2x{B}xi32>, tensor<{B}x6xi1>
+}
+)mlir"},
+    // Shape ops on an input mapped on axis 1 with an unmapped operand that
+    // broadcast_in_dim stretches; transpose, reshape, reduce_min, argmin,
+    // sqrt, a dot_general of the example with its own transpose.
+    {"shapes_axis_1", "shapes", R"mlir(
+func.func private @shape_ops(%x: tensor<3x4xf32>, %v: tensor<1x4xf32>) -> (tensor<12xf32>, tensor<4xf32>, tensor<4xi32>, tensor<3x3xf32>) {
+  %vb = arr.broadcast_in_dim %v, dims = [0, 1] : (tensor<1x4xf32>) -> tensor<3x4xf32>
+  %s = arr.add %x, %vb : tensor<3x4xf32>
+  %t = arr.transpose %s, perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %r = arr.reshape %t : (tensor<4x3xf32>) -> tensor<12xf32>
+  %m = arr.reduce_min %t, dims = [1] : (tensor<4x3xf32>) -> tensor<4xf32>
+  %i = arr.argmin %s, axis = 0 : (tensor<3x4xf32>) -> tensor<4xi32>
+  %xx = arr.mul %x, %x : tensor<3x4xf32>
+  %a = arr.sqrt %xx : tensor<3x4xf32>
+  %g = arr.dot_general %a, %t, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<3x4xf32>, tensor<4x3xf32>) -> tensor<3x3xf32>
+  return %r, %m, %i, %g : tensor<12xf32>, tensor<4xf32>, tensor<4xi32>, tensor<3x3xf32>
+}
+func.func @shapes(%x: tensor<3x{B}x4xf32>, %v: tensor<1x4xf32>) -> (tensor<{B}x12xf32>, tensor<4x{B}xf32>, tensor<{B}x4xi32>, tensor<{B}x3x3xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit], arr.out_axes = [0 : i64, 1 : i64, 0 : i64, 0 : i64]} {
+  %r, %m, %i, %g = arr.vmap_call @shape_ops(%x, %v) {in_axes = [1 : i64, unit], out_axes = [0 : i64, 1 : i64, 0 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<3x{B}x4xf32>, tensor<1x4xf32>) -> (tensor<{B}x12xf32>, tensor<4x{B}xf32>, tensor<{B}x4xi32>, tensor<{B}x3x3xf32>)
+  return %r, %m, %i, %g : tensor<{B}x12xf32>, tensor<4x{B}xf32>, tensor<{B}x4xi32>, tensor<{B}x3x3xf32>
+}
+)mlir"},
+    // A result that does not depend on the mapped operand, out axis unit.
+    {"unit_out_axis", "scaled", R"mlir(
+func.func private @scale(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %m = arr.mul %x, %w : tensor<4xf32>
+  %ww = arr.mul %w, %w : tensor<4xf32>
+  %n = arr.reduce_sum %ww, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %m, %n : tensor<4xf32>, tensor<f32>
+}
+func.func @scaled(%x: tensor<{B}x4xf32>, %w: tensor<4xf32>) -> (tensor<{B}x4xf32>, tensor<f32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [0 : i64, unit]} {
+  %m, %n = arr.vmap_call @scale(%x, %w) {in_axes = [0 : i64, unit], out_axes = [0 : i64, unit], axis_size = {B} : i64} : (tensor<{B}x4xf32>, tensor<4xf32>) -> (tensor<{B}x4xf32>, tensor<f32>)
+  return %m, %n : tensor<{B}x4xf32>, tensor<f32>
+}
+)mlir"},
+};
+
+/// Runs --arr-vmap, inline and canonicalize on `module`; diagnostics are
+/// appended to `diagnostics`.
+mlir::LogicalResult batch(mlir::ModuleOp module, std::string &diagnostics) {
+  mlir::MLIRContext *context = module.getContext();
+  llvm::raw_string_ostream os(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(context, [&](mlir::Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return mlir::success();
+  });
+  mlir::PassManager pm(context);
+  pm.addPass(vmapc::createArrVmap());
+  pm.addPass(mlir::createInlinerPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  return pm.run(module);
+}
+
+/// What of the per-example world is left in `fn`: vmap_calls and calls of
+/// `perExample` (empty when none).
+std::string leftovers(mlir::func::FuncOp fn, llvm::StringRef perExample) {
+  std::string found;
+  fn.walk([&](mlir::Operation *op) {
+    if (mlir::isa<vmapc::arr::VmapCallOp>(op))
+      found += "an arr.vmap_call; ";
+    if (auto call = mlir::dyn_cast<mlir::func::CallOp>(op))
+      if (call.getCallee() == perExample)
+        found += "a call of @" + perExample.str() + "; ";
+  });
+  return found;
+}
+
+/// Checks the invariant for `source` with {B} = `batchSize`: the reference
+/// (per example, on the original module) against the batched export
+/// (interpreted after the passes, on a clone).
+void checkInvariant(const char *source, const char *exportedName,
+                    int64_t batchSize, uint64_t seed) {
+  auto context = makeContext();
+  std::string text = substitute(source, "B", std::to_string(batchSize));
+  auto module = parse(*context, text);
+  ASSERT_TRUE(module) << "does not parse:\n" << text;
+  auto exported = module->lookupSymbol<mlir::func::FuncOp>(exportedName);
+  ASSERT_TRUE(exported);
+  auto perExample = perExampleFunction(exported);
+  ASSERT_TRUE(bool(perExample)) << llvm::toString(perExample.takeError());
+  std::string perExampleName = perExample->getSymName().str();
+
+  std::vector<Array> inputs = randomInputs(exported, seed);
+  auto expected = evaluatePerExample(exported, inputs);
+  ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+
+  mlir::OwningOpRef<mlir::ModuleOp> batched = module->clone();
+  std::string diagnostics;
+  ASSERT_TRUE(mlir::succeeded(batch(*batched, diagnostics)))
+      << "--arr-vmap,inline,canonicalize failed:\n"
+      << diagnostics;
+  auto batchedFn = batched->lookupSymbol<mlir::func::FuncOp>(exportedName);
+  ASSERT_TRUE(batchedFn) << "the export @" << exportedName
+                         << " is gone after the passes";
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  batched->print(os);
+  EXPECT_EQ(leftovers(batchedFn, perExampleName), "")
+      << "after the passes:\n"
+      << printed;
+
+  auto actual = evaluate(batchedFn, inputs);
+  ASSERT_TRUE(bool(actual)) << llvm::toString(actual.takeError())
+                            << "\nafter the passes:\n"
+                            << printed;
+  ASSERT_EQ(actual->size(), expected->size());
+  for (size_t i = 0; i < expected->size(); ++i) {
+    std::string why;
+    EXPECT_TRUE(allClose((*expected)[i], (*actual)[i], 1e-5, 1e-6, &why))
+        << "result " << i << ": " << why << "\nexpected "
+        << (*expected)[i].toString() << "\nactual   "
+        << (*actual)[i].toString() << "\nafter the passes:\n"
+        << printed;
+  }
+}
+
+struct InvariantCase {
+  size_t program;
+  int64_t batchSize;
+};
+
+class BatchingInvariant : public ::testing::TestWithParam<InvariantCase> {};
+
+TEST_P(BatchingInvariant, BatchedEqualsPerExample) {
+  const Program &p = kPrograms[GetParam().program];
+  checkInvariant(p.source, p.exported, GetParam().batchSize,
+                 /*seed=*/1000 * GetParam().program + 17 * GetParam().batchSize);
+}
+
+std::vector<InvariantCase> allCases() {
+  std::vector<InvariantCase> cases;
+  for (size_t p = 0; p < std::size(kPrograms); ++p)
+    for (int64_t b : {1, 2, 7})
+      cases.push_back({p, b});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Programs, BatchingInvariant, ::testing::ValuesIn(allCases()),
+    [](const ::testing::TestParamInfo<InvariantCase> &info) {
+      return std::string(kPrograms[info.param.program].name) + "_B" +
+             std::to_string(info.param.batchSize);
+    });
+
+//===----------------------------------------------------------------------===//
+// The comparison itself can fail: hand-batched programs, no pass involved.
+//===----------------------------------------------------------------------===//
+
+// The MLP of kPrograms batched by hand, correctly and with a bug (the bias
+// added to the wrong layer), compared with the per-example reference.
+constexpr const char *kHandBatchedMlp = R"mlir(
+func.func private @mlp(%x: tensor<8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>) -> tensor<4xf32> {
+  %h0 = arr.dot_general %x, %w1, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
+  %h1 = arr.add %h0, %b1 : tensor<16xf32>
+  %h = arr.tanh %h1 : tensor<16xf32>
+  %y0 = arr.dot_general %h, %w2, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<16xf32>, tensor<16x4xf32>) -> tensor<4xf32>
+  %y = arr.add %y0, %b2 : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @predict(%x: tensor<3x8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>) -> tensor<3x4xf32> attributes {arr.batch = 3 : i64, arr.in_axes = [0 : i64, unit, unit, unit, unit], arr.out_axes = [0 : i64]} {
+  %r = arr.vmap_call @mlp(%x, %w1, %b1, %w2, %b2) {in_axes = [0 : i64, unit, unit, unit, unit], out_axes = [0 : i64], axis_size = 3 : i64} : (tensor<3x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<16x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+func.func @good(%x: tensor<3x8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>) -> tensor<3x4xf32> {
+  %h0 = arr.dot_general %x, %w1, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<3x8xf32>, tensor<8x16xf32>) -> tensor<3x16xf32>
+  %bb1 = arr.broadcast_in_dim %b1, dims = [1] : (tensor<16xf32>) -> tensor<3x16xf32>
+  %h1 = arr.add %h0, %bb1 : tensor<3x16xf32>
+  %h = arr.tanh %h1 : tensor<3x16xf32>
+  %y0 = arr.dot_general %h, %w2, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<3x16xf32>, tensor<16x4xf32>) -> tensor<3x4xf32>
+  %bb2 = arr.broadcast_in_dim %b2, dims = [1] : (tensor<4xf32>) -> tensor<3x4xf32>
+  %y = arr.add %y0, %bb2 : tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+func.func @bad(%x: tensor<3x8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>) -> tensor<3x4xf32> {
+  %h0 = arr.dot_general %x, %w1, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<3x8xf32>, tensor<8x16xf32>) -> tensor<3x16xf32>
+  %h = arr.tanh %h0 : tensor<3x16xf32>
+  %y0 = arr.dot_general %h, %w2, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<3x16xf32>, tensor<16x4xf32>) -> tensor<3x4xf32>
+  %bb2 = arr.broadcast_in_dim %b2, dims = [1] : (tensor<4xf32>) -> tensor<3x4xf32>
+  %y = arr.add %y0, %bb2 : tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+)mlir";
+
+TEST(BatchingInvariantHarness, HandBatchedProgramsPassAndFail) {
+  auto context = makeContext();
+  auto module = parse(*context, kHandBatchedMlp);
+  ASSERT_TRUE(module);
+  auto predict = module->lookupSymbol<mlir::func::FuncOp>("predict");
+  std::vector<Array> inputs = randomInputs(predict, 7);
+  auto expected = evaluatePerExample(predict, inputs);
+  ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+  auto good = evaluate(*module, "good", inputs);
+  auto bad = evaluate(*module, "bad", inputs);
+  ASSERT_TRUE(bool(good)) << llvm::toString(good.takeError());
+  ASSERT_TRUE(bool(bad)) << llvm::toString(bad.takeError());
+  std::string why;
+  EXPECT_TRUE(allClose((*expected)[0], (*good)[0], 1e-5, 1e-6, &why)) << why;
+  EXPECT_FALSE(allClose((*expected)[0], (*bad)[0], 1e-5, 1e-6, &why));
+  EXPECT_NE(why.find("expected"), std::string::npos) << why;
+  // The per-example reference also agrees with the interpreter's own vmap
+  // of the export.
+  auto direct = evaluate(predict, inputs);
+  ASSERT_TRUE(bool(direct)) << llvm::toString(direct.takeError());
+  EXPECT_TRUE(allClose((*expected)[0], (*direct)[0], 0, 0, &why)) << why;
+}
+
+} // namespace

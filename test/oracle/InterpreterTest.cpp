@@ -1,0 +1,581 @@
+//===- InterpreterTest.cpp - the oracle's interpretation of each op -------===//
+//
+// Hand-written IR, values computed by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/oracle/Interpreter.h"
+#include "test/oracle/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+using namespace vmapc::oracle;
+using vmapc::oracle::test::makeContext;
+using vmapc::oracle::test::parse;
+
+namespace {
+
+class OracleTest : public ::testing::Test {
+protected:
+  std::unique_ptr<mlir::MLIRContext> context = makeContext();
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+
+  /// Parses `source` and evaluates @`fn` on `args`; fails the test (and
+  /// returns nothing) on a parse or evaluation error.
+  std::vector<Array> run(llvm::StringRef source, llvm::StringRef fn,
+                         std::vector<Array> args) {
+    module = parse(*context, source);
+    if (!module) {
+      ADD_FAILURE() << "parse error";
+      return {};
+    }
+    auto results = evaluate(*module, fn, args);
+    if (!results) {
+      ADD_FAILURE() << llvm::toString(results.takeError());
+      return {};
+    }
+    return std::move(*results);
+  }
+
+  /// Evaluates and returns the error message ("" if it succeeded).
+  std::string runError(llvm::StringRef source, llvm::StringRef fn,
+                       std::vector<Array> args) {
+    module = parse(*context, source);
+    if (!module)
+      return "parse error";
+    auto results = evaluate(*module, fn, args);
+    if (results)
+      return "";
+    return llvm::toString(results.takeError());
+  }
+};
+
+Array f32(llvm::ArrayRef<int64_t> shape, std::vector<double> values) {
+  return Array(DType::F32, shape, std::move(values));
+}
+Array i32(llvm::ArrayRef<int64_t> shape, std::vector<double> values) {
+  return Array(DType::I32, shape, std::move(values));
+}
+
+void expectArray(const std::vector<Array> &results, size_t i, DType dtype,
+                 std::vector<int64_t> shape, std::vector<double> values) {
+  ASSERT_LT(i, results.size());
+  const Array &a = results[i];
+  EXPECT_EQ(dtypeName(a.dtype), std::string(dtypeName(dtype)));
+  EXPECT_EQ(std::vector<int64_t>(a.shape.begin(), a.shape.end()), shape);
+  EXPECT_EQ(a.values, values) << a.toString();
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise ops
+//===----------------------------------------------------------------------===//
+
+TEST_F(OracleTest, Constants) {
+  auto r = run(R"mlir(
+    func.func @f() -> (tensor<2x2xf32>, tensor<3xi32>, tensor<2xi1>, tensor<f32>) {
+      %a = arr.constant dense<[[1.5, -2.0], [0.25, 4.0]]> : tensor<2x2xf32>
+      %b = arr.constant dense<7> : tensor<3xi32>
+      %c = arr.constant dense<[true, false]> : tensor<2xi1>
+      %d = arr.constant dense<3.0> : tensor<f32>
+      return %a, %b, %c, %d : tensor<2x2xf32>, tensor<3xi32>, tensor<2xi1>, tensor<f32>
+    })mlir",
+               "f", {});
+  expectArray(r, 0, DType::F32, {2, 2}, {1.5, -2.0, 0.25, 4.0});
+  expectArray(r, 1, DType::I32, {3}, {7, 7, 7});
+  expectArray(r, 2, DType::Bool, {2}, {1, 0});
+  expectArray(r, 3, DType::F32, {}, {3.0});
+}
+
+TEST_F(OracleTest, UnaryF32) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+      %n = arr.neg %x : tensor<3xf32>
+      %e = arr.exp %x : tensor<3xf32>
+      %l = arr.log %x : tensor<3xf32>
+      %t = arr.tanh %x : tensor<3xf32>
+      %s = arr.sqrt %x : tensor<3xf32>
+      return %n, %e, %l, %t, %s : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+    })mlir",
+               "f", {f32({3}, {1.0, 4.0, 0.25})});
+  expectArray(r, 0, DType::F32, {3}, {-1.0, -4.0, -0.25});
+  expectArray(r, 1, DType::F32, {3},
+              {std::exp(1.0), std::exp(4.0), std::exp(0.25)});
+  expectArray(r, 2, DType::F32, {3}, {0.0, std::log(4.0), std::log(0.25)});
+  expectArray(r, 3, DType::F32, {3},
+              {std::tanh(1.0), std::tanh(4.0), std::tanh(0.25)});
+  expectArray(r, 4, DType::F32, {3}, {1.0, 2.0, 0.5});
+}
+
+TEST_F(OracleTest, BinaryF32) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+      %a = arr.add %x, %y : tensor<2xf32>
+      %s = arr.sub %x, %y : tensor<2xf32>
+      %m = arr.mul %x, %y : tensor<2xf32>
+      %d = arr.div %x, %y : tensor<2xf32>
+      return %a, %s, %m, %d : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+    })mlir",
+               "f", {f32({2}, {3.0, -1.0}), f32({2}, {2.0, 4.0})});
+  expectArray(r, 0, DType::F32, {2}, {5.0, 3.0});
+  expectArray(r, 1, DType::F32, {2}, {1.0, -5.0});
+  expectArray(r, 2, DType::F32, {2}, {6.0, -4.0});
+  expectArray(r, 3, DType::F32, {2}, {1.5, -0.25});
+}
+
+TEST_F(OracleTest, I32DivisionTruncatesAndArithmeticWraps) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<5xi32>, %y: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, tensor<5xi32>) {
+      %d = arr.div %x, %y : tensor<5xi32>
+      %a = arr.add %x, %y : tensor<5xi32>
+      %n = arr.neg %x : tensor<5xi32>
+      return %d, %a, %n : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
+    })mlir",
+               "f",
+               {i32({5}, {7, -7, 7, -7, 2147483647}),
+                i32({5}, {2, 2, -2, -2, 1})});
+  expectArray(r, 0, DType::I32, {5}, {3, -3, -3, 3, 2147483647});
+  expectArray(r, 1, DType::I32, {5}, {9, -5, 5, -9, -2147483648.0});
+  expectArray(r, 2, DType::I32, {5}, {-7, 7, -7, 7, -2147483647});
+}
+
+TEST_F(OracleTest, I32DivisionByZeroIsAnError) {
+  std::string error = runError(R"mlir(
+    func.func @f(%x: tensor<2xi32>, %y: tensor<2xi32>) -> tensor<2xi32> {
+      %d = arr.div %x, %y : tensor<2xi32>
+      return %d : tensor<2xi32>
+    })mlir",
+                               "f", {i32({2}, {1, 2}), i32({2}, {1, 0})});
+  EXPECT_NE(error.find("arr.div"), std::string::npos) << error;
+  EXPECT_NE(error.find("division by zero"), std::string::npos) << error;
+}
+
+TEST_F(OracleTest, CmpAllPredicatesWithNaN) {
+  // x = [1, 2, 3, NaN], y = [2, 2, 2, 1].
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+      %lt = arr.cmp lt, %x, %y : tensor<4xf32> -> tensor<4xi1>
+      %le = arr.cmp le, %x, %y : tensor<4xf32> -> tensor<4xi1>
+      %gt = arr.cmp gt, %x, %y : tensor<4xf32> -> tensor<4xi1>
+      %ge = arr.cmp ge, %x, %y : tensor<4xf32> -> tensor<4xi1>
+      %eq = arr.cmp eq, %x, %y : tensor<4xf32> -> tensor<4xi1>
+      %ne = arr.cmp ne, %x, %y : tensor<4xf32> -> tensor<4xi1>
+      return %lt, %le, %gt, %ge, %eq, %ne : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+    })mlir",
+               "f",
+               {f32({4}, {1, 2, 3, std::numeric_limits<double>::quiet_NaN()}),
+                f32({4}, {2, 2, 2, 1})});
+  expectArray(r, 0, DType::Bool, {4}, {1, 0, 0, 0});
+  expectArray(r, 1, DType::Bool, {4}, {1, 1, 0, 0});
+  expectArray(r, 2, DType::Bool, {4}, {0, 0, 1, 0});
+  expectArray(r, 3, DType::Bool, {4}, {0, 1, 1, 0});
+  expectArray(r, 4, DType::Bool, {4}, {0, 1, 0, 0});
+  expectArray(r, 5, DType::Bool, {4}, {1, 0, 1, 1});
+}
+
+TEST_F(OracleTest, CmpRoundsF32First) {
+  // 1 + 2^-30 and 1 are distinct doubles but the same f32: equal.
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<1xf32>, %y: tensor<1xf32>) -> tensor<1xi1> {
+      %eq = arr.cmp eq, %x, %y : tensor<1xf32> -> tensor<1xi1>
+      return %eq : tensor<1xi1>
+    })mlir",
+               "f", {f32({1}, {1.0 + std::ldexp(1.0, -30)}), f32({1}, {1.0})});
+  expectArray(r, 0, DType::Bool, {1}, {1});
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+TEST_F(OracleTest, BroadcastInDim) {
+  auto r = run(R"mlir(
+    func.func @f(%v: tensor<3xf32>, %c: tensor<2x1xf32>, %s: tensor<f32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2x3xf32>, tensor<2xf32>) {
+      %rows = arr.broadcast_in_dim %v, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+      %cols = arr.broadcast_in_dim %v, dims = [0] : (tensor<3xf32>) -> tensor<3x2xf32>
+      %stretch = arr.broadcast_in_dim %c, dims = [0, 2] : (tensor<2x1xf32>) -> tensor<2x2x3xf32>
+      %scalar = arr.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<2xf32>
+      return %rows, %cols, %stretch, %scalar : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2x3xf32>, tensor<2xf32>
+    })mlir",
+               "f",
+               {f32({3}, {1, 2, 3}), f32({2, 1}, {10, 20}), f32({}, {5})});
+  expectArray(r, 0, DType::F32, {2, 3}, {1, 2, 3, 1, 2, 3});
+  expectArray(r, 1, DType::F32, {3, 2}, {1, 1, 2, 2, 3, 3});
+  // %c[i, 0] lands at [i, *, *] (size-1 dim stretched to 3, dim 1 new).
+  expectArray(r, 2, DType::F32, {2, 2, 3},
+              {10, 10, 10, 10, 10, 10, 20, 20, 20, 20, 20, 20});
+  expectArray(r, 3, DType::F32, {2}, {5, 5});
+}
+
+TEST_F(OracleTest, TransposeAndReshape) {
+  // x[i, j, k] = 100 i + 10 j + k, shape 2x3x2.
+  std::vector<double> x;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k)
+        x.push_back(100 * i + 10 * j + k);
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3x2xf32>) -> (tensor<2x2x3xf32>, tensor<3x4xf32>, tensor<3x2x2xf32>) {
+      %t = arr.transpose %x, perm = [2, 0, 1] : (tensor<2x3x2xf32>) -> tensor<2x2x3xf32>
+      %r = arr.reshape %x : (tensor<2x3x2xf32>) -> tensor<3x4xf32>
+      %u = arr.transpose %x, perm = [1, 0, 2] : (tensor<2x3x2xf32>) -> tensor<3x2x2xf32>
+      return %t, %r, %u : tensor<2x2x3xf32>, tensor<3x4xf32>, tensor<3x2x2xf32>
+    })mlir",
+               "f", {f32({2, 3, 2}, x)});
+  // t[k, i, j] = x[i, j, k].
+  expectArray(r, 0, DType::F32, {2, 2, 3},
+              {0, 10, 20, 100, 110, 120, 1, 11, 21, 101, 111, 121});
+  expectArray(r, 1, DType::F32, {3, 4}, x);
+  // u[j, i, k] = x[i, j, k].
+  expectArray(r, 2, DType::F32, {3, 2, 2},
+              {0, 1, 100, 101, 10, 11, 110, 111, 20, 21, 120, 121});
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST_F(OracleTest, ReduceOverTwoDims) {
+  // x[i, j, k] = 100 i + 10 j + k, shape 2x3x2.
+  std::vector<double> x;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k)
+        x.push_back(100 * i + 10 * j + k);
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3x2xf32>) -> (tensor<3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<f32>) {
+      %s = arr.reduce_sum %x, dims = [0, 2] : (tensor<2x3x2xf32>) -> tensor<3xf32>
+      %m = arr.reduce_max %x, dims = [1, 2] : (tensor<2x3x2xf32>) -> tensor<2xf32>
+      %n = arr.reduce_min %x, dims = [0, 1] : (tensor<2x3x2xf32>) -> tensor<2xf32>
+      %a = arr.reduce_sum %x, dims = [0, 1, 2] : (tensor<2x3x2xf32>) -> tensor<f32>
+      return %s, %m, %n, %a : tensor<3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<f32>
+    })mlir",
+               "f", {f32({2, 3, 2}, x)});
+  // s[j] = sum_{i,k} = (0+1) + (100+101) + 4*10 j.
+  expectArray(r, 0, DType::F32, {3}, {202, 242, 282});
+  expectArray(r, 1, DType::F32, {2}, {21, 121});
+  expectArray(r, 2, DType::F32, {2}, {0, 1});
+  expectArray(r, 3, DType::F32, {}, {726});
+}
+
+TEST_F(OracleTest, ReduceI32AndNaN) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3xi32>, %y: tensor<3xf32>) -> (tensor<2xi32>, tensor<3xi32>, tensor<f32>, tensor<f32>) {
+      %s = arr.reduce_sum %x, dims = [1] : (tensor<2x3xi32>) -> tensor<2xi32>
+      %m = arr.reduce_max %x, dims = [0] : (tensor<2x3xi32>) -> tensor<3xi32>
+      %ym = arr.reduce_max %y, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+      %yn = arr.reduce_min %y, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+      return %s, %m, %ym, %yn : tensor<2xi32>, tensor<3xi32>, tensor<f32>, tensor<f32>
+    })mlir",
+               "f",
+               {i32({2, 3}, {1, -5, 3, 2147483647, 1, 0}),
+                f32({3}, {1, std::numeric_limits<double>::quiet_NaN(), 2})});
+  expectArray(r, 0, DType::I32, {2}, {-1, -2147483648.0});
+  expectArray(r, 1, DType::I32, {3}, {2147483647, 1, 3});
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_TRUE(std::isnan(r[2].values[0]));
+  EXPECT_TRUE(std::isnan(r[3].values[0]));
+}
+
+TEST_F(OracleTest, ArgMinArgMaxLowestIndexWinsTies) {
+  auto r = run(R"mlir(
+    func.func @f(%v: tensor<5xf32>, %m: tensor<2x3xf32>, %k: tensor<4xi32>) -> (tensor<i32>, tensor<i32>, tensor<3xi32>, tensor<2xi32>, tensor<i32>) {
+      %a = arr.argmin %v, axis = 0 : (tensor<5xf32>) -> tensor<i32>
+      %b = arr.argmax %v, axis = 0 : (tensor<5xf32>) -> tensor<i32>
+      %c = arr.argmin %m, axis = 0 : (tensor<2x3xf32>) -> tensor<3xi32>
+      %d = arr.argmax %m, axis = 1 : (tensor<2x3xf32>) -> tensor<2xi32>
+      %e = arr.argmax %k, axis = 0 : (tensor<4xi32>) -> tensor<i32>
+      return %a, %b, %c, %d, %e : tensor<i32>, tensor<i32>, tensor<3xi32>, tensor<2xi32>, tensor<i32>
+    })mlir",
+               "f",
+               {f32({5}, {3, 1, 4, 1, 4}), f32({2, 3}, {5, 2, 7, 5, 1, 7}),
+                i32({4}, {-3, 9, 2, 9})});
+  expectArray(r, 0, DType::I32, {}, {1});
+  expectArray(r, 1, DType::I32, {}, {2});
+  expectArray(r, 2, DType::I32, {3}, {0, 1, 0});
+  expectArray(r, 3, DType::I32, {2}, {2, 2});
+  expectArray(r, 4, DType::I32, {}, {1});
+}
+
+TEST_F(OracleTest, ArgMinRoundsF32FirstAndPicksFirstNaN) {
+  // The first two are one f32 apart from being equal in double only: a tie
+  // in f32, so index 0 wins; a NaN wins over everything.
+  auto r = run(R"mlir(
+    func.func @f(%v: tensor<3xf32>, %w: tensor<3xf32>) -> (tensor<i32>, tensor<i32>) {
+      %a = arr.argmin %v, axis = 0 : (tensor<3xf32>) -> tensor<i32>
+      %b = arr.argmin %w, axis = 0 : (tensor<3xf32>) -> tensor<i32>
+      return %a, %b : tensor<i32>, tensor<i32>
+    })mlir",
+               "f",
+               {f32({3}, {1.0, 1.0 - std::ldexp(1.0, -40), 2.0}),
+                f32({3}, {1.0, std::numeric_limits<double>::quiet_NaN(), -5})});
+  expectArray(r, 0, DType::I32, {}, {0});
+  expectArray(r, 1, DType::I32, {}, {1});
+}
+
+//===----------------------------------------------------------------------===//
+// dot_general
+//===----------------------------------------------------------------------===//
+
+TEST_F(OracleTest, DotGeneralMatmulVectorOuter) {
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %v: tensor<3xf32>) -> (tensor<2x2xf32>, tensor<f32>, tensor<2xf32>, tensor<3x3xf32>, tensor<3x3xf32>) {
+      %mm = arr.dot_general %a, %b, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+      %dot = arr.dot_general %v, %v, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
+      %mv = arr.dot_general %a, %v, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+      %outer = arr.dot_general %v, %v, lhs_batch = [], rhs_batch = [], lhs_contract = [], rhs_contract = [] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+      %tt = arr.dot_general %a, %a, lhs_batch = [], rhs_batch = [], lhs_contract = [0], rhs_contract = [0] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<3x3xf32>
+      return %mm, %dot, %mv, %outer, %tt : tensor<2x2xf32>, tensor<f32>, tensor<2xf32>, tensor<3x3xf32>, tensor<3x3xf32>
+    })mlir",
+               "f",
+               {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 2}, {1, 0, 0, 1, 1, 1}),
+                f32({3}, {1, 2, 3})});
+  // [[1 2 3],[4 5 6]] @ [[1 0],[0 1],[1 1]] = [[4 5],[10 11]].
+  expectArray(r, 0, DType::F32, {2, 2}, {4, 5, 10, 11});
+  expectArray(r, 1, DType::F32, {}, {14});
+  expectArray(r, 2, DType::F32, {2}, {14, 32});
+  expectArray(r, 3, DType::F32, {3, 3}, {1, 2, 3, 2, 4, 6, 3, 6, 9});
+  // a^T a: [1 4; 2 5; 3 6] @ [1 2 3; 4 5 6].
+  expectArray(r, 4, DType::F32, {3, 3}, {17, 22, 27, 22, 29, 36, 27, 36, 45});
+}
+
+TEST_F(OracleTest, DotGeneralBatchDims) {
+  // lhs: 2 batches of 1x2 at dim 0; rhs: batch at dim 1 (2x2x1 -> [k, b, n]).
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<2x1x2xf32>, %b: tensor<2x2x1xf32>) -> tensor<2x1x1xf32> {
+      %c = arr.dot_general %a, %b, lhs_batch = [0], rhs_batch = [1], lhs_contract = [2], rhs_contract = [0] : (tensor<2x1x2xf32>, tensor<2x2x1xf32>) -> tensor<2x1x1xf32>
+      return %c : tensor<2x1x1xf32>
+    })mlir",
+               "f",
+               // a[0] = [1 2], a[1] = [3 4]; b[k, bt, 0]: b[:,0] = [5 6]^T,
+               // b[:,1] = [7 8]^T, stored [k=0: (5, 7), k=1: (6, 8)].
+               {f32({2, 1, 2}, {1, 2, 3, 4}), f32({2, 2, 1}, {5, 7, 6, 8})});
+  // batch 0: 1*5 + 2*6 = 17; batch 1: 3*7 + 4*8 = 53.
+  expectArray(r, 0, DType::F32, {2, 1, 1}, {17, 53});
+}
+
+TEST_F(OracleTest, DotGeneralI32) {
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<2x2xi32>, %b: tensor<2x2xi32>) -> tensor<2x2xi32> {
+      %c = arr.dot_general %a, %b, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [1] : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+      return %c : tensor<2x2xi32>
+    })mlir",
+               "f", {i32({2, 2}, {1, 2, 3, 4}), i32({2, 2}, {1, -1, 2, 0})});
+  // a @ b^T = [[1 2],[3 4]] @ [[1 2],[-1 0]] = [[-1 2],[-1 6]].
+  expectArray(r, 0, DType::I32, {2, 2}, {-1, 2, -1, 6});
+}
+
+//===----------------------------------------------------------------------===//
+// Calls and vmap
+//===----------------------------------------------------------------------===//
+
+constexpr const char *kSqdist = R"mlir(
+  func.func private @sqdist(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<f32> {
+    %d = arr.sub %a, %b : tensor<2xf32>
+    %m = arr.mul %d, %d : tensor<2xf32>
+    %s = arr.reduce_sum %m, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+    return %s : tensor<f32>
+  }
+)mlir";
+
+TEST_F(OracleTest, FuncCall) {
+  std::string source = std::string(kSqdist) + R"mlir(
+    func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<f32> {
+      %s = func.call @sqdist(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>
+      return %s : tensor<f32>
+    })mlir";
+  auto r = run(source, "f", {f32({2}, {1, 2}), f32({2}, {4, -2})});
+  expectArray(r, 0, DType::F32, {}, {25});
+}
+
+TEST_F(OracleTest, VmapCallUnmappedOperandAndOutAxis) {
+  // refs is 2x3 with the mapped axis at 1 (3 references of 2 numbers).
+  std::string source = std::string(kSqdist) + R"mlir(
+    func.func @f(%q: tensor<2xf32>, %refs: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<i32>) {
+      %d = arr.vmap_call @sqdist(%q, %refs) {in_axes = [unit, 1 : i64], out_axes = [0 : i64], axis_size = 3 : i64} : (tensor<2xf32>, tensor<2x3xf32>) -> tensor<3xf32>
+      %i = arr.argmin %d, axis = 0 : (tensor<3xf32>) -> tensor<i32>
+      return %d, %i : tensor<3xf32>, tensor<i32>
+    })mlir";
+  // refs columns: (0,0), (1,1), (3,1); q = (1, 2).
+  auto r = run(source, "f",
+               {f32({2}, {1, 2}), f32({2, 3}, {0, 1, 3, 0, 1, 1})});
+  expectArray(r, 0, DType::F32, {3}, {5, 1, 5});
+  expectArray(r, 1, DType::I32, {}, {1});
+}
+
+TEST_F(OracleTest, NestedVmapStacksAlongOutAxes) {
+  // pairwise(q, r)[j, i] = sqdist(q[i], r[j]) via an out axis of 1.
+  std::string source = std::string(kSqdist) + R"mlir(
+    func.func private @row(%q: tensor<2xf32>, %r: tensor<3x2xf32>) -> tensor<3xf32> {
+      %d = arr.vmap_call @sqdist(%q, %r) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 3 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> tensor<3xf32>
+      return %d : tensor<3xf32>
+    }
+    func.func @f(%q: tensor<2x2xf32>, %r: tensor<3x2xf32>) -> tensor<3x2xf32> {
+      %d = arr.vmap_call @row(%q, %r) {in_axes = [0 : i64, unit], out_axes = [1 : i64], axis_size = 2 : i64} : (tensor<2x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+      return %d : tensor<3x2xf32>
+    })mlir";
+  auto r = run(source, "f",
+               {f32({2, 2}, {0, 0, 1, 2}), f32({3, 2}, {0, 0, 1, 1, 3, 1})});
+  // q0 = (0,0): 0, 2, 10; q1 = (1,2): 5, 1, 5. Stored [j, i].
+  expectArray(r, 0, DType::F32, {3, 2}, {0, 5, 2, 1, 10, 5});
+}
+
+TEST_F(OracleTest, VmapCallUnitOutAxis) {
+  std::string source = R"mlir(
+    func.func private @g(%x: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<f32>) {
+      %m = arr.mul %x, %w : tensor<2xf32>
+      %s = arr.reduce_sum %w, dims = [0] : (tensor<2xf32>) -> tensor<f32>
+      return %m, %s : tensor<2xf32>, tensor<f32>
+    }
+    func.func @f(%x: tensor<3x2xf32>, %w: tensor<2xf32>) -> (tensor<3x2xf32>, tensor<f32>) {
+      %m, %s = arr.vmap_call @g(%x, %w) {in_axes = [0 : i64, unit], out_axes = [0 : i64, unit], axis_size = 3 : i64} : (tensor<3x2xf32>, tensor<2xf32>) -> (tensor<3x2xf32>, tensor<f32>)
+      return %m, %s : tensor<3x2xf32>, tensor<f32>
+    }
+    func.func @bad(%x: tensor<3x2xf32>, %w: tensor<2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>) {
+      %m, %n = arr.vmap_call @g2(%x, %w) {in_axes = [0 : i64, unit], out_axes = [0 : i64, unit], axis_size = 3 : i64} : (tensor<3x2xf32>, tensor<2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>)
+      return %m, %n : tensor<3x2xf32>, tensor<2xf32>
+    }
+    func.func private @g2(%x: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+      return %x, %x : tensor<2xf32>, tensor<2xf32>
+    })mlir";
+  auto r = run(source, "f",
+               {f32({3, 2}, {1, 2, 3, 4, 5, 6}), f32({2}, {10, 1})});
+  expectArray(r, 0, DType::F32, {3, 2}, {10, 2, 30, 4, 50, 6});
+  expectArray(r, 1, DType::F32, {}, {11});
+  // A unit out axis whose value depends on the example is an error.
+  auto bad = evaluate(*module, "bad",
+                      {f32({3, 2}, {1, 2, 3, 4, 5, 6}), f32({2}, {10, 1})});
+  ASSERT_FALSE(bad);
+  std::string error = llvm::toString(bad.takeError());
+  EXPECT_NE(error.find("out axis unit"), std::string::npos) << error;
+}
+
+TEST_F(OracleTest, VmapOverZeroExamples) {
+  std::string source = std::string(kSqdist) + R"mlir(
+    func.func @f(%q: tensor<2xf32>, %refs: tensor<0x2xf32>) -> tensor<0xf32> {
+      %d = arr.vmap_call @sqdist(%q, %refs) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 0 : i64} : (tensor<2xf32>, tensor<0x2xf32>) -> tensor<0xf32>
+      return %d : tensor<0xf32>
+    })mlir";
+  auto r = run(source, "f", {f32({2}, {1, 2}), f32({0, 2}, {})});
+  expectArray(r, 0, DType::F32, {0}, {});
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(OracleTest, UnknownOpIsAnErrorNamingIt) {
+  context->allowUnregisteredDialects();
+  std::string error = runError(R"mlir(
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %y = "foo.frobnicate"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      return %y : tensor<2xf32>
+    })mlir",
+                               "f", {f32({2}, {1, 2})});
+  EXPECT_NE(error.find("foo.frobnicate"), std::string::npos) << error;
+  EXPECT_NE(error.find("does not know"), std::string::npos) << error;
+}
+
+TEST_F(OracleTest, WrongArgumentShapeIsAnError) {
+  std::string error = runError(R"mlir(
+    func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+      return %x : tensor<2xf32>
+    })mlir",
+                               "f", {f32({3}, {1, 2, 3})});
+  EXPECT_NE(error.find("argument 0"), std::string::npos) << error;
+  EXPECT_NE(error.find("f32[3]"), std::string::npos) << error;
+  EXPECT_EQ(runError("func.func @f() { return }", "g", {}),
+            "no function named 'g'");
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers and the per-example reference
+//===----------------------------------------------------------------------===//
+
+TEST(OracleHelpers, SliceAndStackAreInverse) {
+  Array x(DType::I32, {2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  Array s = sliceAxis(x, 1, 2);
+  EXPECT_EQ(s.values, (std::vector<double>{4, 5, 10, 11}));
+  for (int64_t axis = 0; axis < 3; ++axis) {
+    std::vector<Array> pieces;
+    for (int64_t i = 0; i < x.shape[axis]; ++i)
+      pieces.push_back(sliceAxis(x, axis, i));
+    Array back = stackAxis(pieces, axis, pieces[0].shape, DType::I32);
+    std::string why;
+    EXPECT_TRUE(allClose(x, back, 0, 0, &why)) << why;
+  }
+}
+
+TEST(OracleHelpers, AllCloseToleranceAndMismatch) {
+  Array a(DType::F32, {2}, {1.0, 100.0});
+  Array b(DType::F32, {2}, {1.0 + 5e-7, 100.0 + 5e-4});
+  EXPECT_TRUE(allClose(a, b));
+  Array c(DType::F32, {2}, {1.0, 100.01});
+  std::string why;
+  EXPECT_FALSE(allClose(a, c, 1e-5, 1e-6, &why));
+  EXPECT_NE(why.find("element 1"), std::string::npos) << why;
+  EXPECT_FALSE(allClose(a, Array(DType::I32, {2}, {1, 100})));
+  EXPECT_FALSE(allClose(Array(DType::I32, {1}, {3}),
+                        Array(DType::I32, {1}, {4})));
+}
+
+// The kNN entry at full size, per example, against a direct computation:
+// 256 queries x 1000 references x 64 pixels (256000 evaluations of sqdist).
+TEST_F(OracleTest, KnnPerExampleFullSize) {
+  module = parse(*context, R"mlir(
+    func.func private @sqdist(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<f32> {
+      %d = arr.sub %a, %b : tensor<64xf32>
+      %m = arr.mul %d, %d : tensor<64xf32>
+      %s = arr.reduce_sum %m, dims = [0] : (tensor<64xf32>) -> tensor<f32>
+      return %s : tensor<f32>
+    }
+    func.func private @nearest(%q: tensor<64xf32>, %refs: tensor<1000x64xf32>) -> tensor<i32> {
+      %d = arr.vmap_call @sqdist(%q, %refs) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 1000 : i64} : (tensor<64xf32>, tensor<1000x64xf32>) -> tensor<1000xf32>
+      %i = arr.argmin %d, axis = 0 : (tensor<1000xf32>) -> tensor<i32>
+      return %i : tensor<i32>
+    }
+    func.func @classify(%q: tensor<256x64xf32> {arr.name = "q"}, %refs: tensor<1000x64xf32> {arr.name = "refs"}) -> (tensor<256xi32> {arr.name = "out"}) attributes {arr.batch = 256 : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [0 : i64]} {
+      %r = arr.vmap_call @nearest(%q, %refs) {in_axes = [0 : i64, unit], out_axes = [0 : i64], axis_size = 256 : i64} : (tensor<256x64xf32>, tensor<1000x64xf32>) -> tensor<256xi32>
+      return %r : tensor<256xi32>
+    })mlir");
+  ASSERT_TRUE(module);
+  auto classify = module->lookupSymbol<mlir::func::FuncOp>("classify");
+  std::vector<Array> inputs = randomInputs(classify, 42);
+  auto start = std::chrono::steady_clock::now();
+  auto result = evaluatePerExample(classify, inputs);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  EXPECT_LT(seconds, 10.0);
+  // Direct nearest neighbours, in double, argmin on f32-rounded distances.
+  const Array &q = inputs[0], &refs = inputs[1];
+  std::vector<double> expected;
+  for (int b = 0; b < 256; ++b) {
+    int best = 0;
+    double bestD = 0;
+    for (int r = 0; r < 1000; ++r) {
+      double d = 0;
+      for (int k = 0; k < 64; ++k) {
+        double diff = q.values[b * 64 + k] - refs.values[r * 64 + k];
+        d += diff * diff;
+      }
+      d = static_cast<double>(static_cast<float>(d));
+      if (r == 0 || d < bestD) {
+        best = r;
+        bestD = d;
+      }
+    }
+    expected.push_back(best);
+  }
+  expectArray(*result, 0, DType::I32, {256}, expected);
+  // The interpreter's own vmap (evaluate on @classify) agrees.
+  auto direct = evaluate(classify, inputs);
+  ASSERT_TRUE(bool(direct)) << llvm::toString(direct.takeError());
+  EXPECT_EQ((*direct)[0].values, expected);
+}
+
+} // namespace
