@@ -1,0 +1,385 @@
+//===- BufferPlanTest.cpp - unit tests of the buffer planner --------------===//
+
+#include "passes/BufferPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace mlir;
+using vmapc::BufferRequest;
+using vmapc::OffsetAssignment;
+
+namespace {
+
+/// Checks the invariants of any assignment: aligned offsets, no two requests
+/// live at one point share a byte, the arena holds every request, and the
+/// arena is no smaller than the lower bound.
+void expectValid(ArrayRef<BufferRequest> requests, const OffsetAssignment &result,
+                 int64_t alignment) {
+  ASSERT_EQ(result.offsets.size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(result.offsets[i] % alignment, 0) << "request " << i;
+    EXPECT_LE(result.offsets[i] + requests[i].bytes, result.arenaBytes);
+    for (size_t j = i + 1; j < requests.size(); ++j) {
+      if (!requests[i].live.overlaps(requests[j].live))
+        continue;
+      bool disjoint = result.offsets[i] + requests[i].bytes <= result.offsets[j] ||
+                      result.offsets[j] + requests[j].bytes <= result.offsets[i];
+      EXPECT_TRUE(disjoint) << "requests " << i << " and " << j << " overlap";
+    }
+  }
+  EXPECT_GE(result.arenaBytes, vmapc::computeLowerBound(requests));
+}
+
+TEST(AssignOffsets, Empty) {
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize({}, 256);
+  EXPECT_TRUE(result.offsets.empty());
+  EXPECT_EQ(result.arenaBytes, 0);
+  EXPECT_EQ(vmapc::computeLowerBound({}), 0);
+}
+
+TEST(AssignOffsets, DisjointIntervalsShareOffsetZero) {
+  std::vector<BufferRequest> requests = {
+      {100, {0, 1}}, {300, {2, 3}}, {200, {4, 5}}, {50, {6, 6}}};
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  expectValid(requests, result, 1);
+  EXPECT_EQ(result.arenaBytes, 300);
+  for (int64_t offset : result.offsets)
+    EXPECT_EQ(offset, 0);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 300);
+}
+
+TEST(AssignOffsets, ChainNeedsTwoNeighbours) {
+  // Each buffer overlaps only its neighbours: the optimum is the largest sum
+  // of two neighbours.
+  std::vector<BufferRequest> requests = {
+      {100, {0, 1}}, {200, {1, 2}}, {100, {2, 3}}, {200, {3, 4}}, {100, {4, 5}}};
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  expectValid(requests, result, 1);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 300);
+  EXPECT_EQ(result.arenaBytes, 300);
+}
+
+TEST(AssignOffsets, AllOverlappingIsTheSum) {
+  std::vector<BufferRequest> requests = {
+      {64, {0, 9}}, {128, {3, 4}}, {32, {1, 5}}, {256, {4, 7}}};
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  expectValid(requests, result, 1);
+  EXPECT_EQ(result.arenaBytes, 64 + 128 + 32 + 256);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 64 + 128 + 32 + 256);
+  // Largest first: the 256-byte request sits at 0, the 128 above it.
+  EXPECT_EQ(result.offsets[3], 0);
+  EXPECT_EQ(result.offsets[1], 256);
+}
+
+TEST(AssignOffsets, GreedyBySizeMeetsTheOptimum) {
+  // The small request `e` fits in the hole under `b` that `a` and `c` left:
+  // arena == lower bound == 80 (b + c + d at point 3). Placing in order of
+  // first use instead (a, b, c, d, e at the lowest free address) needs 96.
+  std::vector<BufferRequest> requests = {
+      {32, {0, 1}},  // a
+      {28, {1, 4}},  // b
+      {36, {2, 3}},  // c
+      {16, {3, 5}},  // d
+      {8, {4, 5}},   // e
+  };
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  expectValid(requests, result, 1);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 80);
+  EXPECT_EQ(result.arenaBytes, 80);
+  EXPECT_EQ(result.offsets[2], 0);  // c, the largest
+  EXPECT_EQ(result.offsets[0], 0);  // a, disjoint from c
+  EXPECT_EQ(result.offsets[1], 36); // b above a and c
+  EXPECT_EQ(result.offsets[3], 64); // d above c and b
+  EXPECT_EQ(result.offsets[4], 0);  // e in the hole below b, best fit
+}
+
+TEST(AssignOffsets, BestFitPrefersTheTightestGap) {
+  // For requests live over [2, 9], the larger ones leave two holes: 30 bytes
+  // at [160, 190) and 10 bytes at [315, 325). The last 10-byte request takes
+  // the 10-byte hole (best fit), where first fit would take the other.
+  std::vector<BufferRequest> requests = {
+      {100, {0, 9}}, // x: [0, 100)
+      {90, {0, 1}},  // y: [100, 190)
+      {70, {0, 9}},  // w: [190, 260)
+      {65, {0, 1}},  // t: [260, 325)
+      {60, {2, 9}},  // z: [100, 160), where y was
+      {55, {2, 9}},  // u: [260, 315), the 30-byte hole is too small
+      {50, {0, 9}},  // m: [325, 375)
+      {10, {2, 9}},  // v: [315, 325)
+  };
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  expectValid(requests, result, 1);
+  std::vector<int64_t> expected = {0, 100, 190, 260, 100, 260, 325, 315};
+  EXPECT_EQ(result.offsets, expected);
+  EXPECT_EQ(result.arenaBytes, 375);
+}
+
+TEST(AssignOffsets, OffsetsAreAligned) {
+  std::vector<BufferRequest> requests = {{100, {0, 2}}, {100, {1, 3}}, {10, {3, 4}}};
+  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 64);
+  expectValid(requests, result, 64);
+  EXPECT_EQ(result.offsets[0], 0);
+  EXPECT_EQ(result.offsets[1], 128);
+  // Overlaps only the second: the gap [0, 128) below it is free.
+  EXPECT_EQ(result.offsets[2], 0);
+  EXPECT_EQ(result.arenaBytes, 228);
+  // The lower bound counts exact bytes, alignment aside.
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 200);
+}
+
+TEST(LowerBound, LargestLiveSum) {
+  std::vector<BufferRequest> requests = {
+      {10, {0, 2}}, {20, {2, 4}}, {40, {5, 6}}, {5, {3, 5}}};
+  // Point 2: 10 + 20; point 3, 4: 20 + 5; point 5: 40 + 5.
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 45);
+}
+
+TEST(AssignOffsets, RandomSetsAreValidAndNearTheBound) {
+  std::mt19937 rng(42);
+  int64_t totalArena = 0, totalBound = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<BufferRequest> requests;
+    int count = 1 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < count; ++i) {
+      int64_t start = rng() % 40;
+      int64_t length = rng() % 8;
+      int64_t bytes = 1 + static_cast<int64_t>(rng() % 4096);
+      requests.push_back({bytes, {start, start + length}});
+    }
+    int64_t alignment = int64_t{1} << (rng() % 9);
+    OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, alignment);
+    expectValid(requests, result, alignment);
+    if (alignment == 1) {
+      totalArena += result.arenaBytes;
+      totalBound += vmapc::computeLowerBound(requests);
+    }
+  }
+  // Greedy by size stays within a few percent of the bound on such sets.
+  EXPECT_LE(static_cast<double>(totalArena), 1.15 * static_cast<double>(totalBound));
+}
+
+//===----------------------------------------------------------------------===//
+// Whole functions
+//===----------------------------------------------------------------------===//
+
+class PlanFunction : public ::testing::Test {
+protected:
+  PlanFunction() {
+    context.loadDialect<arith::ArithDialect, func::FuncDialect,
+                        linalg::LinalgDialect, memref::MemRefDialect,
+                        scf::SCFDialect>();
+  }
+
+  func::FuncOp parse(StringRef source) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return nullptr;
+    return *module->getOps<func::FuncOp>().begin();
+  }
+
+  const vmapc::PlannedBuffer *row(const vmapc::BufferPlan &plan, StringRef name) {
+    for (const vmapc::PlannedBuffer &buffer : plan.buffers)
+      if (buffer.name == name)
+        return &buffer;
+    return nullptr;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+// %a = exp(%x) ; %b = neg(%a) ; out = %b + %y. %b may take %a's bytes.
+constexpr const char *kElementwiseChain = R"mlir(
+#id = affine_map<(d0) -> (d0)>
+func.func @chain(%x: memref<64xf32>, %y: memref<64xf32>,
+                 %out: memref<64xf32> {arr.name = "out", arr.output, arr.staging}) {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %e = math.exp %i : f32
+    linalg.yield %e : f32
+  }
+  %b = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%b, %y : memref<64xf32>, memref<64xf32>) outs(%out : memref<64xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %s = arith.addf %i, %j : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+)mlir";
+
+TEST_F(PlanFunction, ElementwiseOutputTakesTheDyingInput) {
+  func::FuncOp func = parse(kElementwiseChain);
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {256});
+  ASSERT_TRUE(succeeded(plan));
+  ASSERT_EQ(plan->buffers.size(), 3u);
+  const vmapc::PlannedBuffer *out = row(*plan, "out");
+  const vmapc::PlannedBuffer *a = row(*plan, "alloc0");
+  const vmapc::PlannedBuffer *b = row(*plan, "alloc1");
+  ASSERT_TRUE(out && a && b);
+  EXPECT_EQ(out->kind, vmapc::PlannedBuffer::Kind::Staging);
+  EXPECT_EQ(a->bytes, 256);
+  // Schedule: 0 alloc, 1 exp, 2 alloc, 3 neg, 4 add, 5 return.
+  EXPECT_EQ(a->live.start, 1);
+  EXPECT_EQ(a->live.end, 3);
+  EXPECT_EQ(b->live.start, 3);
+  EXPECT_EQ(b->live.end, 4);
+  EXPECT_EQ(out->live.start, 4);
+  EXPECT_EQ(out->live.end, 5);
+  EXPECT_EQ(b->inPlaceSource, 1); // row of alloc0
+  EXPECT_EQ(b->offset, a->offset);
+  EXPECT_EQ(b->slot, a->slot);
+  EXPECT_EQ(plan->inPlace, 1);
+  EXPECT_EQ(plan->numSlots, 2);
+  EXPECT_EQ(plan->lowerBound, 512); // slot {a, b} + out at point 4
+  EXPECT_EQ(plan->naiveSum, 768);
+  EXPECT_EQ(plan->arenaBytes, 512);
+  EXPECT_NE(out->offset, a->offset);
+}
+
+TEST_F(PlanFunction, NoInPlaceWhenTheInputIsReadLater) {
+  std::string source = kElementwiseChain;
+  // Read %a once more, after %b is written.
+  source.replace(source.find("ins(%b, %y"), 10, "ins(%b, %a");
+  func::FuncOp func = parse(source);
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {256});
+  ASSERT_TRUE(succeeded(plan));
+  const vmapc::PlannedBuffer *a = row(*plan, "alloc0");
+  const vmapc::PlannedBuffer *b = row(*plan, "alloc1");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->live.end, 4);
+  EXPECT_EQ(b->inPlaceSource, -1);
+  EXPECT_EQ(plan->inPlace, 0);
+  EXPECT_NE(a->offset, b->offset);
+  EXPECT_EQ(plan->lowerBound, 768);
+}
+
+TEST_F(PlanFunction, NoInPlaceOverAnArgumentOrThroughATranspose) {
+  func::FuncOp func = parse(R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @f(%x: memref<8x8xf32> {arr.staging}, %out: memref<8x8xf32>) {
+  %a = memref.alloc() : memref<8x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x8xf32>) outs(%a : memref<8x8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  %b = memref.alloc() : memref<8x8xf32>
+  linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<8x8xf32>) outs(%b : memref<8x8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  linalg.copy ins(%b : memref<8x8xf32>) outs(%out : memref<8x8xf32>)
+  return
+}
+)mlir");
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {64});
+  ASSERT_TRUE(succeeded(plan));
+  EXPECT_EQ(plan->inPlace, 0);
+  const vmapc::PlannedBuffer *x = row(*plan, "arg0");
+  const vmapc::PlannedBuffer *a = row(*plan, "alloc0");
+  const vmapc::PlannedBuffer *b = row(*plan, "alloc1");
+  ASSERT_TRUE(x && a && b);
+  EXPECT_EQ(x->live.start, 0);
+  EXPECT_EQ(x->live.end, 1);
+  // x and b never live together: b reuses x's bytes.
+  EXPECT_EQ(plan->lowerBound, 512);
+  EXPECT_EQ(plan->arenaBytes, 512);
+  EXPECT_NE(a->offset, b->offset);
+  EXPECT_EQ(b->offset, x->offset);
+  EXPECT_EQ(b->reusedFrom, 0);
+}
+
+TEST_F(PlanFunction, LoopKeepsItsOperandsLiveAcrossTheLoop) {
+  func::FuncOp func = parse(R"mlir(
+#id = affine_map<(d0) -> (d0)>
+func.func @loop(%x: memref<16xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %a = memref.alloc() : memref<16xf32>
+  linalg.copy ins(%x : memref<16xf32>) outs(%a : memref<16xf32>)
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t = memref.alloc() : memref<16xf32>
+    linalg.copy ins(%a : memref<16xf32>) outs(%t : memref<16xf32>)
+    linalg.copy ins(%t : memref<16xf32>) outs(%out : memref<16xf32>)
+  }
+  %b = memref.alloc() : memref<16xf32>
+  linalg.copy ins(%out : memref<16xf32>) outs(%b : memref<16xf32>)
+  linalg.copy ins(%b : memref<16xf32>) outs(%out : memref<16xf32>)
+  return
+}
+)mlir");
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {64});
+  ASSERT_TRUE(succeeded(plan));
+  const vmapc::PlannedBuffer *a = row(*plan, "alloc0");
+  const vmapc::PlannedBuffer *t = row(*plan, "alloc1");
+  const vmapc::PlannedBuffer *b = row(*plan, "alloc2");
+  ASSERT_TRUE(a && t && b);
+  // Schedule: 0-2 constants, 3 alloc, 4 copy, 5 for, 6 alloc, 7, 8 copies.
+  EXPECT_EQ(a->live.start, 4);
+  EXPECT_EQ(a->live.end, 5);
+  EXPECT_EQ(t->live.start, 5);
+  EXPECT_EQ(t->live.end, 5);
+  // The copy inside the loop is no in-place candidate, even though %a is
+  // last used by the loop and %t first used there.
+  EXPECT_EQ(plan->inPlace, 0);
+  EXPECT_NE(a->offset, t->offset);
+  EXPECT_EQ(plan->lowerBound, 128);
+  EXPECT_EQ(plan->arenaBytes, 128);
+}
+
+TEST_F(PlanFunction, ApplyLeavesNoAllocation) {
+  func::FuncOp func = parse(kElementwiseChain);
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {256});
+  ASSERT_TRUE(succeeded(plan));
+  ASSERT_TRUE(succeeded(vmapc::applyBufferPlan(func, *plan)));
+  EXPECT_EQ(func.getNumArguments(), 4u);
+  auto arenaType = dyn_cast<MemRefType>(func.getArgument(3).getType());
+  ASSERT_TRUE(arenaType);
+  EXPECT_EQ(arenaType.getDimSize(0), 512);
+  EXPECT_TRUE(func.getArgAttr(3, vmapc::kArenaAttrName));
+  auto staging = func.getArgAttrOfType<IntegerAttr>(2, vmapc::kStagingOffsetAttrName);
+  ASSERT_TRUE(staging);
+  EXPECT_EQ(staging.getInt(), plan->buffers[0].offset);
+  int allocs = 0, views = 0;
+  func.walk([&](Operation *op) {
+    allocs += isa<memref::AllocOp>(op);
+    views += isa<memref::ViewOp>(op);
+  });
+  EXPECT_EQ(allocs, 0);
+  EXPECT_EQ(views, 2);
+  auto figures = func->getAttrOfType<DictionaryAttr>(vmapc::kPlanAttrName);
+  ASSERT_TRUE(figures);
+  EXPECT_EQ(cast<IntegerAttr>(figures.get("arena_bytes")).getInt(), 512);
+  EXPECT_EQ(cast<IntegerAttr>(figures.get("in_place")).getInt(), 1);
+}
+
+} // namespace
