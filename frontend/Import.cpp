@@ -388,8 +388,10 @@ LogicalResult Importer::importBody(FnInfo &fn) {
   Block *entry = fn.op.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   Scope scope;
-  for (auto [i, p] : llvm::enumerate(decl.params))
+  for (auto [i, p] : llvm::enumerate(decl.params)) {
+    entry->getArgument(i).setLoc(loc(p.loc));
     scope[p.name] = {Operand::ofTensor(entry->getArgument(i)), p.loc};
+  }
   FnContext ctx{b, scope, decl.name};
   RankedTensorType declared = convertType(decl.resultType);
 
@@ -1533,7 +1535,10 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
 //===----------------------------------------------------------------------===//
 
 OwningOpRef<ModuleOp> Importer::run() {
-  OwningOpRef<ModuleOp> owned = ModuleOp::create(locs.get(llvm::SMLoc()));
+  OwningOpRef<ModuleOp> owned = ModuleOp::create(
+      locs.get(llvm::SMLoc::getFromPointer(
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+          ->getBufferStart())));
   module = *owned;
   builder.setInsertionPointToEnd(module.getBody());
   if (failed(declareNames()))
