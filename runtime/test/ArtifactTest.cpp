@@ -304,6 +304,17 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
   }
 }
 
+TEST(BatchedShape, InsertsNAtTheMappedAxis) {
+  EXPECT_EQ(batchedShape(arg("a", DType::F32, {2, 3}, 1), 7),
+            (std::vector<int64_t>{2, 7, 3}));
+  EXPECT_EQ(batchedShape(arg("a", DType::F32, {2, 3}, 2), 0),
+            (std::vector<int64_t>{2, 3, 0}));
+  EXPECT_EQ(batchedShape(arg("a", DType::F32, {}, 0), 5),
+            (std::vector<int64_t>{5}));
+  EXPECT_EQ(batchedShape(arg("a", DType::I32, {4}, kNoAxis), 5),
+            (std::vector<int64_t>{4}));
+}
+
 TEST_F(ArtifactTest, ExampleBytes) {
   EXPECT_EQ(exampleBytes(arg("a", DType::F32, {2, 3}, 0)), 24);
   EXPECT_EQ(exampleBytes(arg("a", DType::Bool, {}, 0)), 1);

@@ -123,6 +123,22 @@ TEST(Npy, RoundTripEachDType) {
   EXPECT_NE(one.find("'shape': (1,)"), std::string::npos);
 }
 
+TEST(Npy, ZerosAndViews) {
+  NpyArray a = NpyArray::zeros(DType::I32, {2, 3});
+  EXPECT_EQ(a.numElements(), 6);
+  EXPECT_EQ(a.data, std::vector<unsigned char>(24, 0));
+  HostArray v = a.view();
+  EXPECT_EQ(v.data, a.data.data());
+  EXPECT_EQ(v.dtype, DType::I32);
+  ASSERT_EQ(v.shape.rank(), 2u);
+  EXPECT_EQ(v.shape[1], 3);
+  MutableHostArray m = a.mutableView();
+  static_cast<int32_t *>(m.data)[5] = 42;
+  int32_t last;
+  std::memcpy(&last, a.data.data() + 20, 4);
+  EXPECT_EQ(last, 42);
+}
+
 TEST(Npy, BoolsAreNormalized) {
   std::string b = npyBytes(
       "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",

@@ -55,6 +55,13 @@ int64_t exampleBytes(const ArgInfo &arg) {
   return int64_t(bytes);
 }
 
+std::vector<int64_t> batchedShape(const ArgInfo &arg, int64_t n) {
+  std::vector<int64_t> shape = arg.shape;
+  if (arg.isMapped())
+    shape.insert(shape.begin() + arg.mappedAxis, n);
+  return shape;
+}
+
 //===----------------------------------------------------------------------===//
 // Validation
 //===----------------------------------------------------------------------===//

@@ -205,6 +205,10 @@ Status parseArtifact(const void *data, size_t size, Artifact *out);
 /// product overflows kMaxArrayBytes.
 int64_t exampleBytes(const ArgInfo &arg);
 
+/// The shape `run` expects for `arg` on `n` examples: the per-example shape
+/// with `n` inserted at the mapped axis (unmapped: the per-example shape).
+std::vector<int64_t> batchedShape(const ArgInfo &arg, int64_t n);
+
 } // namespace vmapc
 
 #endif // VMAPC_ARTIFACTFORMAT_H

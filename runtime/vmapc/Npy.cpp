@@ -19,6 +19,14 @@ int64_t NpyArray::numElements() const {
   return n;
 }
 
+NpyArray NpyArray::zeros(DType dtype, const std::vector<int64_t> &shape) {
+  NpyArray a;
+  a.dtype = dtype;
+  a.shape = shape;
+  a.data.assign(size_t(a.numElements()) * dtypeBytes(dtype), 0);
+  return a;
+}
+
 static const char *descrOf(DType dtype) {
   switch (dtype) {
   case DType::F32:

@@ -12,6 +12,7 @@
 #define VMAPC_NPY_H
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/Runtime.h"
 #include "vmapc/Status.h"
 
 #include <cstdint>
@@ -29,6 +30,14 @@ struct NpyArray {
   std::vector<unsigned char> data;
 
   int64_t numElements() const;
+
+  /// A zero-filled array (e.g. an output buffer for `Executable::run`).
+  static NpyArray zeros(DType dtype, const std::vector<int64_t> &shape);
+  /// Views for `Executable::run`; valid while this array is unchanged.
+  HostArray view() const { return {data.data(), dtype, Shape(shape)}; }
+  MutableHostArray mutableView() {
+    return {data.data(), dtype, Shape(shape)};
+  }
 };
 
 /// Parses the `size` bytes of a .npy file. `name` is used in messages.
