@@ -1,0 +1,114 @@
+/*===- vmapc_runtime.h - The vmapc embeddable runtime (C API) ------------===*
+ *
+ * A C view of the C++ runtime in Runtime.h (a thin layer over it, no second
+ * implementation). Semantics, shapes, dtypes and units are as documented
+ * there.
+ *
+ * Handles are opaque and owned by the caller: every `*_open` / `*_load_*`
+ * has a matching `*_release`. Every fallible call returns a vmapc_status:
+ * NULL means success, anything else is an error that the caller must free
+ * with vmapc_status_free after reading vmapc_status_message. No C++
+ * exception or type crosses this boundary.
+ *
+ * Thread safety: as in Runtime.h. One executable must not be run from two
+ * threads at once; distinct executables are independent.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef VMAPC_RUNTIME_C_H
+#define VMAPC_RUNTIME_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vmapc_status_s *vmapc_status;
+typedef struct vmapc_device_s vmapc_device;
+typedef struct vmapc_executable_s vmapc_executable;
+
+/* Element types; the values are those of vmapc::DType. */
+enum { VMAPC_F32 = 1, VMAPC_I32 = 2, VMAPC_BOOL = 3 };
+/* The mapped axis of an unmapped argument. */
+enum { VMAPC_NO_AXIS = -1 };
+
+/* The message of an error status (valid until it is freed). */
+const char *vmapc_status_message(vmapc_status status);
+/* Frees an error status; NULL is allowed. */
+void vmapc_status_free(vmapc_status status);
+
+/* Opens a device: "cpu". */
+vmapc_status vmapc_device_open(const char *name, vmapc_device **out);
+void vmapc_device_release(vmapc_device *device);
+
+/* Loads an artifact from memory (copied) or from a file. */
+vmapc_status vmapc_executable_load_bytes(const vmapc_device *device,
+                                         const void *data, size_t size,
+                                         vmapc_executable **out);
+vmapc_status vmapc_executable_load_file(const vmapc_device *device,
+                                        const char *path,
+                                        vmapc_executable **out);
+void vmapc_executable_release(vmapc_executable *exe);
+
+/* Entries, by index in [0, vmapc_entry_count). */
+size_t vmapc_entry_count(const vmapc_executable *exe);
+vmapc_status vmapc_find_entry(const vmapc_executable *exe, const char *name,
+                              size_t *index);
+/* Name and batch size of an entry; NULL / 0 for a bad index. */
+const char *vmapc_entry_name(const vmapc_executable *exe, size_t entry);
+uint32_t vmapc_entry_batch_size(const vmapc_executable *exe, size_t entry);
+size_t vmapc_entry_num_inputs(const vmapc_executable *exe, size_t entry);
+size_t vmapc_entry_num_outputs(const vmapc_executable *exe, size_t entry);
+
+/* An argument's manifest: name, dtype (VMAPC_F32...), per-example rank and
+ * dims, mapped axis (VMAPC_NO_AXIS if none). The pointers stay valid as long
+ * as the executable. */
+typedef struct {
+  const char *name;
+  int dtype;
+  size_t rank;
+  const int64_t *dims;
+  int32_t mapped_axis;
+} vmapc_arg_info;
+/* is_output selects the outputs; returns an error for a bad index. */
+vmapc_status vmapc_entry_arg(const vmapc_executable *exe, size_t entry,
+                             int is_output, size_t index,
+                             vmapc_arg_info *out);
+
+/* Caller-owned dense C-order host arrays. */
+typedef struct {
+  const void *data;
+  int dtype;
+  size_t rank;
+  const int64_t *shape;
+} vmapc_host_array;
+typedef struct {
+  void *data;
+  int dtype;
+  size_t rank;
+  const int64_t *shape;
+} vmapc_mutable_host_array;
+
+/* Runs an entry on N examples (see Runtime.h). Allocates nothing on
+ * success. */
+vmapc_status vmapc_run(vmapc_executable *exe, size_t entry,
+                       const vmapc_host_array *inputs, size_t num_inputs,
+                       const vmapc_mutable_host_array *outputs,
+                       size_t num_outputs);
+
+typedef struct {
+  uint64_t arena_bytes;
+  uint64_t allocations;
+  uint64_t calls;
+  uint64_t launches;
+  uint64_t examples;
+} vmapc_stats;
+void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* VMAPC_RUNTIME_C_H */
