@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -509,19 +510,16 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
     return func.emitError() << "cannot add the arena argument";
   Value arena = func.getArgument(arenaIndex);
 
-  // One index constant per distinct offset, at the top of the body.
+  // One index constant per distinct offset, in ascending order, at the top
+  // of the body.
   OpBuilder builder(ctx);
   builder.setInsertionPointToStart(&body);
-  llvm::DenseMap<int64_t, Value> offsetValues;
-  auto offsetValue = [&](int64_t offset) {
-    Value &value = offsetValues[offset];
-    if (!value) {
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(&body);
-      value = arith::ConstantIndexOp::create(builder, func.getLoc(), offset);
-    }
-    return value;
-  };
+  std::map<int64_t, Value> offsetValues;
+  for (const PlannedBuffer &row : plan.buffers)
+    if (row.kind == PlannedBuffer::Kind::Alloc)
+      offsetValues[row.offset] = nullptr;
+  for (auto &[offset, value] : offsetValues)
+    value = arith::ConstantIndexOp::create(builder, func.getLoc(), offset);
 
   for (const PlannedBuffer &row : plan.buffers) {
     if (row.kind == PlannedBuffer::Kind::Staging) {
@@ -531,7 +529,7 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
       continue;
     }
     Operation *alloc = row.root.getDefiningOp();
-    Value offset = offsetValue(row.offset);
+    Value offset = offsetValues.at(row.offset);
     builder.setInsertionPoint(alloc);
     auto view = memref::ViewOp::create(builder, alloc->getLoc(),
                                        row.root.getType(), arena, offset,
