@@ -826,9 +826,6 @@ Expected<Results> Evaluator::mapped(func::FuncOp callee, ArrayRef<Array> args,
     if (axis && (*axis < 0 || *axis > t.getRank()))
       return makeError("out axis " + Twine(*axis) + " of result " + Twine(j) +
                        " is out of range for rank " + Twine(t.getRank() + 1));
-    if (!axis && axisSize == 0)
-      return makeError("result " + Twine(j) +
-                       " is unmapped (out axis unit) in a map over 0 examples");
   }
 
   std::vector<Results> pieces(outAxes.size());
@@ -851,6 +848,26 @@ Expected<Results> Evaluator::mapped(func::FuncOp callee, ArrayRef<Array> args,
       }
       pieces[j].push_back(std::move(result));
     }
+  }
+
+  // Over 0 examples, a result with out axis unit (which must not depend on
+  // the mapped operands) comes from a dummy example: mapped operands of ones.
+  if (axisSize == 0 && llvm::any_of(outAxes, [](BatchDimT a) { return !a; })) {
+    Results example;
+    for (auto [j, arg] : llvm::enumerate(args))
+      example.push_back(inAxes[j] ? Array::filled(arg.dtype,
+                                                  cast<RankedTensorType>(
+                                                      type.getInput(j))
+                                                      .getShape(),
+                                                  1.0)
+                                  : arg);
+    Expected<Results> results = call(callee, std::move(example));
+    if (!results)
+      return makeError("the dummy example (0 examples, an out axis unit): " +
+                       llvm::toString(results.takeError()));
+    for (auto [j, result] : llvm::enumerate(*results))
+      if (!outAxes[j])
+        pieces[j].push_back(std::move(result));
   }
 
   Results stacked;

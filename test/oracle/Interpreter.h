@@ -23,7 +23,8 @@
 // [0, axis_size), mapped operands are sliced at i on their in axis, unmapped
 // operands are passed as they are, the callee is evaluated, and the results
 // are stacked along out_axes. A result with out axis `unit` must be the same
-// for every i (it is checked) and is taken from i = 0.
+// for every i (it is checked) and is taken from i = 0; over 0 examples it is
+// evaluated on a dummy example whose mapped operands are all ones.
 //
 // Errors (an op the interpreter does not know, a wrong argument shape, ...)
 // are returned as llvm::Error with the op's name and location; nothing
@@ -129,7 +130,8 @@ evaluate(mlir::ModuleOp module, llvm::StringRef name,
 /// vmap by its definition: evaluates `callee` on example i for each i in
 /// [0, axisSize) (operand j sliced at inAxes[j], or passed whole when it is
 /// nullopt) and stacks result j along outAxes[j] (nullopt: the same for every
-/// example, taken from example 0).
+/// example, taken from example 0, or from a dummy example of ones when
+/// axisSize is 0).
 llvm::Expected<std::vector<Array>>
 evaluateMapped(mlir::func::FuncOp callee, llvm::ArrayRef<Array> args,
                llvm::ArrayRef<std::optional<int64_t>> inAxes,

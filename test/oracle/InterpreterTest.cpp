@@ -461,6 +461,12 @@ TEST_F(OracleTest, VmapOverZeroExamples) {
     })mlir";
   auto r = run(source, "f", {f32({2}, {1, 2}), f32({0, 2}, {})});
   expectArray(r, 0, DType::F32, {0}, {});
+  // A result with out axis unit over 0 examples comes from a dummy example.
+  auto sqdist = module->lookupSymbol<mlir::func::FuncOp>("sqdist");
+  auto unit = evaluateMapped(sqdist, {f32({2}, {1, 2}), f32({2}, {4, -2})},
+                             {std::nullopt, std::nullopt}, {std::nullopt}, 0);
+  ASSERT_TRUE(bool(unit)) << llvm::toString(unit.takeError());
+  expectArray(*unit, 0, DType::F32, {}, {25});
 }
 
 //===----------------------------------------------------------------------===//
