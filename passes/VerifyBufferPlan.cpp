@@ -64,10 +64,9 @@ std::string shortLoc(Location loc) {
 std::string describe(const ArenaBuffer &buffer) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << (buffer.staging ? "staging slot" : "buffer") << " at "
-     << shortLoc(buffer.loc) << " (bytes [" << buffer.byteBegin << ", "
-     << buffer.byteEnd << "), live [" << *buffer.first << ", " << *buffer.last
-     << "])";
+  os << (buffer.staging ? "staging slot" : "buffer") << " [" << buffer.byteBegin
+     << ", " << buffer.byteEnd << ") live [" << *buffer.first << ", "
+     << *buffer.last << "]";
   return text;
 }
 
@@ -357,21 +356,22 @@ LogicalResult PlanChecker::check() {
         std::swap(earlier, later);
       const ArenaBuffer &x = buffers[earlier];
       const ArenaBuffer &y = buffers[later];
-      if (*x.first < *y.first && *x.last == *y.first) {
-        // Touching at one point: only a legal in-place pair may share bytes.
-        std::optional<std::string> why = inPlaceViolation(earlier, later);
+      // Touching at one point: only a legal in-place pair may share bytes.
+      std::optional<std::string> why;
+      bool touching = *x.first < *y.first && *x.last == *y.first;
+      if (touching) {
+        why = inPlaceViolation(earlier, later);
         if (!why)
           continue;
-        InFlightDiagnostic diag =
-            emitError(y.loc) << "illegal in-place reuse (" << *why << "): "
-                             << describe(y) << " overlaps " << describe(x);
-        diag.attachNote(x.loc) << "the overlapping buffer is defined here";
-      } else {
-        InFlightDiagnostic diag =
-            emitError(y.loc) << "buffers overlap while both are live: "
-                             << describe(y) << " overlaps " << describe(x);
-        diag.attachNote(x.loc) << "the overlapping buffer is defined here";
       }
+      InFlightDiagnostic diag = emitError(y.loc);
+      if (touching)
+        diag << "illegal in-place reuse (" << *why << "): ";
+      else
+        diag << "buffers overlap while both are live: ";
+      diag << describe(y) << " overlaps " << describe(x) << " (defined at "
+           << shortLoc(y.loc) << " and " << shortLoc(x.loc) << ")";
+      diag.attachNote(x.loc) << "the overlapping buffer is defined here";
       ok = false;
     }
   }
