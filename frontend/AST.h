@@ -51,10 +51,20 @@ public:
 
   Kind getKind() const { return kind; }
   llvm::SMLoc getLoc() const { return loc; }
+  /// The height of the tree below this node (1 for a leaf); the parser
+  /// bounds it so that import and destruction cannot overflow the stack.
+  unsigned getHeight() const { return height; }
+
+protected:
+  void addChild(const Expr *child) {
+    if (child && child->height + 1 > height)
+      height = child->height + 1;
+  }
 
 private:
   Kind kind;
   llvm::SMLoc loc;
+  unsigned height = 1;
 };
 
 struct IntLiteralExpr : Expr {
@@ -87,14 +97,19 @@ struct NameExpr : Expr {
 
 struct TupleExpr : Expr {
   TupleExpr(llvm::SMLoc loc, std::vector<ExprPtr> elements)
-      : Expr(tuple, loc), elements(std::move(elements)) {}
+      : Expr(tuple, loc), elements(std::move(elements)) {
+    for (const ExprPtr &e : this->elements)
+      addChild(e.get());
+  }
   std::vector<ExprPtr> elements;
   static bool classof(const Expr *e) { return e->getKind() == tuple; }
 };
 
 struct UnaryExpr : Expr {
   UnaryExpr(llvm::SMLoc loc, ExprPtr operand)
-      : Expr(unary, loc), operand(std::move(operand)) {}
+      : Expr(unary, loc), operand(std::move(operand)) {
+    addChild(this->operand.get());
+  }
   ExprPtr operand; // The only unary operator is `-`.
   static bool classof(const Expr *e) { return e->getKind() == unary; }
 };
@@ -106,7 +121,10 @@ llvm::StringRef spelling(BinaryOp op);
 
 struct BinaryExpr : Expr {
   BinaryExpr(llvm::SMLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
-      : Expr(binary, loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+      : Expr(binary, loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {
+    addChild(this->lhs.get());
+    addChild(this->rhs.get());
+  }
   BinaryOp op;
   ExprPtr lhs, rhs;
   static bool classof(const Expr *e) { return e->getKind() == binary; }
@@ -123,7 +141,13 @@ struct CallExpr : Expr {
   CallExpr(llvm::SMLoc loc, ExprPtr callee, std::vector<ExprPtr> args,
            std::vector<KeywordArg> kwargs)
       : Expr(call, loc), callee(std::move(callee)), args(std::move(args)),
-        kwargs(std::move(kwargs)) {}
+        kwargs(std::move(kwargs)) {
+    addChild(this->callee.get());
+    for (const ExprPtr &a : this->args)
+      addChild(a.get());
+    for (const KeywordArg &k : this->kwargs)
+      addChild(k.value.get());
+  }
   ExprPtr callee;
   std::vector<ExprPtr> args;
   std::vector<KeywordArg> kwargs;

@@ -144,6 +144,9 @@ constexpr llvm::StringLiteral kFutureBuiltins[] = {
     "abs",       "maximum", "minimum",      "where",  "mean",
     "transpose", "reshape", "broadcast_to", "concat", "iota"};
 
+/// Bounds the import's recursion (call chains, chains of named maps).
+constexpr unsigned kMaxNesting = 256;
+
 bool isBuiltin(StringRef name) { return llvm::is_contained(kBuiltins, name); }
 bool isFutureBuiltin(StringRef name) {
   return llvm::is_contained(kFutureBuiltins, name);
@@ -247,6 +250,7 @@ private:
   std::map<std::pair<Template *, std::vector<const void *>>, func::FuncOp>
       innerCache;
   llvm::StringMap<unsigned> innerCounters;
+  unsigned resolvingMaps = 0;
 };
 
 } // namespace
@@ -378,6 +382,9 @@ LogicalResult Importer::ensureImported(FnInfo &fn, llvm::SMLoc useLoc) {
     return error(useLoc, "'" + fn.decl->name + "' calls itself (" + chain +
                              "); recursion is not supported");
   }
+  if (activeFns.size() >= kMaxNesting)
+    return error(useLoc, "functions call each other more than " +
+                             Twine(kMaxNesting) + " levels deep");
   return importBody(fn);
 }
 
@@ -1233,6 +1240,9 @@ FailureOr<Template *> Importer::resolveMap(MapInfo &map, llvm::SMLoc useLoc) {
   if (map.resolving)
     return error(useLoc, "named map '" + map.decl->name +
                              "' is defined in terms of itself");
+  if (++resolvingMaps > kMaxNesting)
+    return error(useLoc, "named maps refer to each other more than " +
+                             Twine(kMaxNesting) + " levels deep");
   map.resolving = true;
   CallExpr *call = asVmap(map.decl->value.get());
   if (!call)
@@ -1247,6 +1257,7 @@ FailureOr<Template *> Importer::resolveMap(MapInfo &map, llvm::SMLoc useLoc) {
   (*t)->display = "'" + map.decl->name + "'";
   map.tmpl = *t;
   map.resolving = false;
+  --resolvingMaps;
   return *t;
 }
 

@@ -56,6 +56,9 @@ namespace {
 
 /// Deeper nesting than this is reported instead of overflowing the stack.
 constexpr unsigned kMaxDepth = 200;
+/// The largest expression tree height (a chain `a + a + ... + a` is as
+/// high as it is long).
+constexpr unsigned kMaxHeight = 1000;
 
 class Parser {
 public:
@@ -96,6 +99,13 @@ private:
   ExprPtr parsePrimary();
   bool parseCallArgs(std::vector<ExprPtr> &args,
                      std::vector<KeywordArg> &kwargs);
+  bool checkHeight(const Expr &e) {
+    if (e.getHeight() <= kMaxHeight)
+      return true;
+    return errorAt(e.getLoc(), "expression is too large (more than " +
+                                   llvm::Twine(kMaxHeight) +
+                                   " operations deep); split it with 'let'");
+  }
 
   Lexer lexer;
   const LocationMapper &locs;
@@ -370,8 +380,11 @@ ExprPtr Parser::parseExpr() {
     error("comparisons cannot be chained; use parentheses");
     return nullptr;
   }
-  return std::make_unique<BinaryExpr>(loc, *op, std::move(lhs),
-                                      std::move(rhs));
+  auto result = std::make_unique<BinaryExpr>(loc, *op, std::move(lhs),
+                                             std::move(rhs));
+  if (!checkHeight(*result))
+    return nullptr;
+  return result;
 }
 
 ExprPtr Parser::parseAdditive() {
@@ -385,6 +398,8 @@ ExprPtr Parser::parseAdditive() {
       return nullptr;
     lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
                                        std::move(rhs));
+    if (!checkHeight(*lhs))
+      return nullptr;
   }
   return lhs;
 }
@@ -403,6 +418,8 @@ ExprPtr Parser::parseMultiplicative() {
       return nullptr;
     lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
                                        std::move(rhs));
+    if (!checkHeight(*lhs))
+      return nullptr;
   }
   return lhs;
 }
@@ -436,6 +453,8 @@ ExprPtr Parser::parsePostfix() {
     llvm::SMLoc loc = expr->getLoc();
     expr = std::make_unique<CallExpr>(loc, std::move(expr), std::move(args),
                                       std::move(kwargs));
+    if (!checkHeight(*expr))
+      return nullptr;
   }
   return expr;
 }
