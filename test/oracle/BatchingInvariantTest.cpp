@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "test/oracle/Interpreter.h"
+#include "test/oracle/RandomPrograms.h"
 #include "test/oracle/TestUtil.h"
 
 #include "passes/Passes.h"
@@ -24,6 +25,7 @@
 using namespace vmapc::oracle;
 using vmapc::oracle::test::makeContext;
 using vmapc::oracle::test::parse;
+using vmapc::oracle::test::randomProgram;
 using vmapc::oracle::test::substitute;
 
 namespace {
@@ -315,6 +317,39 @@ INSTANTIATE_TEST_SUITE_P(
     Programs, BatchingInvariant, ::testing::ValuesIn(allCases()),
     [](const ::testing::TestParamInfo<InvariantCase> &info) {
       return std::string(kPrograms[info.param.program].name) + "_B" +
+             std::to_string(info.param.batchSize);
+    });
+
+// Random programs with random in_axes and out_axes (RandomPrograms.h).
+struct RandomCase {
+  uint64_t seed;
+  int64_t batchSize;
+};
+
+void PrintTo(const RandomCase &c, std::ostream *os) {
+  *os << "seed " << c.seed << " with B = " << c.batchSize;
+}
+
+class RandomBatchingInvariant : public ::testing::TestWithParam<RandomCase> {};
+
+TEST_P(RandomBatchingInvariant, BatchedEqualsPerExample) {
+  std::string source = randomProgram(GetParam().seed);
+  SCOPED_TRACE("the per-example program:\n" + source);
+  checkInvariant(source.c_str(), "entry", GetParam().batchSize,
+                 /*seed=*/GetParam().seed * 7 + 1);
+}
+
+std::vector<RandomCase> randomCases() {
+  std::vector<RandomCase> cases;
+  for (uint64_t seed = 0; seed < 40; ++seed)
+    cases.push_back({seed, seed % 4 == 0 ? 1 : 3});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Seeds, RandomBatchingInvariant, ::testing::ValuesIn(randomCases()),
+    [](const ::testing::TestParamInfo<RandomCase> &info) {
+      return "seed" + std::to_string(info.param.seed) + "_B" +
              std::to_string(info.param.batchSize);
     });
 
