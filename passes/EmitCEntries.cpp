@@ -58,6 +58,12 @@ struct ArrEmitCEntriesPass
       LLVM::CallOp::create(b, loc, fn, args);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
       fn.setLinkage(LLVM::Linkage::Internal);
+      // The manifest was read before lowering; arr attributes mean nothing
+      // to LLVM IR.
+      fn.removeArgAttrsAttr();
+      for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
+        if (attr.getName().strref().starts_with("arr."))
+          fn->removeDiscardableAttr(attr.getName());
     }
   }
 };

@@ -68,11 +68,10 @@ struct ArrOutputsToDestinationsPass
 
     OpBuilder b(ret);
     for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-      auto op = bufferization::MaterializeInDestinationOp::create(
-          b, ret.getLoc(), TypeRange{}, value,
-          fn.getArgument(numInputs + i));
-      op.setRestrict(true);
-      op.setWritable(true);
+      // The tensor form: its result is unused; one-shot bufferization
+      // writes `value` into the writable argument's buffer in place.
+      bufferization::MaterializeInDestinationOp::create(
+          b, ret.getLoc(), value, fn.getArgument(numInputs + i));
     }
     func::ReturnOp::create(b, ret.getLoc());
     ret.erase();

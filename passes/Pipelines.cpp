@@ -26,7 +26,7 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void vmapc::buildArrBufferizePipeline(OpPassManager &pm) {
+void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
   pm.addPass(createArrOutputsToDestinations());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -36,6 +36,8 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (!plan)
+    return;
   pm.addPass(createArrPlanBuffers());
   pm.addPass(createArrVerifyBufferPlan());
 }
@@ -72,7 +74,7 @@ void vmapc::registerPipelines() {
   PassPipelineRegistration<>(
       "arr-bufferize-pipeline",
       "Bufferizes entries in destination-passing style and plans one arena",
-      buildArrBufferizePipeline);
+      [](OpPassManager &pm) { buildArrBufferizePipeline(pm); });
   PassPipelineRegistration<>("arr-to-llvm-pipeline",
                              "Lowers a planned program to the LLVM dialect",
                              buildArrToLLVMPipeline);

@@ -25,8 +25,9 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 
 /// Entry results to output arguments, empty-tensor elimination, one-shot
 /// bufferization with identity layouts (no deallocation pipeline: the planner
-/// owns every buffer), then arr-plan-buffers and arr-verify-buffer-plan.
-void buildArrBufferizePipeline(mlir::OpPassManager &pm);
+/// owns every buffer), then, if `plan`, arr-plan-buffers and
+/// arr-verify-buffer-plan.
+void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true);
 
 /// Planned memref program → LLVM dialect: linalg to loops, libm calls for
 /// math, bare-pointer calling convention and one `void NAME(void **)` C entry

@@ -273,7 +273,7 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
        "of 512 bytes",
        [](Artifact &a) { a.entries[0].outputs[0].stagingOffset = 500; }},
       {"entry 'affine': staging slots overlap at arena offsets 0 and 32",
-       [](Artifact &a) { a.entries[0].outputs[0].stagingOffset = 32; }},
+       [](Artifact &a) { a.entries[0].inputs[1].stagingOffset = 32; }},
       {"entry 'affine' input 'x': array size overflows",
        [](Artifact &a) {
          a.entries[0].inputs[0].shape = {int64_t(1) << 40, int64_t(1) << 30};

@@ -185,17 +185,22 @@ Status validateArtifact(const Artifact &artifact) {
     if (e.arenaBytes >= kMaxArrayBytes)
       return Status::error("entry '" + e.name + "': arena of " +
                            std::to_string(e.arenaBytes) + " bytes is too large");
-    std::vector<std::pair<uint64_t, uint64_t>> slots;
-    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.inputs, "input", slots));
-    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", slots));
-    for (size_t a = 0; a < slots.size(); ++a)
-      for (size_t b = a + 1; b < slots.size(); ++b)
-        if (slots[a].first < slots[b].second &&
-            slots[b].first < slots[a].second)
-          return Status::error("entry '" + e.name +
-                               "': staging slots overlap at arena offsets " +
-                               std::to_string(slots[a].first) + " and " +
-                               std::to_string(slots[b].first));
+    // Input slots are all filled before a launch and output slots are all
+    // read after it, so two inputs (or two outputs) must not share bytes; an
+    // input slot may share bytes with an output slot (the plan gives them
+    // disjoint live intervals).
+    std::vector<std::pair<uint64_t, uint64_t>> inSlots, outSlots;
+    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.inputs, "input", inSlots));
+    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", outSlots));
+    for (const auto *slots : {&inSlots, &outSlots})
+      for (size_t a = 0; a < slots->size(); ++a)
+        for (size_t b = a + 1; b < slots->size(); ++b)
+          if ((*slots)[a].first < (*slots)[b].second &&
+              (*slots)[b].first < (*slots)[a].second)
+            return Status::error(
+                "entry '" + e.name + "': staging slots overlap at arena offsets " +
+                std::to_string((*slots)[a].first) + " and " +
+                std::to_string((*slots)[b].first));
   }
   return Status();
 }

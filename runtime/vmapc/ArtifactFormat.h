@@ -65,8 +65,11 @@
 //   2^62 (no overflow anywhere).
 // * Every mapped argument has a staging slot, and every staging slot
 //   (mapped or not) fits in the arena: offset + B x example bytes <= arena
-//   bytes. The staging slots of one entry do not overlap one another (they
-//   may overlap the entry's internal buffers: the plan reserves them). The
+//   bytes. The input staging slots of one entry do not overlap one another,
+//   nor do its output slots (an input slot may share bytes with an output
+//   slot or the entry's internal buffers: the plan gives them disjoint live
+//   intervals, and the runtime fills every input slot before a launch and
+//   reads every output slot after it). The
 //   runtime gathers a chunk into its slot when it cannot pass the user's
 //   buffer in place (the padded last chunk, a mapped axis that is not
 //   outermost) and scatters outputs back from theirs.

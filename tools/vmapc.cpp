@@ -1,0 +1,291 @@
+//===- vmapc.cpp - the vmapc driver: compile, run, plan -------------------===//
+//
+//   vmapc compile FILE.arr -o FILE.vmapc
+//   vmapc run FILE.arr|FILE.vmapc [--entry NAME] --input a.npy ... --output y.npy ...
+//   vmapc plan FILE.arr [--entry NAME] [--json FILE]
+//
+// A thin main over the front end (frontend/), the compiler (codegen/, passes/)
+// and the runtime (runtime/).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Compile.h"
+#include "frontend/Import.h"
+#include "passes/BufferPlan.h"
+#include "passes/InitAll.h"
+#include "passes/Pipelines.h"
+#include "vmapc/Npy.h"
+#include "vmapc/Runtime.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::SubCommand compileCmd("compile",
+                                 "Compile a .arr program into a .vmapc artifact");
+static cl::SubCommand runCmd(
+    "run", "Run an entry of a .arr program or .vmapc artifact on .npy files");
+static cl::SubCommand planCmd(
+    "plan", "Print the buffer plan of each entry of a .arr program");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<FILE.arr | FILE.vmapc>"),
+                                      cl::sub(compileCmd), cl::sub(runCmd),
+                                      cl::sub(planCmd));
+static cl::opt<std::string> outputFile("o", cl::Required,
+                                       cl::desc("Output .vmapc file"),
+                                       cl::value_desc("file"),
+                                       cl::sub(compileCmd));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Entry to run or plan (default: the only one "
+                                "when running; all when planning)"),
+              cl::value_desc("name"), cl::sub(runCmd), cl::sub(planCmd));
+static cl::list<std::string>
+    inputArrays("input", cl::desc("An input .npy, in declaration order"),
+                cl::value_desc("file.npy"), cl::sub(runCmd));
+static cl::list<std::string>
+    outputArrays("output", cl::desc("An output .npy, in declaration order"),
+                 cl::value_desc("file.npy"), cl::sub(runCmd));
+static cl::opt<std::string> jsonFile("json",
+                                     cl::desc("Also write the plan as JSON"),
+                                     cl::value_desc("file"), cl::sub(planCmd));
+
+/// Prints `vmapc: error: message` and returns 1.
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "vmapc: error: " << message << "\n";
+  return 1;
+}
+
+/// Parses a .arr file; diagnostics go to stderr with the source line.
+static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
+                                        llvm::SourceMgr &sourceMgr,
+                                        const std::string &path) {
+  std::string error;
+  if (sourceMgr.AddIncludeFile(path, llvm::SMLoc(), error) == 0) {
+    (void)fail("cannot open '" + path + "'");
+    return nullptr;
+  }
+  return vmapc::importArr(sourceMgr, &context);
+}
+
+/// Compiles `path` (.arr) into an artifact in memory.
+static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
+  DialectRegistry registry;
+  vmapc::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, path);
+  return module && succeeded(vmapc::compileForCpu(*module, artifact));
+}
+
+static int runCompile() {
+  vmapc::Artifact artifact;
+  if (!compileFile(inputFile, artifact))
+    return 1;
+  vmapc::Status status = vmapc::writeArtifactFile(artifact, outputFile);
+  if (!status.ok())
+    return fail(status.message());
+  return 0;
+}
+
+/// N: the size of the first mapped input's batch axis.
+static int64_t numExamples(const vmapc::EntryInfo &entry,
+                           const std::vector<vmapc::NpyArray> &inputs) {
+  for (auto [info, array] : llvm::zip(entry.inputs, inputs))
+    if (info.isMapped() &&
+        array.shape.size() == info.shape.size() + 1)
+      return array.shape[info.mappedAxis];
+  return 0;
+}
+
+static int runRun() {
+  vmapc::Device device;
+  vmapc::Status status = vmapc::Device::open("cpu", &device);
+  if (!status.ok())
+    return fail(status.message());
+  std::unique_ptr<vmapc::Executable> executable;
+  if (llvm::StringRef(inputFile).ends_with(".arr")) {
+    vmapc::Artifact artifact;
+    if (!compileFile(inputFile, artifact))
+      return 1;
+    std::string bytes;
+    status = vmapc::serializeArtifact(artifact, &bytes);
+    if (status.ok())
+      status = vmapc::Executable::loadBytes(device, bytes.data(), bytes.size(),
+                                            &executable);
+  } else {
+    status = vmapc::Executable::loadFile(device, inputFile, &executable);
+  }
+  if (!status.ok())
+    return fail(inputFile + ": " + status.message());
+
+  const vmapc::Entry *entry = nullptr;
+  if (entryName.empty()) {
+    if (executable->numEntries() != 1)
+      return fail("the artifact has " + llvm::Twine(executable->numEntries()) +
+                  " entries; choose one with --entry");
+    entry = &executable->entry(0);
+  } else if (!(status = executable->findEntry(entryName, &entry)).ok()) {
+    return fail(status.message());
+  }
+  const vmapc::EntryInfo &info = entry->info();
+  if (inputArrays.size() != info.inputs.size())
+    return fail("entry '" + info.name + "' takes " +
+                llvm::Twine(info.inputs.size()) + " inputs, got " +
+                llvm::Twine(inputArrays.size()) + " --input files");
+  if (outputArrays.size() != info.outputs.size())
+    return fail("entry '" + info.name + "' has " +
+                llvm::Twine(info.outputs.size()) + " outputs, got " +
+                llvm::Twine(outputArrays.size()) + " --output files");
+
+  std::vector<vmapc::NpyArray> inputs(inputArrays.size());
+  std::vector<vmapc::HostArray> inputViews;
+  for (auto [path, array] : llvm::zip(inputArrays, inputs)) {
+    if (!(status = vmapc::readNpy(path, &array)).ok())
+      return fail(status.message());
+    inputViews.push_back(array.view());
+  }
+  int64_t n = numExamples(info, inputs);
+  std::vector<vmapc::NpyArray> outputs;
+  std::vector<vmapc::MutableHostArray> outputViews;
+  for (const vmapc::ArgInfo &out : info.outputs) {
+    std::vector<int64_t> shape = out.shape;
+    if (out.isMapped())
+      shape.insert(shape.begin() + out.mappedAxis, n);
+    outputs.push_back(vmapc::NpyArray::zeros(out.dtype, shape));
+  }
+  for (vmapc::NpyArray &array : outputs)
+    outputViews.push_back(array.mutableView());
+  if (!(status = executable->run(*entry, inputViews, outputViews)).ok())
+    return fail(status.message());
+  for (auto [path, array] : llvm::zip(outputArrays, outputs))
+    if (!(status = vmapc::writeNpy(path, array.dtype, array.shape,
+                                   array.data.data()))
+             .ok())
+      return fail(status.message());
+  return 0;
+}
+
+static std::string intervalString(const vmapc::LiveInterval &live) {
+  return "[" + std::to_string(live.start) + ", " + std::to_string(live.end) +
+         "]";
+}
+
+/// Prints one entry's plan as a table, and adds it to `json`.
+static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
+                      llvm::json::Array &json) {
+  llvm::outs() << "entry " << name << ": " << plan.buffers.size()
+               << " buffers over " << plan.scheduleLength
+               << " schedule points, offsets aligned to " << plan.alignment
+               << " bytes\n";
+  llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
+                                "buffer", "bytes", "interval", "offset",
+                                "reuses");
+  llvm::json::Array rows;
+  for (const vmapc::PlannedBuffer &b : plan.buffers) {
+    std::string reuse;
+    if (b.inPlaceSource >= 0)
+      reuse = "in place of " + plan.buffers[b.inPlaceSource].name;
+    else if (b.reusedFrom >= 0)
+      reuse = "memory of " + plan.buffers[b.reusedFrom].name;
+    llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
+                                  b.name, b.bytes, intervalString(b.live),
+                                  b.offset, reuse);
+    rows.push_back(llvm::json::Object{
+        {"name", b.name},
+        {"kind", b.kind == vmapc::PlannedBuffer::Kind::Staging ? "staging"
+                                                               : "alloc"},
+        {"description", b.description},
+        {"bytes", b.bytes},
+        {"start", b.live.start},
+        {"end", b.live.end},
+        {"offset", b.offset},
+        {"in_place_of", b.inPlaceSource >= 0
+                            ? llvm::json::Value(
+                                  plan.buffers[b.inPlaceSource].name)
+                            : llvm::json::Value(nullptr)},
+        {"reused_from", b.reusedFrom >= 0
+                            ? llvm::json::Value(plan.buffers[b.reusedFrom].name)
+                            : llvm::json::Value(nullptr)}});
+  }
+  double ratio = plan.lowerBound
+                     ? static_cast<double>(plan.arenaBytes) / plan.lowerBound
+                     : 1.0;
+  llvm::outs() << llvm::formatv(
+      "  arena {0} bytes, lower bound {1} bytes ({2:F3}x), naive sum {3} "
+      "bytes, {4} in-place\n",
+      plan.arenaBytes, plan.lowerBound, ratio, plan.naiveSum, plan.inPlace);
+  json.push_back(llvm::json::Object{{"entry", name},
+                                    {"arena_bytes", plan.arenaBytes},
+                                    {"lower_bound", plan.lowerBound},
+                                    {"naive_sum", plan.naiveSum},
+                                    {"in_place", plan.inPlace},
+                                    {"alignment", plan.alignment},
+                                    {"buffers", std::move(rows)}});
+}
+
+static int runPlan() {
+  DialectRegistry registry;
+  vmapc::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, inputFile);
+  if (!module)
+    return 1;
+  PassManager pm(&context);
+  vmapc::buildArrToLinalgPipeline(pm);
+  vmapc::buildArrBufferizePipeline(pm, /*plan=*/false);
+  if (failed(pm.run(*module)))
+    return 1;
+  llvm::json::Array json;
+  bool found = false;
+  for (auto fn : module->getOps<func::FuncOp>()) {
+    if (!fn->hasAttr("arr.batch") || fn.isPrivate())
+      continue;
+    if (!entryName.empty() && fn.getSymName() != entryName)
+      continue;
+    found = true;
+    FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(fn);
+    if (failed(plan))
+      return 1;
+    printPlan(fn.getSymName(), *plan, json);
+  }
+  if (!found)
+    return fail(entryName.empty() ? "the program exports no entry"
+                                  : "no entry named '" + entryName + "'");
+  if (!jsonFile.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(jsonFile, ec);
+    if (ec)
+      return fail("cannot write '" + jsonFile + "': " + ec.message());
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(json))) << "\n";
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  vmapc::registerAllPasses();
+  cl::ParseCommandLineOptions(argc, argv,
+                              "vmapc: a vmap-style batching compiler\n");
+  if (compileCmd)
+    return runCompile();
+  if (runCmd)
+    return runRun();
+  if (planCmd)
+    return runPlan();
+  return fail("give a command: compile, run or plan (see --help)");
+}
