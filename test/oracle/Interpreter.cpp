@@ -63,6 +63,41 @@ Array Array::filled(DType dtype, ArrayRef<int64_t> shape, double fill) {
                std::vector<double>(static_cast<size_t>(product(shape)), fill));
 }
 
+Array Array::fromBuffer(DType dtype, ArrayRef<int64_t> shape,
+                        const void *data) {
+  Array result = filled(dtype, shape);
+  for (size_t i = 0; i < result.values.size(); ++i) {
+    switch (dtype) {
+    case DType::F32:
+      result.values[i] = static_cast<const float *>(data)[i];
+      break;
+    case DType::I32:
+      result.values[i] = static_cast<const int32_t *>(data)[i];
+      break;
+    case DType::Bool:
+      result.values[i] = static_cast<const uint8_t *>(data)[i] ? 1.0 : 0.0;
+      break;
+    }
+  }
+  return result;
+}
+
+void Array::toBuffer(void *data) const {
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (dtype) {
+    case DType::F32:
+      static_cast<float *>(data)[i] = static_cast<float>(values[i]);
+      break;
+    case DType::I32:
+      static_cast<int32_t *>(data)[i] = static_cast<int32_t>(values[i]);
+      break;
+    case DType::Bool:
+      static_cast<uint8_t *>(data)[i] = values[i] != 0.0 ? 1 : 0;
+      break;
+    }
+  }
+}
+
 SmallVector<int64_t, 4> oracle::rowMajorStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t, 4> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)

@@ -78,6 +78,14 @@ struct Array {
     return Array(dtype, {}, {value});
   }
 
+  /// An array read from a host buffer of `shape` in row-major order: `float`
+  /// for f32, `int32_t` for i32, one byte (0 or not 0) per bool.
+  static Array fromBuffer(DType dtype, llvm::ArrayRef<int64_t> shape,
+                          const void *data);
+  /// Writes the elements to a host buffer in the layout of `fromBuffer`
+  /// (f32 values rounded to float).
+  void toBuffer(void *data) const;
+
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
   int64_t numElements() const { return static_cast<int64_t>(values.size()); }
 

@@ -515,6 +515,22 @@ TEST(OracleHelpers, SliceAndStackAreInverse) {
   }
 }
 
+TEST(OracleHelpers, HostBuffers) {
+  float f[3] = {1.5f, -2.0f, 0.1f};
+  Array a = Array::fromBuffer(DType::F32, {3}, f);
+  EXPECT_EQ(a.values, (std::vector<double>{1.5, -2.0, double(0.1f)}));
+  int32_t i[2] = {-7, 2147483647};
+  EXPECT_EQ(Array::fromBuffer(DType::I32, {2}, i).values,
+            (std::vector<double>{-7, 2147483647}));
+  uint8_t b[3] = {0, 1, 2};
+  EXPECT_EQ(Array::fromBuffer(DType::Bool, {3}, b).values,
+            (std::vector<double>{0, 1, 1}));
+  Array sum(DType::F32, {1}, {0.1 + 0.2});
+  float out = 0;
+  sum.toBuffer(&out);
+  EXPECT_EQ(out, static_cast<float>(0.1 + 0.2));
+}
+
 TEST(OracleHelpers, AllCloseToleranceAndMismatch) {
   Array a(DType::F32, {2}, {1.0, 100.0});
   Array b(DType::F32, {2}, {1.0 + 5e-7, 100.0 + 5e-4});
