@@ -551,8 +551,11 @@ FailureOr<Operand> Importer::eval(Expr *expr, FnContext &ctx) {
     FailureOr<Operand> v = eval(u->operand.get(), ctx);
     if (failed(v))
       return failure();
-    if (v->kind == Operand::intLit)
+    if (v->kind == Operand::intLit) {
+      if (v->intValue == std::numeric_limits<int64_t>::min())
+        return error(expr->getLoc(), "integer overflow in -" + v->text);
       return Operand::ofInt(-v->intValue, "-" + v->text);
+    }
     if (v->kind == Operand::floatLit)
       return Operand::ofFloat(-v->floatValue, "-" + v->text);
     auto t = cast<RankedTensorType>(v->value.getType());
