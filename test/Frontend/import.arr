@@ -269,3 +269,35 @@ export batched = vmap(rows, in_axes=(-1, 0), out_axes=0, batch=16);
 # CHECK: arr.vmap_call @scale2({{.*}}) {axis_size = 7 : i64, in_axes = [1, unit], out_axes = [1]} : (tensor<3x7xf32>, tensor<f32>) -> tensor<3x7xf32>
 fn scale2(x: f32[3], s: f32) -> f32[3] { return x * s; }
 export outer = vmap(scale2, in_axes=(-1, none), out_axes=-1, batch=7);
+
+# -----
+
+# An inline nested vmap inside a fn: the inner vmap becomes
+# @<fn>_inner_0. A vmap of a named map materialises the map as
+# @<map>_inner_N (and its own inner vmap as the next N). A literal operand
+# (unmapped) takes the parameter's dtype.
+# CHECK-LABEL: func.func private @nested_inline(
+# CHECK-SAME: %[[X:.+]]: tensor<2x3x5xf32>) -> tensor<5x3x2xf32>
+# CHECK: arr.vmap_call @nested_inline_inner_0(%[[X]]) {axis_size = 5 : i64, in_axes = [2], out_axes = [0]} : (tensor<2x3x5xf32>) -> tensor<5x3x2xf32>
+# CHECK-LABEL: func.func private @of_named(
+# CHECK-SAME: %[[Y:.+]]: tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+# CHECK: %[[C:.+]] = arr.constant dense<3.000000e+00> : tensor<f32>
+# CHECK: arr.vmap_call @cols_inner_0(%[[Y]], %[[C]]) {axis_size = 4 : i64, in_axes = [0, unit], out_axes = [0]} : (tensor<4x2x3xf32>, tensor<f32>) -> tensor<4x2x3xf32>
+# CHECK-LABEL: func.func private @nested_inline_inner_0(
+# CHECK-SAME: %[[P:.+]]: tensor<2x3xf32>) -> tensor<3x2xf32>
+# CHECK: arr.vmap_call @sq(%[[P]]) {axis_size = 3 : i64, in_axes = [1], out_axes = [0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+# CHECK-LABEL: func.func private @cols_inner_0(
+# CHECK-SAME: tensor<2x3xf32>, %{{.+}}: tensor<f32>) -> tensor<2x3xf32>
+# CHECK: arr.vmap_call @cols_inner_1({{.*}}) {axis_size = 2 : i64, in_axes = [0, unit], out_axes = [0]} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+# CHECK-LABEL: func.func private @cols_inner_1(
+# CHECK-SAME: tensor<3xf32>, %{{.+}}: tensor<f32>) -> tensor<3xf32>
+# CHECK: arr.vmap_call @mul({{.*}}) {axis_size = 3 : i64, in_axes = [0, unit], out_axes = [0]} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+fn sq(a: f32[2]) -> f32[2] { return a * a; }
+fn nested_inline(x: f32[2, 3, 5]) -> f32[5, 3, 2] {
+  return vmap(vmap(sq, in_axes=1), in_axes=-1)(x);
+}
+fn mul(a: f32, s: f32) -> f32 { return a * s; }
+fn cols = vmap(vmap(mul, in_axes=(0, none)), in_axes=(0, none));
+fn of_named(y: f32[4, 2, 3]) -> f32[4, 2, 3] {
+  return vmap(cols, in_axes=(0, none))(y, 3);
+}
