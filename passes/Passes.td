@@ -48,28 +48,80 @@ def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
 def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Plans every intermediate buffer into one static arena";
   let description = [{
-    On the bufferized program: traces views to their root allocation,
-    computes live intervals over the linearised schedule (loop-aware), lets
-    an elementwise op write over an operand that dies there, and gives every
-    other buffer an aligned offset in one arena (greedy by size, best fit).
-    Every `memref.alloc` becomes a `memref.view` into the arena, a new last
-    argument of the function. The figures (arena bytes, lower bound, naive
-    sum, in-place count) are attached to the function as `arr.plan`.
+    On the bufferized program (destination-passing style, outputs written
+    into `arr.output` arguments): traces views to their root allocation,
+    computes live intervals over the linearised schedule of the body's
+    top-level ops (loop-aware: a use inside a loop counts at the loop, so a
+    buffer read on every iteration is live over the whole loop), lets an
+    all-parallel linalg op whose input and output use identity maps write
+    its output over an input allocation that dies there, and gives every
+    other buffer, and every `arr.staging` argument, an aligned offset in one
+    arena (greedy by size, best fit: Pisarchyk & Lee 2020). Every
+    `memref.alloc` becomes a `memref.view` into the arena, a new last
+    argument of the function; deallocs are erased. The figures (arena bytes,
+    lower bound, naive sum, in-place count, buffers) are attached to the
+    function as `arr.plan`. The library behind it is `passes/BufferPlan.h`.
+
+    Before:
+    ```mlir
+    func.func @f(%x: memref<64xf32> {arr.staging}, %out: memref<64xf32> {arr.output}) {
+      %a = memref.alloc() : memref<64xf32>
+      linalg.generic ... ins(%x) outs(%a)      // exp
+      %b = memref.alloc() : memref<64xf32>
+      linalg.generic ... ins(%a) outs(%b)      // neg: %a dies here
+      linalg.copy ins(%b) outs(%out)
+      return
+    }
+    ```
+    After (`%b` takes `%a`'s bytes in place; the staging slot of `%x` is
+    live with `%a` at the exp):
+    ```mlir
+    func.func @f(%x: memref<64xf32> {arr.staging, arr.staging_offset = 0 : i64},
+                 %out: memref<64xf32> {arr.output},
+                 %arena: memref<512xi8> {arr.arena})
+        attributes {arr.plan = {arena_bytes = 512 : i64, buffers = 3 : i64,
+                    in_place = 1 : i64, lower_bound = 512 : i64,
+                    naive_sum = 768 : i64}} {
+      %c256 = arith.constant 256 : index
+      %a = memref.view %arena[%c256][] : memref<512xi8> to memref<64xf32>
+      ...
+      %b = memref.view %arena[%c256][] : memref<512xi8> to memref<64xf32>
+      ...
+    }
+    ```
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
     Option<"alignment", "alignment", "int64_t", "256",
-           "Alignment of every offset in the arena, in bytes">
+           "Alignment of every offset in the arena, in bytes (the runtime "
+           "allocates the arena itself at least this aligned)">
   ];
 }
 
 def ArrVerifyBufferPlan : Pass<"arr-verify-buffer-plan", "::mlir::ModuleOp"> {
   let summary = "Checks a buffer plan independently of the planner";
   let description = [{
-    Recomputes liveness of every view into the arena with its own walk and
-    fails if two buffers live at one time overlap, an in-place pair breaks
-    the in-place rule, or a view reaches past the arena.
+    Shares no code with the planner beyond MLIR. Finds every `memref.view`
+    of the `arr.arena` argument and every `arr.staging_offset` argument,
+    follows their aliases with its own conservative walk, recomputes live
+    intervals over the top-level ops of the body, and fails with an error
+    naming both buffers' locations if two buffers live at one time share a
+    byte, unless they form a legal in-place pair: the later buffer is first
+    written, at the very point where the earlier one is last read, by an
+    all-parallel linalg op with a side-effect-free payload that reads the
+    earlier buffer and writes the later one through identity maps, at the
+    same offset and size. It also fails if a view reaches past the arena,
+    the arena is used other than by `memref.view`, or any allocation
+    (`memref.alloc`, `memref.alloca`, a clone, a call of malloc) remains.
+
+    ```mlir
+    %a = memref.view %arena[%c0][] : memref<512xi8> to memref<64xf32>
+    %b = memref.view %arena[%c128][] : memref<512xi8> to memref<64xf32>
+    linalg.copy ins(%x) outs(%a)
+    linalg.copy ins(%x) outs(%b)   // error: buffers overlap while both are live
+    linalg.copy ins(%a) outs(%out)
+    ```
   }];
 }
 
