@@ -1363,7 +1363,7 @@ FailureOr<Value> Importer::applyTemplate(Template &t,
     int64_t a = *axis;
     if (a < -rank || a >= rank)
       return error(t.inAxes.getLoc(i),
-                   "in_axes: axis " + Twine(a) + " of operand " + Twine(i) +
+                   "in_axes[" + Twine(i) + "]: axis " + Twine(a) +
                        " is out of range for rank " + Twine(rank) +
                        " (valid: " + rangeStr(rank) + ")");
     if (a < 0)
@@ -1467,7 +1467,7 @@ FailureOr<Signature> Importer::deriveSignature(const Callable &c,
     int64_t r = pt.getRank();
     if (*a < -(r + 1) || *a > r)
       return error(t.inAxes.getLoc(i),
-                   "in_axes: axis " + Twine(*a) + " of operand " + Twine(i) +
+                   "in_axes[" + Twine(i) + "]: axis " + Twine(*a) +
                        " is out of range for rank " + Twine(r + 1) +
                        " (valid: " + rangeStr(r + 1) + ")");
     sig.params.push_back(
@@ -1511,7 +1511,7 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
     int64_t r = pt.getRank();
     if (*a < -(r + 1) || *a > r)
       return error(t.inAxes.getLoc(i),
-                   "in_axes: axis " + Twine(*a) + " of operand " + Twine(i) +
+                   "in_axes[" + Twine(i) + "]: axis " + Twine(*a) +
                        " is out of range for rank " + Twine(r + 1) +
                        " (valid: " + rangeStr(r + 1) + ")");
     inputs.push_back(arr::insertDim(pt, *a < 0 ? *a + r + 1 : *a, batch));

@@ -1,11 +1,12 @@
 //===- Import.h - .arr source to the arr dialect ----------------*- C++ -*-===//
 //
 // Parses a `.arr` program (grammar: docs/language.md) and imports it into
-// the arr dialect: one `func.func` per user function (per-example types), one
-// per named map and per inline vmap (a body holding an `arr.vmap_call`), and
-// one public `func.func` per `export`, carrying `arr.batch` (i64) and
-// `arr.in_axes`/`arr.out_axes` (arrays of i64 or unit) attributes, with the
-// source's parameter names in `arr.name` argument attributes.
+// the arr dialect: one private `func.func` per user function (per-example
+// types); one `arr.vmap_call` per application of a vmap, with a generated
+// private `func.func @<owner>_inner_<N>` per nested vmap and per-example
+// signature; and one public `func.func` per `export`, carrying `arr.batch`
+// (i64) and `arr.in_axes`/`arr.out_axes` (arrays of i64 or unit) attributes,
+// with the source's parameter names in `arr.name` argument attributes.
 //
 //===----------------------------------------------------------------------===//
 

@@ -386,7 +386,7 @@ fn m = vmap(g, out_axes=(0, 1));
 
 fn g(a: f32[3]) -> f32 { return sum(a); }
 fn f(x: f32[4, 3]) -> f32[4] {
-  # expected-error @+1 {{in_axes: axis 2 of operand 0 is out of range for rank 2 (valid: -2..1)}}
+  # expected-error @+1 {{in_axes[0]: axis 2 is out of range for rank 2 (valid: -2..1)}}
   return vmap(g, in_axes=2)(x);
 }
 
@@ -516,7 +516,7 @@ export e = vmap(m, batch=8);
 # -----
 
 fn g(a: f32[3]) -> f32 { return sum(a); }
-# expected-error @+1 {{in_axes: axis 2 of operand 0 is out of range for rank 2 (valid: -2..1)}}
+# expected-error @+1 {{in_axes[0]: axis 2 is out of range for rank 2 (valid: -2..1)}}
 export e = vmap(g, in_axes=2, batch=8);
 
 # -----
@@ -534,3 +534,38 @@ export e = vmap(g, batch=8);
 
 # expected-error @+1 {{expression is too large (more than 1000 operations deep); split it with 'let'}}
 fn f(a: f32) -> f32 { return a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a + a; }
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{'g' takes no keyword arguments}}
+fn f(x: f32) -> f32 { return g(x, axis=0); }
+
+# -----
+
+fn g(a: i32) -> i32 { return a; }
+# expected-error @+1 {{the float literal 2.5 cannot be used with an i32 operand}}
+fn f(x: i32) -> i32 { return g(2.5); }
+
+# -----
+
+# expected-error @+1 {{'vmap' is the name of a builtin; choose another name}}
+fn vmap(x: f32) -> f32 { return x; }
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+fn f(x: f32[3]) -> f32[3] {
+  # expected-error @+1 {{operand 0 is the literal 1.0, which has no axis to map over; use none for it in in_axes}}
+  return vmap(g, in_axes=0)(1.0) + x;
+}
+
+# -----
+
+# expected-error @+1 {{integer overflow in 9223372036854775807 + 1}}
+fn f(x: f32) -> f32 { return x * (9223372036854775807 + 1); }
+
+# -----
+
+# expected-error @+1 {{division by zero in 1 / 0}}
+fn f(x: f32) -> f32 { return x * (1 / 0); }
