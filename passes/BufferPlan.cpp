@@ -195,10 +195,19 @@ LogicalResult Planner::collectAccesses(Value root,
       if (isNonAccess(use))
         continue;
       Operation *user = use.getOwner();
-      if (user->getBlock() == &body() && user->hasTrait<OpTrait::IsTerminator>())
-        return user->emitOpError()
-               << "returns a buffer that the planner would place in the arena; "
-                  "write results into `arr.output` arguments instead";
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        if (user->getBlock() == &body())
+          return user->emitOpError()
+                 << "returns a buffer that the planner would place in the "
+                    "arena; write results into `arr.output` arguments instead";
+        // A buffer allocated inside a region and yielded out of it would
+        // share its one slot with the next iteration's allocation.
+        Operation *def = root.getDefiningOp();
+        if (def && def->getBlock() != &body())
+          return user->emitOpError()
+                 << "yields a buffer allocated inside its region, which one "
+                    "static arena slot cannot hold across iterations";
+      }
       int64_t point = pointOf(user);
       if (!range) {
         range = LiveInterval{point, point};

@@ -9,6 +9,8 @@
 #include "passes/BufferPlan.h"
 #include "passes/Passes.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 namespace vmapc {
 #define GEN_PASS_DEF_ARRPLANBUFFERS
 #include "passes/Passes.h.inc"
@@ -27,6 +29,20 @@ struct ArrPlanBuffersPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      // Only entries (public functions) get an arena argument; a private
+      // helper's buffers would need the arena threaded through its calls.
+      if (func.isPrivate()) {
+        WalkResult walk = func.walk([](Operation *op) {
+          return hasEffect<MemoryEffects::Allocate>(op) ? WalkResult::interrupt()
+                                                        : WalkResult::advance();
+        });
+        if (walk.wasInterrupted()) {
+          func.emitError() << "allocates buffers in a private function; "
+                              "inline it into the entry before planning";
+          return signalPassFailure();
+        }
+        continue;
+      }
       // Already planned: an arena argument is present.
       if (llvm::any_of(llvm::seq<unsigned>(0, func.getNumArguments()),
                        [&](unsigned i) {
