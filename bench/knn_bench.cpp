@@ -307,7 +307,9 @@ int main(int argc, char **argv) {
       return fail(status.message());
     for (int i = 0; i < kQueries; ++i)
       if (got[i] != expected[i])
-        return fail("run " + std::to_string(run + 1) + ": query " +
+        return fail((run < 0 ? std::string("warm-up run")
+                             : "run " + std::to_string(run + 1)) +
+                    ": query " +
                     std::to_string(i) + " (row " + std::to_string(kRefs + i) +
                     "): nearest reference " + std::to_string(got[i]) +
                     ", the plain loop says " + std::to_string(expected[i]) +
