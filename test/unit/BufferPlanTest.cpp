@@ -1,6 +1,7 @@
 //===- BufferPlanTest.cpp - unit tests of the buffer planner --------------===//
 
 #include "passes/BufferPlan.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,10 +11,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "gtest/gtest.h"
 
 #include <random>
+#include <sstream>
 
 using namespace mlir;
 using vmapc::BufferRequest;
@@ -177,8 +180,8 @@ class PlanFunction : public ::testing::Test {
 protected:
   PlanFunction() {
     context.loadDialect<arith::ArithDialect, func::FuncDialect,
-                        linalg::LinalgDialect, memref::MemRefDialect,
-                        scf::SCFDialect>();
+                        linalg::LinalgDialect, math::MathDialect,
+                        memref::MemRefDialect, scf::SCFDialect>();
   }
 
   func::FuncOp parse(StringRef source) {
@@ -380,6 +383,101 @@ TEST_F(PlanFunction, ApplyLeavesNoAllocation) {
   ASSERT_TRUE(figures);
   EXPECT_EQ(cast<IntegerAttr>(figures.get("arena_bytes")).getInt(), 512);
   EXPECT_EQ(cast<IntegerAttr>(figures.get("in_place")).getInt(), 1);
+}
+
+/// A random straight-line program with loops over two shapes: elementwise
+/// unary and binary generics, matmuls, and loops that read older buffers.
+std::string randomProgram(std::mt19937 &rng) {
+  std::ostringstream os;
+  os << "#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+        "func.func @random(%x0: memref<8x8xf32> {arr.staging}, "
+        "%x1: memref<8x16xf32>, "
+        "%out: memref<8x8xf32> {arr.output, arr.staging}) {\n"
+        "  %zero = arith.constant 0.0 : f32\n"
+        "  %c0 = arith.constant 0 : index\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  %c3 = arith.constant 3 : index\n";
+  // Values by shape: 0 is 8x8, 1 is 8x16.
+  std::vector<std::string> values[2] = {{"%x0"}, {"%x1"}};
+  const char *types[2] = {"memref<8x8xf32>", "memref<8x16xf32>"};
+  int next = 0;
+  auto pick = [&](int shape) {
+    // Mostly recent values, sometimes old ones (long intervals).
+    auto &list = values[shape];
+    size_t n = list.size();
+    size_t back = rng() % 4 == 0 ? rng() % n : rng() % std::min<size_t>(n, 2);
+    return list[n - 1 - back];
+  };
+  auto elementwise = [&](const std::string &indent, int shape,
+                         const std::string &result, bool binary) {
+    std::string a = pick(shape), b = pick(shape);
+    os << indent << "linalg.generic {indexing_maps = [#id, " << (binary ? "#id, " : "")
+       << "#id], iterator_types = [\"parallel\", \"parallel\"]} ins(" << a
+       << (binary ? ", " + b : "") << " : " << types[shape]
+       << (binary ? std::string(", ") + types[shape] : "") << ") outs(" << result
+       << " : " << types[shape] << ") {\n"
+       << indent << "^bb0(%i: f32, " << (binary ? "%j: f32, " : "") << "%o: f32):\n"
+       << indent << "  %r = " << (binary ? "arith.addf %i, %j" : "arith.negf %i")
+       << " : f32\n"
+       << indent << "  linalg.yield %r : f32\n"
+       << indent << "}\n";
+  };
+  int ops = 4 + static_cast<int>(rng() % 12);
+  for (int k = 0; k < ops; ++k) {
+    int kind = static_cast<int>(rng() % 5);
+    int shape = static_cast<int>(rng() % 2);
+    std::string name = "%b" + std::to_string(next++);
+    if (kind == 4) {
+      // A loop: a temporary per iteration, reading an older buffer.
+      os << "  scf.for %i" << next << " = %c0 to %c3 step %c1 {\n";
+      os << "    " << name << " = memref.alloc() : " << types[shape] << "\n";
+      elementwise("    ", shape, name, rng() % 2);
+      if (shape == 0)
+        os << "    linalg.copy ins(" << name
+           << " : memref<8x8xf32>) outs(%out : memref<8x8xf32>)\n";
+      os << "  }\n";
+      continue;
+    }
+    os << "  " << name << " = memref.alloc() : " << types[shape] << "\n";
+    if (kind == 3) {
+      std::string a = pick(0), b = pick(shape);
+      os << "  linalg.fill ins(%zero : f32) outs(" << name << " : " << types[shape] << ")\n"
+         << "  linalg.matmul ins(" << a << ", " << b << " : memref<8x8xf32>, "
+         << types[shape] << ") outs(" << name << " : " << types[shape] << ")\n";
+    } else {
+      elementwise("  ", shape, name, kind == 2);
+    }
+    values[shape].push_back(name);
+  }
+  os << "  linalg.copy ins(" << pick(0) << " : memref<8x8xf32>) outs(%out : memref<8x8xf32>)\n"
+     << "  return\n}\n";
+  return os.str();
+}
+
+TEST_F(PlanFunction, RandomProgramsPassTheIndependentChecker) {
+  std::mt19937 rng(7);
+  int64_t inPlace = 0, arena = 0, bound = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    std::string source = randomProgram(rng);
+    func::FuncOp func = parse(source);
+    ASSERT_TRUE(func) << source;
+    int64_t alignment = trial % 2 ? 64 : 256;
+    FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {alignment});
+    ASSERT_TRUE(succeeded(plan)) << source;
+    EXPECT_GE(plan->arenaBytes, plan->lowerBound);
+    EXPECT_LE(plan->lowerBound, plan->naiveSum);
+    inPlace += plan->inPlace;
+    if (alignment == 64) {
+      arena += plan->arenaBytes;
+      bound += plan->lowerBound;
+    }
+    ASSERT_TRUE(succeeded(vmapc::applyBufferPlan(func, *plan))) << source;
+    PassManager pm(&context);
+    pm.addPass(vmapc::createArrVerifyBufferPlan());
+    EXPECT_TRUE(succeeded(pm.run(*module))) << source;
+  }
+  EXPECT_GT(inPlace, 0);
+  EXPECT_LE(static_cast<double>(arena), 1.05 * static_cast<double>(bound));
 }
 
 } // namespace
