@@ -1119,6 +1119,11 @@ FailureOr<Callable> Importer::resolveCallable(Expr *expr, StringRef owner) {
                                      "in a fn");
   if (n == "vmap")
     return error(expr->getLoc(), "expected vmap(...) with arguments");
+  if (exportNames.contains(n))
+    return error(expr->getLoc(), "'" + n +
+                                     "' is an entry point for host programs "
+                                     "and cannot be mapped; map the function "
+                                     "it exports");
   return error(expr->getLoc(), "unknown function '" + n + "'");
 }
 

@@ -569,3 +569,10 @@ fn f(x: f32) -> f32 { return x * (9223372036854775807 + 1); }
 
 # expected-error @+1 {{division by zero in 1 / 0}}
 fn f(x: f32) -> f32 { return x * (1 / 0); }
+
+# -----
+
+fn g(a: f32) -> f32 { return a; }
+export e = vmap(g, batch=8);
+# expected-error @+1 {{'e' is an entry point for host programs and cannot be mapped}}
+export e2 = vmap(e, batch=2);
