@@ -396,14 +396,10 @@ FailureOr<BufferPlan> Planner::run() {
                            "arena cannot have";
       return WalkResult::interrupt();
     }
-    if (auto align = op->getAttrOfType<IntegerAttr>("alignment")) {
-      if (align.getInt() > options.alignment) {
-        op->emitOpError() << "needs alignment " << align.getInt()
-                          << ", more than the arena alignment "
-                          << options.alignment;
-        return WalkResult::interrupt();
-      }
-    }
+    // An allocation that asks for more alignment raises the arena's.
+    if (auto align = op->getAttrOfType<IntegerAttr>("alignment"))
+      if (align.getInt() > 0)
+        plan.alignment = std::lcm(plan.alignment, align.getInt());
     PlannedBuffer row;
     row.kind = PlannedBuffer::Kind::Alloc;
     row.name = "alloc" + std::to_string(allocCount++);
@@ -448,7 +444,7 @@ FailureOr<BufferPlan> Planner::run() {
     plan.naiveSum += row.bytes;
   }
   OffsetAssignment assignment =
-      assignOffsetsGreedyBySize(requests, options.alignment);
+      assignOffsetsGreedyBySize(requests, plan.alignment);
   for (PlannedBuffer &row : plan.buffers)
     row.offset = assignment.offsets[row.slot];
   plan.arenaBytes = assignment.arenaBytes;

@@ -128,6 +128,8 @@ struct PlannedBuffer {
 /// order, then allocations in walk order) and the figures.
 struct BufferPlan {
   std::vector<PlannedBuffer> buffers;
+  /// Alignment of every offset: the requested one, raised to a multiple of
+  /// any `alignment` attribute of an allocation.
   int64_t alignment = 256;
   int64_t arenaBytes = 0;
   int64_t lowerBound = 0;

@@ -27,15 +27,6 @@ func.func @clone(%x: memref<4xf32>, %out: memref<4xf32>) {
 
 // -----
 
-func.func @over_aligned(%out: memref<4xf32>) {
-  // expected-error @+1 {{needs alignment 4096, more than the arena alignment 256}}
-  %a = memref.alloc() {alignment = 4096 : i64} : memref<4xf32>
-  linalg.copy ins(%a : memref<4xf32>) outs(%out : memref<4xf32>)
-  return
-}
-
-// -----
-
 // expected-error @+1 {{allocates buffers in a private function; inline it into the entry before planning}}
 func.func private @helper(%x: memref<4xf32>, %out: memref<4xf32>) {
   %a = memref.alloc() : memref<4xf32>

@@ -246,3 +246,25 @@ func.func @nothing(%x: memref<4xf32>, %out: memref<4xf32> {arr.output}) {
   linalg.copy ins(%x : memref<4xf32>) outs(%out : memref<4xf32>)
   return
 }
+
+// -----
+
+// An allocation that asks for more alignment than the option raises the
+// arena's: with alignment=64 the 1024-aligned buffer still lands on 1024.
+
+// CHECK-LABEL: func.func @over_aligned(
+// CHECK-SAME: %[[ARENA:[a-z0-9]+]]: memref<1040xi8> {arr.arena})
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1024:.+]] = arith.constant 1024 : index
+// CHECK: memref.view %[[ARENA]][%[[C0]]][] : memref<1040xi8> to memref<4xf32>
+// CHECK: memref.view %[[ARENA]][%[[C1024]]][] : memref<1040xi8> to memref<4xf32>
+// ALIGN64-LABEL: func.func @over_aligned(
+// ALIGN64-SAME: memref<1040xi8> {arr.arena})
+func.func @over_aligned(%x: memref<4xf32>, %out: memref<4xf32> {arr.output}) {
+  %a = memref.alloc() {alignment = 1024 : i64} : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  linalg.copy ins(%x : memref<4xf32>) outs(%a : memref<4xf32>)
+  linalg.copy ins(%x : memref<4xf32>) outs(%b : memref<4xf32>)
+  linalg.add ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%out : memref<4xf32>)
+  return
+}
