@@ -74,7 +74,8 @@ OffsetAssignment assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests,
         bestGap = gap;
         bestOffset = candidate;
       }
-      prevEnd = std::max(prevEnd, result.offsets[other] + requests[other].bytes);
+      prevEnd =
+          std::max(prevEnd, result.offsets[other] + requests[other].bytes);
     }
     if (bestOffset < 0)
       bestOffset = alignUp(prevEnd, alignment);
@@ -108,8 +109,8 @@ namespace {
 std::optional<int64_t> staticBytes(MemRefType type, const DataLayout &layout) {
   if (!type || !type.hasStaticShape())
     return std::nullopt;
-  int64_t elemBytes =
-      static_cast<int64_t>(layout.getTypeSize(type.getElementType()).getFixedValue());
+  int64_t elemBytes = static_cast<int64_t>(
+      layout.getTypeSize(type.getElementType()).getFixedValue());
   return type.getNumElements() * elemBytes;
 }
 
@@ -251,8 +252,9 @@ void Planner::planInPlace(BufferPlan &plan) {
         !linalgOp.isAllParallelLoops())
       continue;
     // A payload that loads or stores could read anywhere.
-    if (!llvm::all_of(linalgOp.getBlock()->without_terminator(),
-                      [](Operation &inner) { return isMemoryEffectFree(&inner); }))
+    if (!llvm::all_of(
+            linalgOp.getBlock()->without_terminator(),
+            [](Operation &inner) { return isMemoryEffectFree(&inner); }))
       continue;
     int64_t point = schedule.lookup(&op);
 
@@ -262,7 +264,8 @@ void Planner::planInPlace(BufferPlan &plan) {
       if (outRow < 0 || plan.buffers[outRow].kind != PlannedBuffer::Kind::Alloc)
         continue;
       PlannedBuffer &out = plan.buffers[outRow];
-      if (leaderLive(outRow).start != point || groupSize[leaderOf(outRow)] != 1 ||
+      if (leaderLive(outRow).start != point ||
+          groupSize[leaderOf(outRow)] != 1 ||
           !linalgOp.getMatchingIndexingMap(&init).isIdentity() ||
           linalgOp.payloadUsesValueFromOperand(&init) ||
           !coversWholeRoot(init.get(), out.bytes, layout))
@@ -270,7 +273,8 @@ void Planner::planInPlace(BufferPlan &plan) {
 
       for (OpOperand *input : linalgOp.getDpsInputOperands()) {
         int inRow = rowOf(input->get());
-        if (inRow < 0 || inRow == outRow || llvm::is_contained(takenInputs, inRow) ||
+        if (inRow < 0 || inRow == outRow ||
+            llvm::is_contained(takenInputs, inRow) ||
             plan.buffers[inRow].kind != PlannedBuffer::Kind::Alloc)
           continue;
         PlannedBuffer &in = plan.buffers[inRow];
@@ -295,7 +299,8 @@ void Planner::planInPlace(BufferPlan &plan) {
           bool isInit = linalgOp.isDpsInit(&other);
           if (otherRow == outRow ||
               (leaderOf(otherRow) == leaderOf(inRow) &&
-               (isInit || !linalgOp.getMatchingIndexingMap(&other).isIdentity() ||
+               (isInit ||
+                !linalgOp.getMatchingIndexingMap(&other).isIdentity() ||
                 !coversWholeRoot(other.get(), in.bytes, layout)))) {
             clash = true;
             break;
@@ -323,8 +328,8 @@ FailureOr<BufferPlan> Planner::run() {
   BufferPlan plan;
   plan.alignment = options.alignment;
   if (options.alignment <= 0)
-    return func.emitError() << "arena alignment must be positive, got "
-                            << options.alignment;
+    return func.emitError()
+           << "arena alignment must be positive, got " << options.alignment;
   if (func.isExternal())
     return plan;
   if (!func.getBody().hasOneBlock())
@@ -344,18 +349,20 @@ FailureOr<BufferPlan> Planner::run() {
     auto type = dyn_cast<MemRefType>(arg.getType());
     std::optional<int64_t> bytes = staticBytes(type, layout);
     if (!bytes)
-      return func.emitError() << "staging argument #" << arg.getArgNumber()
-                              << " needs a statically shaped memref, got "
-                              << arg.getType();
+      return func.emitError()
+             << "staging argument #" << arg.getArgNumber()
+             << " needs a statically shaped memref, got " << arg.getType();
     PlannedBuffer row;
     row.kind = PlannedBuffer::Kind::Staging;
-    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "arr.name"))
+    if (auto name =
+            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "arr.name"))
       row.name = name.str();
     else
       row.name = "arg" + std::to_string(arg.getArgNumber());
     row.root = arg;
     row.bytes = *bytes;
-    bool isOutput = func.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+    bool isOutput =
+        func.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
     std::optional<LiveInterval> range;
     Operation *first = nullptr;
     if (failed(collectAccesses(arg, range, first)))
@@ -375,50 +382,53 @@ FailureOr<BufferPlan> Planner::run() {
 
   // Allocations.
   int allocCount = 0;
-  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
-    if (!isa<memref::AllocOp, memref::AllocaOp>(op)) {
-      if (!hasEffect<MemoryEffects::Allocate>(op))
+  WalkResult walk =
+      func.walk([&](Operation *op) -> WalkResult {
+        if (!isa<memref::AllocOp, memref::AllocaOp>(op)) {
+          if (!hasEffect<MemoryEffects::Allocate>(op))
+            return WalkResult::advance();
+          op->emitOpError()
+              << "allocates memory that the buffer planner cannot "
+                 "place; only memref.alloc and memref.alloca are planned";
+          return WalkResult::interrupt();
+        }
+        Value result = op->getResult(0);
+        auto type = cast<MemRefType>(result.getType());
+        std::optional<int64_t> bytes = staticBytes(type, layout);
+        if (!bytes || op->getNumOperands() != 0) {
+          op->emitOpError() << "has a dynamic shape; the arena planner needs "
+                               "static shapes";
+          return WalkResult::interrupt();
+        }
+        if (!type.getLayout().isIdentity()) {
+          op->emitOpError()
+              << "has a non-identity layout, which a view into the "
+                 "arena cannot have";
+          return WalkResult::interrupt();
+        }
+        // An allocation that asks for more alignment raises the arena's.
+        if (auto align = op->getAttrOfType<IntegerAttr>("alignment"))
+          if (align.getInt() > 0)
+            plan.alignment = std::lcm(plan.alignment, align.getInt());
+        PlannedBuffer row;
+        row.kind = PlannedBuffer::Kind::Alloc;
+        row.name = "alloc" + std::to_string(allocCount++);
+        row.root = result;
+        row.bytes = *bytes;
+        std::optional<LiveInterval> range;
+        Operation *first = nullptr;
+        if (failed(collectAccesses(result, range, first)))
+          return WalkResult::interrupt();
+        int64_t allocPoint = pointOf(op);
+        row.live = range.value_or(LiveInterval{allocPoint, allocPoint});
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << type << ", first used by " << describeOp(first ? first : op);
+        row.description = text;
+        rowOfRoot[result] = static_cast<int>(plan.buffers.size());
+        plan.buffers.push_back(std::move(row));
         return WalkResult::advance();
-      op->emitOpError() << "allocates memory that the buffer planner cannot "
-                           "place; only memref.alloc and memref.alloca are planned";
-      return WalkResult::interrupt();
-    }
-    Value result = op->getResult(0);
-    auto type = cast<MemRefType>(result.getType());
-    std::optional<int64_t> bytes = staticBytes(type, layout);
-    if (!bytes || op->getNumOperands() != 0) {
-      op->emitOpError() << "has a dynamic shape; the arena planner needs "
-                           "static shapes";
-      return WalkResult::interrupt();
-    }
-    if (!type.getLayout().isIdentity()) {
-      op->emitOpError() << "has a non-identity layout, which a view into the "
-                           "arena cannot have";
-      return WalkResult::interrupt();
-    }
-    // An allocation that asks for more alignment raises the arena's.
-    if (auto align = op->getAttrOfType<IntegerAttr>("alignment"))
-      if (align.getInt() > 0)
-        plan.alignment = std::lcm(plan.alignment, align.getInt());
-    PlannedBuffer row;
-    row.kind = PlannedBuffer::Kind::Alloc;
-    row.name = "alloc" + std::to_string(allocCount++);
-    row.root = result;
-    row.bytes = *bytes;
-    std::optional<LiveInterval> range;
-    Operation *first = nullptr;
-    if (failed(collectAccesses(result, range, first)))
-      return WalkResult::interrupt();
-    int64_t allocPoint = pointOf(op);
-    row.live = range.value_or(LiveInterval{allocPoint, allocPoint});
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << type << ", first used by " << describeOp(first ? first : op);
-    row.description = text;
-    rowOfRoot[result] = static_cast<int>(plan.buffers.size());
-    plan.buffers.push_back(std::move(row));
-    return WalkResult::advance();
-  });
+      });
   if (walk.wasInterrupted())
     return failure();
 
@@ -439,7 +449,8 @@ FailureOr<BufferPlan> Planner::run() {
     if (inserted)
       requests.push_back({row.bytes, groupLive[leader]});
     else
-      requests[it->second].bytes = std::max(requests[it->second].bytes, row.bytes);
+      requests[it->second].bytes =
+          std::max(requests[it->second].bytes, row.bytes);
     row.slot = it->second;
     plan.naiveSum += row.bytes;
   }
@@ -464,7 +475,8 @@ FailureOr<BufferPlan> Planner::run() {
     int64_t bestEnd = -1;
     for (auto [slot, other] : llvm::enumerate(requests)) {
       int64_t otherOffset = assignment.offsets[slot];
-      if (static_cast<int>(slot) == row.slot || other.live.end >= mine.live.start ||
+      if (static_cast<int>(slot) == row.slot ||
+          other.live.end >= mine.live.start ||
           otherOffset >= row.offset + mine.bytes ||
           row.offset >= otherOffset + other.bytes || other.live.end <= bestEnd)
         continue;
@@ -536,9 +548,9 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
     Operation *alloc = row.root.getDefiningOp();
     Value offset = offsetValues.at(row.offset);
     builder.setInsertionPoint(alloc);
-    auto view = memref::ViewOp::create(builder, alloc->getLoc(),
-                                       row.root.getType(), arena, offset,
-                                       ValueRange{});
+    auto view =
+        memref::ViewOp::create(builder, alloc->getLoc(), row.root.getType(),
+                               arena, offset, ValueRange{});
     Value root = row.root;
     root.replaceAllUsesWith(view.getResult());
     alloc->erase();
@@ -558,8 +570,8 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
   figures.append("lower_bound", IntegerAttr::get(i64, plan.lowerBound));
   figures.append("naive_sum", IntegerAttr::get(i64, plan.naiveSum));
   figures.append("in_place", IntegerAttr::get(i64, plan.inPlace));
-  figures.append("buffers",
-                 IntegerAttr::get(i64, static_cast<int64_t>(plan.buffers.size())));
+  figures.append("buffers", IntegerAttr::get(i64, static_cast<int64_t>(
+                                                      plan.buffers.size())));
   func->setAttr(kPlanAttrName, figures.getDictionary(ctx));
 
   // Nothing may allocate any more.

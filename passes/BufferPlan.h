@@ -1,4 +1,5 @@
-//===- BufferPlan.h - static arena planning of a bufferized function -*- C++ -*-===//
+//===- BufferPlan.h - static arena planning of a bufferized function -*- C++
+//-*-===//
 //
 // The buffer planner behind `--arr-plan-buffers` and `vmapc plan`.
 //
@@ -94,8 +95,9 @@ struct OffsetAssignment {
 /// Greedy by size with best fit (Pisarchyk & Lee 2020, section 4.3): pure,
 /// deterministic, O(n^2). Every offset is a multiple of `alignment` (> 0).
 /// Requests whose intervals overlap get disjoint byte ranges.
-OffsetAssignment assignOffsetsGreedyBySize(llvm::ArrayRef<BufferRequest> requests,
-                                           int64_t alignment);
+OffsetAssignment
+assignOffsetsGreedyBySize(llvm::ArrayRef<BufferRequest> requests,
+                          int64_t alignment);
 
 /// The largest sum of `bytes` over requests live at one schedule point: no
 /// placement of these requests can use a smaller arena.
@@ -149,18 +151,21 @@ struct BufferPlanOptions {
 /// (or the offending op) and fails on what cannot be planned: several
 /// blocks, dynamic shapes, allocations other than `memref.alloc`/`alloca`,
 /// buffers that escape through a return.
-mlir::FailureOr<BufferPlan> computeBufferPlan(mlir::func::FuncOp func,
-                                              const BufferPlanOptions &options = {});
+mlir::FailureOr<BufferPlan>
+computeBufferPlan(mlir::func::FuncOp func,
+                  const BufferPlanOptions &options = {});
 
 /// Rewrites `func` by `plan` (computed on this very function): adds the arena
 /// argument, turns allocations into views, erases their deallocs and writes
 /// `arr.staging_offset` and `arr.plan`. Fails if any allocation (an op with
 /// an `Allocate` effect, or a call of malloc and friends) remains.
-mlir::LogicalResult applyBufferPlan(mlir::func::FuncOp func, const BufferPlan &plan);
+mlir::LogicalResult applyBufferPlan(mlir::func::FuncOp func,
+                                    const BufferPlan &plan);
 
 /// Name of the attributes written by `applyBufferPlan`.
 inline constexpr llvm::StringLiteral kArenaAttrName = "arr.arena";
-inline constexpr llvm::StringLiteral kStagingOffsetAttrName = "arr.staging_offset";
+inline constexpr llvm::StringLiteral kStagingOffsetAttrName =
+    "arr.staging_offset";
 inline constexpr llvm::StringLiteral kPlanAttrName = "arr.plan";
 
 } // namespace vmapc

@@ -1,4 +1,5 @@
-//===- PlanBuffers.cpp - --arr-plan-buffers --------------------------------===//
+//===- PlanBuffers.cpp - --arr-plan-buffers
+//--------------------------------===//
 //
 // Plans every buffer of each function into one static arena. The planning
 // itself lives in BufferPlan.{h,cpp} (shared with `vmapc plan`); this pass
@@ -33,8 +34,9 @@ struct ArrPlanBuffersPass
       // helper's buffers would need the arena threaded through its calls.
       if (func.isPrivate()) {
         WalkResult walk = func.walk([](Operation *op) {
-          return hasEffect<MemoryEffects::Allocate>(op) ? WalkResult::interrupt()
-                                                        : WalkResult::advance();
+          return hasEffect<MemoryEffects::Allocate>(op)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
         });
         if (walk.wasInterrupted()) {
           func.emitError() << "allocates buffers in a private function; "
@@ -49,7 +51,8 @@ struct ArrPlanBuffersPass
                          return func.getArgAttr(i, vmapc::kArenaAttrName);
                        }))
         continue;
-      FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, options);
+      FailureOr<vmapc::BufferPlan> plan =
+          vmapc::computeBufferPlan(func, options);
       if (failed(plan) || failed(vmapc::applyBufferPlan(func, *plan)))
         return signalPassFailure();
     }

@@ -1,4 +1,5 @@
-//===- VerifyBufferPlan.cpp - --arr-verify-buffer-plan ---------------------===//
+//===- VerifyBufferPlan.cpp - --arr-verify-buffer-plan
+//---------------------===//
 //
 // An independent check of a buffer plan. It shares no code with the planner
 // (BufferPlan.cpp) beyond MLIR itself: it finds the buffers from the
@@ -74,17 +75,20 @@ bool callsAllocator(Operation *op) {
   auto call = dyn_cast<CallOpInterface>(op);
   if (!call)
     return false;
-  auto callee = llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+  auto callee =
+      llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
   if (!callee)
     return false;
   return llvm::StringSwitch<bool>(callee.getLeafReference().getValue())
-      .Cases({"malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign"}, true)
+      .Cases({"malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign"},
+             true)
       .Default(false);
 }
 
 class PlanChecker {
 public:
-  PlanChecker(func::FuncOp func) : func(func), layout(DataLayout::closest(func)) {}
+  PlanChecker(func::FuncOp func)
+      : func(func), layout(DataLayout::closest(func)) {}
 
   LogicalResult check();
 
@@ -116,7 +120,8 @@ private:
   llvm::DenseMap<Value, SmallVector<int, 1>> bufferOfAlias;
 };
 
-LogicalResult PlanChecker::collectBuffers(BlockArgument arena, int64_t arenaBytes) {
+LogicalResult PlanChecker::collectBuffers(BlockArgument arena,
+                                          int64_t arenaBytes) {
   bool ok = true;
   for (BlockArgument arg : func.getArguments()) {
     auto offset = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
@@ -164,9 +169,9 @@ LogicalResult PlanChecker::collectBuffers(BlockArgument arena, int64_t arenaByte
     buffer.byteBegin = *shift;
     buffer.byteEnd = *shift + *bytes;
     if (buffer.byteBegin < 0 || buffer.byteEnd > arenaBytes) {
-      view.emitOpError() << "reaches past the arena: bytes [" << buffer.byteBegin
-                         << ", " << buffer.byteEnd << ") of an arena of "
-                         << arenaBytes << " bytes";
+      view.emitOpError() << "reaches past the arena: bytes ["
+                         << buffer.byteBegin << ", " << buffer.byteEnd
+                         << ") of an arena of " << arenaBytes << " bytes";
       ok = false;
     }
     buffers.push_back(buffer);
@@ -233,7 +238,8 @@ void PlanChecker::computeLiveness(int index) {
   }
 }
 
-std::optional<std::string> PlanChecker::inPlaceViolation(int earlier, int later) {
+std::optional<std::string> PlanChecker::inPlaceViolation(int earlier,
+                                                         int later) {
   const ArenaBuffer &x = buffers[earlier];
   const ArenaBuffer &y = buffers[later];
   if (x.staging || y.staging)

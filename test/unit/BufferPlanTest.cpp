@@ -27,8 +27,8 @@ namespace {
 /// Checks the invariants of any assignment: aligned offsets, no two requests
 /// live at one point share a byte, the arena holds every request, and the
 /// arena is no smaller than the lower bound.
-void expectValid(ArrayRef<BufferRequest> requests, const OffsetAssignment &result,
-                 int64_t alignment) {
+void expectValid(ArrayRef<BufferRequest> requests,
+                 const OffsetAssignment &result, int64_t alignment) {
   ASSERT_EQ(result.offsets.size(), requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(result.offsets[i] % alignment, 0) << "request " << i;
@@ -36,8 +36,9 @@ void expectValid(ArrayRef<BufferRequest> requests, const OffsetAssignment &resul
     for (size_t j = i + 1; j < requests.size(); ++j) {
       if (!requests[i].live.overlaps(requests[j].live))
         continue;
-      bool disjoint = result.offsets[i] + requests[i].bytes <= result.offsets[j] ||
-                      result.offsets[j] + requests[j].bytes <= result.offsets[i];
+      bool disjoint =
+          result.offsets[i] + requests[i].bytes <= result.offsets[j] ||
+          result.offsets[j] + requests[j].bytes <= result.offsets[i];
       EXPECT_TRUE(disjoint) << "requests " << i << " and " << j << " overlap";
     }
   }
@@ -65,8 +66,11 @@ TEST(AssignOffsets, DisjointIntervalsShareOffsetZero) {
 TEST(AssignOffsets, ChainNeedsTwoNeighbours) {
   // Each buffer overlaps only its neighbours: the optimum is the largest sum
   // of two neighbours.
-  std::vector<BufferRequest> requests = {
-      {100, {0, 1}}, {200, {1, 2}}, {100, {2, 3}}, {200, {3, 4}}, {100, {4, 5}}};
+  std::vector<BufferRequest> requests = {{100, {0, 1}},
+                                         {200, {1, 2}},
+                                         {100, {2, 3}},
+                                         {200, {3, 4}},
+                                         {100, {4, 5}}};
   OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
   expectValid(requests, result, 1);
   EXPECT_EQ(vmapc::computeLowerBound(requests), 300);
@@ -90,11 +94,11 @@ TEST(AssignOffsets, GreedyBySizeMeetsTheOptimum) {
   // arena == lower bound == 80 (b + c + d at point 3). Placing in order of
   // first use instead (a, b, c, d, e at the lowest free address) needs 96.
   std::vector<BufferRequest> requests = {
-      {32, {0, 1}},  // a
-      {28, {1, 4}},  // b
-      {36, {2, 3}},  // c
-      {16, {3, 5}},  // d
-      {8, {4, 5}},   // e
+      {32, {0, 1}}, // a
+      {28, {1, 4}}, // b
+      {36, {2, 3}}, // c
+      {16, {3, 5}}, // d
+      {8, {4, 5}},  // e
   };
   OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
   expectValid(requests, result, 1);
@@ -129,7 +133,8 @@ TEST(AssignOffsets, BestFitPrefersTheTightestGap) {
 }
 
 TEST(AssignOffsets, OffsetsAreAligned) {
-  std::vector<BufferRequest> requests = {{100, {0, 2}}, {100, {1, 3}}, {10, {3, 4}}};
+  std::vector<BufferRequest> requests = {
+      {100, {0, 2}}, {100, {1, 3}}, {10, {3, 4}}};
   OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 64);
   expectValid(requests, result, 64);
   EXPECT_EQ(result.offsets[0], 0);
@@ -161,7 +166,8 @@ TEST(AssignOffsets, RandomSetsAreValidAndNearTheBound) {
       requests.push_back({bytes, {start, start + length}});
     }
     int64_t alignment = int64_t{1} << (rng() % 9);
-    OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, alignment);
+    OffsetAssignment result =
+        vmapc::assignOffsetsGreedyBySize(requests, alignment);
     expectValid(requests, result, alignment);
     if (alignment == 1) {
       totalArena += result.arenaBytes;
@@ -169,7 +175,8 @@ TEST(AssignOffsets, RandomSetsAreValidAndNearTheBound) {
     }
   }
   // Greedy by size stays within a few percent of the bound on such sets.
-  EXPECT_LE(static_cast<double>(totalArena), 1.15 * static_cast<double>(totalBound));
+  EXPECT_LE(static_cast<double>(totalArena),
+            1.15 * static_cast<double>(totalBound));
 }
 
 //===----------------------------------------------------------------------===//
@@ -191,7 +198,8 @@ protected:
     return *module->getOps<func::FuncOp>().begin();
   }
 
-  const vmapc::PlannedBuffer *row(const vmapc::BufferPlan &plan, StringRef name) {
+  const vmapc::PlannedBuffer *row(const vmapc::BufferPlan &plan,
+                                  StringRef name) {
     for (const vmapc::PlannedBuffer &buffer : plan.buffers)
       if (buffer.name == name)
         return &buffer;
@@ -369,7 +377,8 @@ TEST_F(PlanFunction, ApplyLeavesNoAllocation) {
   ASSERT_TRUE(arenaType);
   EXPECT_EQ(arenaType.getDimSize(0), 512);
   EXPECT_TRUE(func.getArgAttr(3, vmapc::kArenaAttrName));
-  auto staging = func.getArgAttrOfType<IntegerAttr>(2, vmapc::kStagingOffsetAttrName);
+  auto staging =
+      func.getArgAttrOfType<IntegerAttr>(2, vmapc::kStagingOffsetAttrName);
   ASSERT_TRUE(staging);
   EXPECT_EQ(staging.getInt(), plan->buffers[0].offset);
   int allocs = 0, views = 0;
@@ -411,13 +420,16 @@ std::string randomProgram(std::mt19937 &rng) {
   auto elementwise = [&](const std::string &indent, int shape,
                          const std::string &result, bool binary) {
     std::string a = pick(shape), b = pick(shape);
-    os << indent << "linalg.generic {indexing_maps = [#id, " << (binary ? "#id, " : "")
+    os << indent << "linalg.generic {indexing_maps = [#id, "
+       << (binary ? "#id, " : "")
        << "#id], iterator_types = [\"parallel\", \"parallel\"]} ins(" << a
        << (binary ? ", " + b : "") << " : " << types[shape]
-       << (binary ? std::string(", ") + types[shape] : "") << ") outs(" << result
-       << " : " << types[shape] << ") {\n"
-       << indent << "^bb0(%i: f32, " << (binary ? "%j: f32, " : "") << "%o: f32):\n"
-       << indent << "  %r = " << (binary ? "arith.addf %i, %j" : "arith.negf %i")
+       << (binary ? std::string(", ") + types[shape] : "") << ") outs("
+       << result << " : " << types[shape] << ") {\n"
+       << indent << "^bb0(%i: f32, " << (binary ? "%j: f32, " : "")
+       << "%o: f32):\n"
+       << indent
+       << "  %r = " << (binary ? "arith.addf %i, %j" : "arith.negf %i")
        << " : f32\n"
        << indent << "  linalg.yield %r : f32\n"
        << indent << "}\n";
@@ -441,7 +453,8 @@ std::string randomProgram(std::mt19937 &rng) {
     os << "  " << name << " = memref.alloc() : " << types[shape] << "\n";
     if (kind == 3) {
       std::string a = pick(0), b = pick(shape);
-      os << "  linalg.fill ins(%zero : f32) outs(" << name << " : " << types[shape] << ")\n"
+      os << "  linalg.fill ins(%zero : f32) outs(" << name << " : "
+         << types[shape] << ")\n"
          << "  linalg.matmul ins(" << a << ", " << b << " : memref<8x8xf32>, "
          << types[shape] << ") outs(" << name << " : " << types[shape] << ")\n";
     } else {
@@ -449,7 +462,8 @@ std::string randomProgram(std::mt19937 &rng) {
     }
     values[shape].push_back(name);
   }
-  os << "  linalg.copy ins(" << pick(0) << " : memref<8x8xf32>) outs(%out : memref<8x8xf32>)\n"
+  os << "  linalg.copy ins(" << pick(0)
+     << " : memref<8x8xf32>) outs(%out : memref<8x8xf32>)\n"
      << "  return\n}\n";
   return os.str();
 }
@@ -462,7 +476,8 @@ TEST_F(PlanFunction, RandomProgramsPassTheIndependentChecker) {
     func::FuncOp func = parse(source);
     ASSERT_TRUE(func) << source;
     int64_t alignment = trial % 2 ? 64 : 256;
-    FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {alignment});
+    FailureOr<vmapc::BufferPlan> plan =
+        vmapc::computeBufferPlan(func, {alignment});
     ASSERT_TRUE(succeeded(plan)) << source;
     EXPECT_GE(plan->arenaBytes, plan->lowerBound);
     EXPECT_LE(plan->lowerBound, plan->naiveSum);
