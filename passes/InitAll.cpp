@@ -2,6 +2,7 @@
 
 #include "passes/InitAll.h"
 
+#include "passes/GpuPipeline.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 
@@ -23,4 +24,5 @@ void vmapc::registerAllPasses() {
   mlir::registerAllPasses();
   registerVmapcPasses();
   registerPipelines();
+  registerGpuPipelines();
 }
