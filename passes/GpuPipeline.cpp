@@ -2,6 +2,8 @@
 //
 // Upstream passes, in the order TOOLCHAIN.md found to work, plus two small
 // helpers that upstream lacks:
+//  - arr-gpu-copies-to-linalg turns memref.copy into linalg.copy, so copies
+//    become kernels too;
 //  - arr-gpu-tile-parallel-loops tiles each loop nest to a block of up to N
 //    threads along its innermost dimensions (scf-parallel-loop-tiling uses
 //    one size list for every nest, so a 1-d nest tiled with `1,256` gets
@@ -10,7 +12,7 @@
 //    gpu.launch, so that kernels take the entry's arguments (the arena
 //    itself, not a view of it), and rejects whatever would still run on the
 //    host.
-// TODO: declare the two helpers in Passes.td (they use PassWrapper only
+// TODO: declare the three helpers in Passes.td (they use PassWrapper only
 // because Passes.td is shared with work in flight).
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +47,33 @@
 using namespace mlir;
 
 namespace {
+
+/// Rewrites memref.copy (which bufferization leaves where a value must be
+/// copied between buffers) as linalg.copy, so that it becomes a loop nest,
+/// and then a kernel, like every other linalg op.
+struct CopiesToLinalgPass
+    : PassWrapper<CopiesToLinalgPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CopiesToLinalgPass)
+
+  StringRef getArgument() const final { return "arr-gpu-copies-to-linalg"; }
+  StringRef getDescription() const final {
+    return "Rewrites memref.copy as linalg.copy";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect>();
+  }
+
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder builder(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
+  }
+};
 
 /// Tiles every outermost scf.parallel so that its inner loop has at most
 /// `threadsPerBlock` iterations, taken from the innermost dimensions first
@@ -205,6 +234,7 @@ void vmapc::buildArrToNvvmPipeline(OpPassManager &pm,
                                    const GpuPipelineOptions &options) {
   // Loop nests → gpu.launch, in each function.
   OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(std::make_unique<CopiesToLinalgPass>());
   fn.addPass(createConvertLinalgToParallelLoopsPass());
   // No canonicalization between tiling and mapping: it folds a nest whose
   // outer loop runs once back into one loop (one thread per block).
@@ -274,6 +304,7 @@ void vmapc::buildCompileGpuPipeline(OpPassManager &pm,
 }
 
 void vmapc::registerGpuPipelines() {
+  PassRegistration<CopiesToLinalgPass>();
   PassRegistration<TileParallelLoopsPass>();
   PassRegistration<SinkIntoLaunchPass>();
   PassPipelineRegistration<GpuPipelineOptions>(

@@ -62,7 +62,7 @@ struct GpuPipelineOptions
 /// views are sunk into the kernels, so kernels take the entry's own memref
 /// arguments (inputs, outputs, the one arena) as bare pointers and nothing is
 /// allocated. Anything that would still run on the host (a loop nest that
-/// was not mapped, a memref.copy) is an error.
+/// was not mapped, an allocation) is an error.
 void buildArrToNvvmPipeline(mlir::OpPassManager &pm,
                             const GpuPipelineOptions &options);
 
@@ -70,8 +70,9 @@ void buildArrToNvvmPipeline(mlir::OpPassManager &pm,
 void buildCompileGpuPipeline(mlir::OpPassManager &pm,
                              const GpuPipelineOptions &options);
 
-/// Registers the two pipelines and the two helper passes that they use
-/// (arr-gpu-tile-parallel-loops, arr-gpu-sink-into-launch).
+/// Registers the two pipelines and the helper passes that they use
+/// (arr-gpu-copies-to-linalg, arr-gpu-tile-parallel-loops,
+/// arr-gpu-sink-into-launch).
 void registerGpuPipelines();
 
 } // namespace vmapc

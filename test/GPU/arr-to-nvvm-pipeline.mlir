@@ -117,3 +117,16 @@ func.func @small(%in: memref<64x8xf32>, %out: memref<64x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A memref.copy that bufferization left becomes a kernel like any linalg op.
+
+// CHECK-LABEL: llvm.func @copy(
+// CHECK-SAME:    %[[SRC:[^:]+]]: !llvm.ptr, %[[DST:[^:]+]]: !llvm.ptr)
+// CHECK:         gpu.launch_func @{{.+}} args(%[[SRC]] : !llvm.ptr, %[[DST]] : !llvm.ptr)
+// CHECK-NEXT:    llvm.return
+func.func @copy(%src: memref<300xf32>, %dst: memref<300xf32>) {
+  memref.copy %src, %dst : memref<300xf32> to memref<300xf32>
+  return
+}
