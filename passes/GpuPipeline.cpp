@@ -98,8 +98,8 @@ struct TileParallelLoopsPass
            "innermost dimensions";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect,
-                    scf::SCFDialect>();
+    registry
+        .insert<affine::AffineDialect, arith::ArithDialect, scf::SCFDialect>();
   }
 
   Option<unsigned> threadsPerBlock{
@@ -129,11 +129,14 @@ struct TileParallelLoopsPass
     int64_t left = threadsPerBlock;
     for (unsigned i = rank; i > 0 && rank - i < 3 && left > 1; --i) {
       int64_t size = left;
-      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[i - 1]);
-      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[i - 1]);
+      std::optional<int64_t> lb =
+          getConstantIntValue(loop.getLowerBound()[i - 1]);
+      std::optional<int64_t> ub =
+          getConstantIntValue(loop.getUpperBound()[i - 1]);
       std::optional<int64_t> step = getConstantIntValue(loop.getStep()[i - 1]);
       if (lb && ub && step && *step > 0)
-        size = std::min(size, std::max<int64_t>(1, llvm::divideCeil(*ub - *lb, *step)));
+        size = std::min(
+            size, std::max<int64_t>(1, llvm::divideCeil(*ub - *lb, *step)));
       sizes[i - 1] = size;
       left /= size;
     }
