@@ -153,6 +153,32 @@ export softplus_e = vmap(softplus, batch={B});
 export norm_e = vmap(norm, batch={B});
 export mm_e = vmap(mm, in_axes=(0, 2), out_axes=1, batch={B});
 )arr"},
+    // Edge cases of the entry signature: the identity, an output that is
+    // an unmapped input broadcast to every example, a result computed once
+    // (out_axes=none), a constant result, and an unused mapped input.
+    {"signature_edges", R"arr(
+fn id(x: f32[3]) -> f32[3] {
+  return x;
+}
+fn shared(x: f32[3], w: f32[2, 3]) -> f32[2, 3] {
+  return w;
+}
+fn once(x: f32[3], w: f32[3]) -> f32[3] {
+  return w * 2.0 + 1.0;
+}
+fn konst(x: i32[2]) -> i32[2] {
+  return x * 0 + 7;
+}
+fn ignore_first(x: f32[4], y: f32[3]) -> f32 {
+  return sum(y);
+}
+export id_e = vmap(id, batch={B});
+export id_t = vmap(id, out_axes=1, batch={B});
+export shared_e = vmap(shared, in_axes=(0, none), out_axes=1, batch={B});
+export once_e = vmap(once, in_axes=(0, none), out_axes=none, batch={B});
+export konst_e = vmap(konst, batch={B});
+export ignore_first_e = vmap(ignore_first, batch={B});
+)arr"},
 };
 
 struct Case {
@@ -198,7 +224,12 @@ TEST_P(BatchedPrograms, EveryExportMatchesTheOracleAtSeveralN) {
           program, entry.name(), n, 1000 * e + 17 * n + 3);
       ASSERT_EQ(inputs.size(), entry.numInputs());
       EXPECT_TRUE(matchesOracle(program, entry.name(), inputs, n));
-      expectedLaunches += ceilDiv(n, b);
+      // ceil(N / B) launches; with N = 0, one launch when an output is
+      // unmapped (it is computed once on all-zero staging; Runtime.h).
+      bool unmappedOutput = false;
+      for (const ArgInfo &out : entry.info().outputs)
+        unmappedOutput |= !out.isMapped();
+      expectedLaunches += n == 0 && unmappedOutput ? 1 : ceilDiv(n, b);
     }
     EXPECT_EQ(program.executable->stats().launches - launchesBefore,
               expectedLaunches)
@@ -229,6 +260,38 @@ TEST(Manifest, DTypesShapesAndAxes) {
   EXPECT_EQ(e->info().outputs[0].mappedAxis, 2);
   EXPECT_EQ(vmapc::batchedShape(e->info().outputs[0], 5),
             std::vector<int64_t>({2, 3, 5}));
+}
+
+// No input mapped (in_axes=none): N comes from the output's batch axis.
+// Every example is the same; at N = B the oracle's per-example loop gives
+// it, and at other N every row must equal that example.
+TEST(NoMappedInput, NComesFromTheOutput) {
+  CompiledProgram program;
+  ASSERT_TRUE(compileProgram(R"arr(
+fn f(w: f32[2, 3], v: f32[3]) -> f32[2] {
+  return tanh(w @ v) + 0.5;
+}
+export e = vmap(f, in_axes=none, batch=3);
+)arr",
+                             program));
+  std::vector<oracle::Array> inputs = randomBatchedInputs(program, "e", 3, 11);
+  ASSERT_EQ(inputs.size(), 2u);
+  ASSERT_TRUE(matchesOracle(program, "e", inputs, 3));
+  auto expected = oracle::evaluatePerExample(program.exported("e"), inputs);
+  ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+  for (int64_t n : {1, 7}) {
+    std::vector<oracle::Array> outputs;
+    ASSERT_TRUE(runEntry(program, "e", inputs, n, outputs));
+    ASSERT_EQ(outputs[0].rank(), 2);
+    ASSERT_EQ(outputs[0].shape[0], n);
+    oracle::Array row = oracle::sliceAxis((*expected)[0], 0, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      std::string why;
+      EXPECT_TRUE(oracle::allClose(row, oracle::sliceAxis(outputs[0], 0, i),
+                                   1e-5, 1e-6, &why))
+          << "N = " << n << ", example " << i << ": " << why;
+    }
+  }
 }
 
 // The harness can fail: a program compiled from one source and compared
