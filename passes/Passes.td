@@ -163,4 +163,49 @@ def ArrEmitCEntries : Pass<"arr-emit-c-entries", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ArrGpuCopiesToLinalg
+    : Pass<"arr-gpu-copies-to-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites memref.copy as linalg.copy";
+  let description = [{
+    Bufferization leaves `memref.copy` where a value must move between
+    buffers; as `linalg.copy` it becomes a loop nest and then a kernel like
+    every other linalg op, instead of host code touching device memory.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def ArrGpuTileParallelLoops
+    : Pass<"arr-gpu-tile-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Tiles each scf.parallel nest to one block of threads";
+  let description = [{
+    Tiles every outermost `scf.parallel` so that its inner loop has at most
+    `threads-per-block` iterations, taken from the innermost (contiguous)
+    dimensions first: a [256, 1000] nest gets 1x256 tiles, a [64, 8] nest
+    32x8. Upstream `scf-parallel-loop-tiling` uses one size list for every
+    nest, so a 1-D nest tiled with `1,256` gets blocks of one thread (TOOLCHAIN
+    pitfall 8). Tiles have fixed bounds and an in-bounds `scf.if`, so that
+    `convert-parallel-loops-to-gpu` sees constant block sizes.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "unsigned", "256",
+           "Most threads in one block (one tile)">
+  ];
+}
+
+def ArrGpuSinkIntoLaunch
+    : Pass<"arr-gpu-sink-into-launch", "::mlir::func::FuncOp"> {
+  let summary = "Sinks constants and arena views into gpu.launch bodies";
+  let description = [{
+    Clones constants and view-like ops (the arena views first of all) into
+    each `gpu.launch`, so that the outlined kernel takes the entry's own
+    arguments: the arena itself, not a pointer into it (upstream's sinking
+    keeps a view of a function argument outside). Fails on what would still
+    run on the host: an allocation, or a loop, load, store, copy or linalg op
+    that was not mapped to a kernel.
+  }];
+}
+
 #endif // VMAPC_PASSES
