@@ -155,7 +155,9 @@ export mm_e = vmap(mm, in_axes=(0, 2), out_axes=1, batch={B});
 )arr"},
     // Edge cases of the entry signature: the identity, an output that is
     // an unmapped input broadcast to every example, a result computed once
-    // (out_axes=none), a constant result, and an unused mapped input.
+    // (out_axes=none), a constant result, an unused mapped input, and a
+    // mapped scalar example. (`return 7;` for an i32[2] result is rejected:
+    // see test/Driver/literal-return.arr.)
     {"signature_edges", R"arr(
 fn id(x: f32[3]) -> f32[3] {
   return x;
@@ -172,12 +174,16 @@ fn konst(x: i32[2]) -> i32[2] {
 fn ignore_first(x: f32[4], y: f32[3]) -> f32 {
   return sum(y);
 }
+fn scale(a: f32, b: f32[3]) -> f32[3] {
+  return b * a - a;
+}
 export id_e = vmap(id, batch={B});
 export id_t = vmap(id, out_axes=1, batch={B});
 export shared_e = vmap(shared, in_axes=(0, none), out_axes=1, batch={B});
 export once_e = vmap(once, in_axes=(0, none), out_axes=none, batch={B});
 export konst_e = vmap(konst, batch={B});
 export ignore_first_e = vmap(ignore_first, batch={B});
+export scale_e = vmap(scale, in_axes=(0, 1), batch={B});
 )arr"},
 };
 
