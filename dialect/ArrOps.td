@@ -103,7 +103,8 @@ def Arr_AddOp : Arr_BinaryOp<"add", "addition `x + y`">;
 def Arr_SubOp : Arr_BinaryOp<"sub", "subtraction `x - y`">;
 def Arr_MulOp : Arr_BinaryOp<"mul", "multiplication `x * y`">;
 def Arr_DivOp : Arr_BinaryOp<"div",
-    "division `x / y` (i32: truncating, as C; division by zero is undefined)">;
+    "division `x / y` (i32: truncating, as C; x / 0 and INT_MIN / -1 "
+    "give an unspecified value, never a trap)">;
 
 def Arr_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
     I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,

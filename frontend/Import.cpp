@@ -415,15 +415,11 @@ LogicalResult Importer::importBody(FnInfo &fn) {
     // return
     Value result;
     if (value->isLiteral()) {
-      if (declared.getRank() != 0)
-        return error(stmt.value->getLoc(),
-                     "return type " +
-                         dtypeStr(declared.getElementType()) +
-                         " (a literal) does not match declared " +
-                         str(declared));
-      FailureOr<Value> v =
-          materialize(*value, declared.getElementType(), {},
-                      stmt.value->getLoc(), b, stmt.value->getLoc());
+      // A returned literal takes the declared type, shape included (a splat).
+      FailureOr<Value> v = materialize(*value, declared.getElementType(),
+                                       declared.getShape(),
+                                       stmt.value->getLoc(), b,
+                                       stmt.value->getLoc());
       if (failed(v))
         return failure();
       result = *v;

@@ -124,11 +124,13 @@ static int runRun() {
     if (status.ok())
       status = vmapc::Executable::loadBytes(device, bytes.data(), bytes.size(),
                                             &executable);
+    status = status.withPrefix(inputFile + ": ");
   } else {
+    // The runtime's message names the file.
     status = vmapc::Executable::loadFile(device, inputFile, &executable);
   }
   if (!status.ok())
-    return fail(inputFile + ": " + status.message());
+    return fail(status.message());
 
   const vmapc::Entry *entry = nullptr;
   if (entryName.empty()) {

@@ -83,9 +83,30 @@ Value buildScalar(arr::MulOp, OpBuilder &b, Location loc, Type elementType,
 
 Value buildScalar(arr::DivOp, OpBuilder &b, Location loc, Type elementType,
                   ValueRange args) {
-  // i32 division truncates towards zero, as C does.
-  return buildBinary<arith::DivFOp, arith::DivSIOp>(b, loc, elementType,
-                                                    args);
+  if (isa<FloatType>(elementType))
+    return arith::DivFOp::create(b, loc, args[0], args[1]);
+  // i32 division truncates towards zero, as C does. x / 0 and INT_MIN / -1
+  // are undefined in the language, but they must not trap (x86's idiv
+  // raises SIGFPE): a padding lane of the last chunk may hold them. Such a
+  // lane divides by 1 instead.
+  Value x = args[0], y = args[1];
+  auto constant = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elementType, v));
+  };
+  Value zero = constant(0), one = constant(1), minusOne = constant(-1);
+  Value intMin = constant(
+      llvm::APInt::getSignedMinValue(elementType.getIntOrFloatBitWidth())
+          .getSExtValue());
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value xIsMin =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, intMin);
+  Value yIsMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+  Value overflows = arith::AndIOp::create(b, loc, xIsMin, yIsMinusOne);
+  Value unsafe = arith::OrIOp::create(b, loc, byZero, overflows);
+  Value divisor = arith::SelectOp::create(b, loc, unsafe, one, y);
+  return arith::DivSIOp::create(b, loc, x, divisor);
 }
 
 /// Ordered float predicates (false on NaN), except `ne`, which is unordered

@@ -374,10 +374,17 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       unsigned char *slot = im.arena + p.staging;
       for (uint64_t o = 0; o < p.outer; ++o) {
         unsigned char *dst = slot + o * b * p.innerBytes;
-        if (count)
-          std::memcpy(dst, src + (o * total + start) * p.innerBytes,
-                      count * p.innerBytes);
-        std::memset(dst + count * p.innerBytes, 0, (b - count) * p.innerBytes);
+        if (count == 0) {
+          std::memset(dst, 0, b * p.innerBytes);
+          continue;
+        }
+        std::memcpy(dst, src + (o * total + start) * p.innerBytes,
+                    count * p.innerBytes);
+        // Padding lanes repeat the last real example, so that the code sees
+        // only values the user gave (no 0 divisor, no log(0) of padding).
+        for (uint64_t k = count; k < b; ++k)
+          std::memcpy(dst + k * p.innerBytes, dst + (count - 1) * p.innerBytes,
+                      p.innerBytes);
       }
       args[i] = slot;
     }

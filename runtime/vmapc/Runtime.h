@@ -29,7 +29,8 @@
 // Execution. A run makes ceil(N / B) launches of the entry's code (B = the
 // entry's batch size). A chunk whose mapped inputs are outermost and full is
 // passed in place; otherwise it is gathered into the entry's staging slots in
-// the arena (padding zero-filled) and outputs are scattered back from theirs
+// the arena (padding lanes repeat the last real example) and outputs are
+// scattered back from theirs
 // (padding discarded). With N = 0 nothing runs unless the entry has an
 // unmapped output; then one launch on all-zero staging computes it.
 //

@@ -1,10 +1,3 @@
-# KNOWN BUG (XFAIL), front end vs docs/language.md: "a literal alone takes
-# the declared type where one is known (a returned value, ...)", so
-# `return 7;` in a function declared `-> i32[2]` should return [7, 7].
-# Actual: `error: return type i32 (a literal) does not match declared i32[2]`.
-# Either the front end should splat the literal to the declared shape or the
-# docs should say that only the dtype is taken.
-# XFAIL: *
 #
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: %python %S/make_npy.py %t/x.npy i4 2,2  1 2  3 4

@@ -117,8 +117,7 @@ export gt_then_pass_e = vmap(gt_then_pass, in_axes=(none, 0), batch={B});
 export ne_scalar_e = vmap(ne_scalar, batch={B});
 )arr"},
     // i32 arithmetic and outputs: matmul, sums, truncating division,
-    // negation, literals. (divs_e runs only at N a multiple of B: see
-    // KnownBugs.I32DivisionInAPaddedChunk.)
+    // negation, literals.
     {"i32_arith", R"arr(
 fn affine(a: i32[4, 3], b: i32[3]) -> i32[4] {
   return a @ b + 1;
@@ -222,10 +221,6 @@ TEST_P(BatchedPrograms, EveryExportMatchesTheOracleAtSeveralN) {
     uint64_t expectedLaunches = 0;
     for (int64_t n : {int64_t(0), int64_t(1), b, 2 * b + 1, 3 * b + 2}) {
       SCOPED_TRACE(entry.name() + " at N = " + std::to_string(n));
-      // KNOWN BUG (KnownBugs.I32DivisionInAPaddedChunk): a padded chunk of an
-      // i32 division divides by the zero padding and kills the process.
-      if (entry.name() == "divs_e" && n % b != 0)
-        continue;
       std::vector<oracle::Array> inputs = randomBatchedInputs(
           program, entry.name(), n, 1000 * e + 17 * n + 3);
       ASSERT_EQ(inputs.size(), entry.numInputs());
@@ -326,18 +321,9 @@ export e = vmap(f, batch=2);
       << wrong.message();
 }
 
-// KNOWN BUG. An i32 division in a chunk that the runtime pads (N not a
-// multiple of B) divides by the zero-filled padding: the generated code
-// executes `idiv` by 0 and the whole process dies with SIGFPE, although
-// every real example has a non-zero divisor.
-//   fn divs(a: i32[2], d: i32[2]) -> i32[2] { return a / d; }
-//   export divs_e = vmap(divs, in_axes=(0, 0), batch=2);
-//   vmapc run div.arr --input a.npy(i4 [1,2] = 7,-7) --input d.npy(i4 [1,2] = 2,2)
-// expected: [[3, -3]]; actual: "Floating point exception" (exit 136).
-// The fix belongs to the runtime (pad with a copy of a real example instead
-// of zeros) or to the lowering of arr.div on integers (divide padding lanes
-// by 1). The check runs in a child process so that, once enabled, a crash
-// fails this test only.
+// An i32 division in a chunk that the runtime pads (N not a multiple of B)
+// must not trap: the check runs in a child process, so that a SIGFPE fails
+// this test only.
 /// Runs divs_e at N = 1 with B = 2 and says whether the answer is [[3, -3]].
 bool divisionInAPaddedChunkIsRight() {
   CompiledProgram program;
@@ -357,9 +343,10 @@ export divs_e = vmap(divs, in_axes=(0, 0), batch=2);
          outputs[0].values == std::vector<double>({3, -3});
 }
 
-TEST(KnownBugs, I32DivisionInAPaddedChunk) {
-  GTEST_SKIP() << "KNOWN BUG: i32 division in a padded chunk divides by the "
-                  "zero padding and raises SIGFPE (N = 1, B = 2)";
+// Once a bug: padding lanes were zeros, and i32 division by them raised
+// SIGFPE. Padding lanes now repeat the last example, and the lowering of
+// i32 division never traps.
+TEST(PaddedChunks, I32DivisionDoesNotTrap) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::exit(divisionInAPaddedChunkIsRight() ? 0 : 1),
               ::testing::ExitedWithCode(0), "");
