@@ -167,10 +167,22 @@ func.func @div_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// i32 division truncates: signed divsi.
+// i32 division truncates: signed divsi. x / 0 and INT_MIN / -1 are
+// undefined but must not trap (a padding lane may hold them): they divide
+// by 1 instead.
 // CHECK-LABEL: func.func @div_i32(
 // CHECK: ^bb0(%[[X:.+]]: i32, %[[Y:.+]]: i32, %{{.+}}: i32):
-// CHECK-NEXT: %[[V:.+]] = arith.divsi %[[X]], %[[Y]] : i32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK-DAG: %[[M1:.+]] = arith.constant -1 : i32
+// CHECK-DAG: %[[MIN:.+]] = arith.constant -2147483648 : i32
+// CHECK: %[[BYZERO:.+]] = arith.cmpi eq, %[[Y]], %[[ZERO]] : i32
+// CHECK-NEXT: %[[XMIN:.+]] = arith.cmpi eq, %[[X]], %[[MIN]] : i32
+// CHECK-NEXT: %[[YM1:.+]] = arith.cmpi eq, %[[Y]], %[[M1]] : i32
+// CHECK-NEXT: %[[OVF:.+]] = arith.andi %[[XMIN]], %[[YM1]] : i1
+// CHECK-NEXT: %[[BAD:.+]] = arith.ori %[[BYZERO]], %[[OVF]] : i1
+// CHECK-NEXT: %[[D:.+]] = arith.select %[[BAD]], %[[ONE]], %[[Y]] : i32
+// CHECK-NEXT: %[[V:.+]] = arith.divsi %[[X]], %[[D]] : i32
 // CHECK-NEXT: linalg.yield %[[V]] : i32
 func.func @div_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   %0 = arr.div %a, %b : tensor<4xi32>
