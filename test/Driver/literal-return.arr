@@ -1,3 +1,5 @@
+# A returned literal takes the declared type, shape included: `return 7;`
+# in a function declared `-> i32[2]` returns [7, 7].
 #
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: %python %S/make_npy.py %t/x.npy i4 2,2  1 2  3 4
