@@ -456,6 +456,10 @@ ExprPtr Parser::parsePostfix() {
     if (!checkHeight(*expr))
       return nullptr;
   }
+  if (expr && tok.is(Token::lSquare)) {
+    error("indexing and slices (`x[1:5]`, `x[:, 2]`) are not supported yet");
+    return nullptr;
+  }
   return expr;
 }
 

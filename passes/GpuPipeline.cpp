@@ -1,6 +1,6 @@
 //===- GpuPipeline.cpp - the GPU (NVVM/PTX) pipeline ----------------------===//
 //
-// Upstream passes, in the order TOOLCHAIN.md found to work, plus three small
+// Upstream passes, in the order docs/toolchain.md found to work, plus three small
 // passes of ours (GpuKernels.cpp) that upstream lacks:
 // arr-gpu-copies-to-linalg, arr-gpu-tile-parallel-loops and
 // arr-gpu-sink-into-launch.

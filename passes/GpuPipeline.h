@@ -1,6 +1,6 @@
 //===- GpuPipeline.h - the GPU (NVVM/PTX) pipeline --------------*- C++ -*-===//
 //
-// The GPU branch of DESIGN.md's pipeline, registered like Pipelines.h's:
+// The GPU branch of docs/design.md's pipeline, registered like Pipelines.h's:
 //   arr-to-nvvm-pipeline      planned memref program → host LLVM dialect with
 //                             one gpu.launch_func per loop nest and a
 //                             gpu.binary (PTX, cubin or fatbin) per kernel

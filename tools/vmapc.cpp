@@ -23,12 +23,15 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
+
+static cl::OptionCategory vmapcCategory("vmapc options");
 
 static cl::SubCommand compileCmd("compile",
                                  "Compile a .arr program into a .vmapc artifact");
@@ -37,27 +40,39 @@ static cl::SubCommand runCmd(
 static cl::SubCommand planCmd(
     "plan", "Print the buffer plan of each entry of a .arr program");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<FILE.arr | FILE.vmapc>"),
-                                      cl::sub(compileCmd), cl::sub(runCmd),
-                                      cl::sub(planCmd));
-static cl::opt<std::string> outputFile("o", cl::Required,
-                                       cl::desc("Output .vmapc file"),
-                                       cl::value_desc("file"),
-                                       cl::sub(compileCmd));
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::Required,
+              cl::desc("<FILE.arr> (run also takes a FILE.vmapc)"),
+              cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
+              cl::cat(vmapcCategory));
+static cl::opt<std::string>
+    outputFile("o", cl::desc("Output .vmapc file (default: the input's name "
+                             "with .vmapc)"),
+               cl::value_desc("file"), cl::sub(compileCmd),
+               cl::cat(vmapcCategory));
 static cl::opt<std::string>
     entryName("entry", cl::desc("Entry to run or plan (default: the only one "
                                 "when running; all when planning)"),
-              cl::value_desc("name"), cl::sub(runCmd), cl::sub(planCmd));
+              cl::value_desc("name"), cl::sub(runCmd), cl::sub(planCmd),
+              cl::cat(vmapcCategory));
 static cl::list<std::string>
     inputArrays("input", cl::desc("An input .npy, in declaration order"),
-                cl::value_desc("file.npy"), cl::sub(runCmd));
+                cl::value_desc("file.npy"), cl::sub(runCmd),
+                cl::cat(vmapcCategory));
 static cl::list<std::string>
     outputArrays("output", cl::desc("An output .npy, in declaration order"),
-                 cl::value_desc("file.npy"), cl::sub(runCmd));
+                 cl::value_desc("file.npy"), cl::sub(runCmd),
+                 cl::cat(vmapcCategory));
+static cl::opt<int64_t> numExamplesOption(
+    "num-examples",
+    cl::desc("Number of examples N, for an entry that maps no input (else "
+             "N is the size of the mapped inputs' batch axis)"),
+    cl::value_desc("N"), cl::init(-1), cl::sub(runCmd),
+    cl::cat(vmapcCategory));
 static cl::opt<std::string> jsonFile("json",
                                      cl::desc("Also write the plan as JSON"),
-                                     cl::value_desc("file"), cl::sub(planCmd));
+                                     cl::value_desc("file"), cl::sub(planCmd),
+                                     cl::cat(vmapcCategory));
 
 /// Prints `vmapc: error: message` and returns 1.
 static int fail(const llvm::Twine &message) {
@@ -65,13 +80,27 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Parses a .arr file; diagnostics go to stderr with the source line.
+/// Parses a .arr file; diagnostics go to stderr with the source line. An
+/// artifact or any other binary file is refused before the front end would
+/// quote its bytes.
 static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
                                         llvm::SourceMgr &sourceMgr,
                                         const std::string &path) {
   std::string error;
-  if (sourceMgr.AddIncludeFile(path, llvm::SMLoc(), error) == 0) {
+  unsigned id = sourceMgr.AddIncludeFile(path, llvm::SMLoc(), error);
+  if (id == 0) {
     (void)fail("cannot open '" + path + "'");
+    return nullptr;
+  }
+  llvm::StringRef text = sourceMgr.getMemoryBuffer(id)->getBuffer();
+  if (text.starts_with(llvm::StringRef(vmapc::kArtifactMagic,
+                                       sizeof(vmapc::kArtifactMagic)))) {
+    (void)fail("'" + path + "' is a compiled artifact; this command takes "
+               ".arr source (`vmapc run` also takes artifacts)");
+    return nullptr;
+  }
+  if (text.contains('\0')) {
+    (void)fail("'" + path + "' is not a text file (.arr source expected)");
     return nullptr;
   }
   return vmapc::importArr(sourceMgr, &context);
@@ -93,20 +122,31 @@ static int runCompile() {
   vmapc::Artifact artifact;
   if (!compileFile(inputFile, artifact))
     return 1;
-  vmapc::Status status = vmapc::writeArtifactFile(artifact, outputFile);
+  llvm::SmallString<128> output(outputFile);
+  if (output.empty()) {
+    output = inputFile;
+    llvm::sys::path::replace_extension(output, "vmapc");
+  }
+  vmapc::Status status = vmapc::writeArtifactFile(artifact, output.str().str());
   if (!status.ok())
     return fail(status.message());
   return 0;
 }
 
-/// N: the size of the first mapped input's batch axis.
+/// N: --num-examples, else the size of the first mapped input's batch axis
+/// (the runtime checks every shape against it). -1 when the entry maps no
+/// input and no N was given.
 static int64_t numExamples(const vmapc::EntryInfo &entry,
                            const std::vector<vmapc::NpyArray> &inputs) {
-  for (auto [info, array] : llvm::zip(entry.inputs, inputs))
-    if (info.isMapped() &&
-        array.shape.size() == info.shape.size() + 1)
+  if (numExamplesOption >= 0)
+    return numExamplesOption;
+  bool anyMapped = false;
+  for (auto [info, array] : llvm::zip(entry.inputs, inputs)) {
+    anyMapped |= info.isMapped();
+    if (info.isMapped() && array.shape.size() == info.shape.size() + 1)
       return array.shape[info.mappedAxis];
-  return 0;
+  }
+  return anyMapped ? 0 : -1;
 }
 
 static int runRun() {
@@ -159,6 +199,10 @@ static int runRun() {
     inputViews.push_back(array.view());
   }
   int64_t n = numExamples(info, inputs);
+  if (n < 0)
+    return fail("entry '" + info.name +
+                "' maps no input, so the inputs do not say how many examples "
+                "to run; give --num-examples N");
   std::vector<vmapc::NpyArray> outputs;
   std::vector<vmapc::MutableHostArray> outputViews;
   for (const vmapc::ArgInfo &out : info.outputs) {
@@ -193,14 +237,14 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
                << " bytes\n";
   llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
                                 "buffer", "bytes", "interval", "offset",
-                                "reuses");
+                                "memory");
   llvm::json::Array rows;
   for (const vmapc::PlannedBuffer &b : plan.buffers) {
     std::string reuse;
     if (b.inPlaceSource >= 0)
-      reuse = "in place of " + plan.buffers[b.inPlaceSource].name;
+      reuse = "written in place over " + plan.buffers[b.inPlaceSource].name;
     else if (b.reusedFrom >= 0)
-      reuse = "memory of " + plan.buffers[b.reusedFrom].name;
+      reuse = "reuses the bytes of " + plan.buffers[b.reusedFrom].name;
     llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
                                   b.name, b.bytes, intervalString(b.live),
                                   b.offset, reuse);
@@ -226,7 +270,7 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
                      : 1.0;
   llvm::outs() << llvm::formatv(
       "  arena {0} bytes, lower bound {1} bytes ({2:F3}x), naive sum {3} "
-      "bytes, {4} in-place\n",
+      "bytes, {4} in-place write(s)\n",
       plan.arenaBytes, plan.lowerBound, ratio, plan.naiveSum, plan.inPlace);
   json.push_back(llvm::json::Object{{"entry", name},
                                     {"arena_bytes", plan.arenaBytes},
@@ -281,6 +325,7 @@ static int runPlan() {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   vmapc::registerAllPasses();
+  cl::HideUnrelatedOptions(vmapcCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "vmapc: a vmap-style batching compiler\n");
   if (compileCmd)

@@ -1,5 +1,5 @@
 // Lowers arr to linalg with vmapc-opt, then through the upstream CPU pipeline
-// of TOOLCHAIN.md, runs it with mlir-runner and checks the exact numbers.
+// of docs/toolchain.md, runs it with mlir-runner and checks the exact numbers.
 //
 // RUN: vmapc-opt %s --convert-arr-to-linalg \
 // RUN: | mlir-opt --pass-pipeline="builtin.module(eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize,buffer-deallocation-pipeline,convert-bufferization-to-memref,convert-linalg-to-loops,convert-math-to-libm,convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts)" \

@@ -10,14 +10,14 @@
 # RUN: FileCheck %s --input-file=%t.json --check-prefix=JSON
 
 # CHECK: entry predict: 6 buffers over 16 schedule points, offsets aligned to 256 bytes
-# CHECK-NEXT: buffer bytes interval offset reuses
+# CHECK-NEXT: buffer bytes interval offset memory
 # CHECK-NEXT: x 4096 [0, 7] {{[0-9]+ *$}}
-# CHECK-NEXT: out 2048 [14, 15] {{[0-9]+}} memory of {{alloc[0-9]}}
-# CHECK-NEXT: alloc0 8192 [8, 13] {{[0-9]+}} in place of alloc2
+# CHECK-NEXT: out 2048 [14, 15] {{[0-9]+}} reuses the bytes of {{alloc[0-9]}}
+# CHECK-NEXT: alloc0 8192 [8, 13] {{[0-9]+}} written in place over alloc2
 # CHECK-NEXT: alloc1 8192 [4, 10] {{[0-9]+ *$}}
 # CHECK-NEXT: alloc2 8192 [6, 8] {{[0-9]+ *$}}
-# CHECK-NEXT: alloc3 2048 [12, 14] {{[0-9]+}} memory of {{x|alloc[0-9]}}
-# CHECK-NEXT: arena 20480 bytes, lower bound 20480 bytes (1.000x), naive sum 32768 bytes, 1 in-place
+# CHECK-NEXT: alloc3 2048 [12, 14] {{[0-9]+}} reuses the bytes of {{x|alloc[0-9]}}
+# CHECK-NEXT: arena 20480 bytes, lower bound 20480 bytes (1.000x), naive sum 32768 bytes, 1 in-place write(s)
 # CHECK-NOT: entry
 
 # FACTS: entry predict

@@ -220,6 +220,11 @@ fn f(a: f32[3]) -> f32 { return mean(a); }
 
 # -----
 
+# expected-error @+1 {{indexing and slices (`x[1:5]`, `x[:, 2]`) are not supported yet}}
+fn f(a: f32[3]) -> f32[2] { return a[1:3]; }
+
+# -----
+
 # expected-error @+1 {{'f' calls itself (f -> f); recursion is not supported}}
 fn f(a: f32) -> f32 { return f(a); }
 

@@ -204,7 +204,7 @@ fn unmapped(a: f32) -> f32[5] {
 
 # -----
 
-# The kNN program of DESIGN.md. The named nested map `pairwise` is a
+# The kNN program of docs/design.md. The named nested map `pairwise` is a
 # template: each application materialises its inner vmap once per
 # per-example signature (@pairwise_inner_0 is reused by the second call).
 # CHECK-LABEL: func.func private @sqdist(

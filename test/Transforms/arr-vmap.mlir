@@ -1,7 +1,7 @@
 // RUN: vmapc-opt %s --arr-vmap -split-input-file | FileCheck %s
 // RUN: vmapc-opt %s --arr-vmap --inline --symbol-dce --canonicalize -split-input-file | FileCheck %s --check-prefix=INLINED
 
-// The kNN program of DESIGN.md: a nested vmap (sqdist over references inside
+// The kNN program of docs/design.md: a nested vmap (sqdist over references inside
 // nearest, nearest over queries). The references are never copied per query:
 // they reach the subtraction through a broadcast, and the batched function
 // holds no loop over the batch calling the per-example function.

@@ -191,6 +191,10 @@ struct Case {
   int64_t batch;
 };
 
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.program->name << " with B = " << c.batch;
+}
+
 std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   return std::string(info.param.program->name) + "_B" +
          std::to_string(info.param.batch);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one script for GPU machines (DESIGN.md, "Testing"): builds vmapc-opt if
+# The one script for GPU machines (docs/design.md, "Testing"): builds vmapc-opt if
 # needed, runs the GPU lit tests (the kNN program to PTX, ptxas to a cubin for
 # sm_90, the host-side launches) and prints what ptxas reports per kernel.
 #
@@ -20,7 +20,7 @@ PTXAS=$CUDA_HOME/bin/ptxas
 
 [ -x "$PTXAS" ] || { echo "check.sh: no ptxas at $PTXAS (set CUDA_HOME)" >&2; exit 1; }
 [ -d "$LLVM_ROOT/lib/cmake/mlir" ] ||
-  { echo "check.sh: no MLIR under $LLVM_ROOT (see TOOLCHAIN.md: libmlir-22-dev)" >&2; exit 1; }
+  { echo "check.sh: no MLIR under $LLVM_ROOT (see docs/toolchain.md: libmlir-22-dev)" >&2; exit 1; }
 
 # JOBS: build jobs; 2 where a build dir already exists (a shared development
 # machine), all cores for a fresh build.
@@ -35,11 +35,11 @@ command -v flock >/dev/null && LOCK=(flock /tmp/vmapc-build.lock)
 "${LOCK[@]}" ninja -C "$BUILD" -j"${JOBS:-2}" vmapc-opt
 
 # CI=true: a missing ptxas fails the tests instead of marking them unsupported.
-CI=true "$LLVM_ROOT/bin/lit" -v "$BUILD/test" --filter 'GPU/'
+CI=true "$LLVM_ROOT/bin/lit" -v "$BUILD/test" --filter 'gpu/'
 
 echo
 echo "ptxas -arch=sm_90 -v, kNN kernels (launch order):"
-for ptx in "$BUILD"/test/GPU/Output/knn-ptx.arr.tmp.{fill,dist,inf,zero,argmin}.ptx; do
+for ptx in "$BUILD"/test/gpu/Output/knn-ptx.arr.tmp.{fill,dist,inf,zero,argmin}.ptx; do
   printf '  %-8s %s\n' "$(basename "$ptx" .ptx | sed 's/.*\.//')" \
     "$("$PTXAS" -arch=sm_90 -v -o /dev/null "$ptx" 2>&1 | grep -o 'Used [0-9]* registers.*' || echo '?')"
 done

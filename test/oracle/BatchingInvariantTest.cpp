@@ -1,11 +1,11 @@
 //===- BatchingInvariantTest.cpp - batched program == per-example loop ----===//
 //
-// The batching invariant (DESIGN.md "Testing", issue point B.7): for an
+// The batching invariant (docs/design.md "Testing", issue point B.7): for an
 // exported entry `vmap(f, in_axes, out_axes, batch=B)`, the program that
 // `--arr-vmap`, `inline` and `canonicalize` make of it, interpreted directly,
 // equals f evaluated on each example with the results stacked along out_axes.
 // Programs are written as arr IR with the batch size substituted for {B};
-// B runs over 0, 1, 2 and 7 (DESIGN.md asks for 0 too).
+// B runs over 0, 1, 2 and 7 (docs/design.md asks for 0 too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -353,7 +353,7 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(info.param.batchSize);
     });
 
-// The kNN entry of DESIGN.md at full size (256 queries, 1000 references of
+// The kNN entry of docs/design.md at full size (256 queries, 1000 references of
 // 64 pixels): the batched program materialises [256, 1000, 64] intermediates
 // in the interpreter, which still runs in seconds.
 TEST(BatchingInvariantFullSize, Knn256x1000x64) {

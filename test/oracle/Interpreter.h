@@ -3,7 +3,7 @@
 // An interpreter of `func.func`s of arr ops on host arrays, written
 // independently of the lowering and of `--arr-vmap`: it is the reference the
 // batched and compiled programs are compared with (the batching invariant,
-// DESIGN.md "Testing").
+// docs/design.md "Testing").
 //
 // Numbers. Every element is held as a double, whatever its dtype:
 //   - f32 ops are computed in double precision and NOT rounded to f32 between

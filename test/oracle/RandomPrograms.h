@@ -1,6 +1,6 @@
 //===- RandomPrograms.h - random per-example arr programs -------*- C++ -*-===//
 //
-// Random programs for the batching invariant (DESIGN.md "Testing": "checked
+// Random programs for the batching invariant (docs/design.md "Testing": "checked
 // on random programs and random in/out axes").
 //
 //===----------------------------------------------------------------------===//

@@ -5,7 +5,7 @@ usage: extract-ptx.py FILE.mlir [BINARY]
 
 With BINARY, prints only the PTX of `gpu.binary @BINARY`. MLIR prints the
 string with `\\XX` hex escapes and `\\\\` for a backslash; the PTX ends in a
-NUL byte (TOOLCHAIN.md, pitfall 7), which is dropped. Fails if nothing matches.
+NUL byte (docs/toolchain.md, pitfall 7), which is dropped. Fails if nothing matches.
 """
 import re
 import sys
