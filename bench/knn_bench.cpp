@@ -282,7 +282,8 @@ int main(int argc, char **argv) {
       info.inputs[0].mappedAxis == 0 &&
       info.inputs[1].dtype == vmapc::DType::F32 &&
       info.inputs[1].shape == std::vector<int64_t>{kRefs, kPixels} &&
-      !info.inputs[1].isMapped() && info.outputs[0].dtype == vmapc::DType::I32 &&
+      !info.inputs[1].isMapped() &&
+      info.outputs[0].dtype == vmapc::DType::I32 &&
       info.outputs[0].shape.empty() && info.outputs[0].mappedAxis == 0;
   if (!signatureOk)
     return fail("entry '" + entryName +
@@ -309,10 +310,10 @@ int main(int argc, char **argv) {
       if (got[i] != expected[i])
         return fail((run < 0 ? std::string("warm-up run")
                              : "run " + std::to_string(run + 1)) +
-                    ": query " +
-                    std::to_string(i) + " (row " + std::to_string(kRefs + i) +
-                    "): nearest reference " + std::to_string(got[i]) +
-                    ", the plain loop says " + std::to_string(expected[i]) +
+                    ": query " + std::to_string(i) + " (row " +
+                    std::to_string(kRefs + i) + "): nearest reference " +
+                    std::to_string(got[i]) + ", the plain loop says " +
+                    std::to_string(expected[i]) +
                     "; no time reported for wrong answers");
     if (run >= 0)
       seconds.push_back(std::chrono::duration<double>(stop - start).count());

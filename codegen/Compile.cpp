@@ -36,13 +36,13 @@ static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
                              ArgInfo &arg) {
   auto type = dyn_cast<MemRefType>(fn.getArgumentTypes()[i]);
   if (!type || !type.hasStaticShape())
-    return fn.emitOpError() << "argument " << i
-                            << " is not a static memref after planning";
+    return fn.emitOpError()
+           << "argument " << i << " is not a static memref after planning";
   FailureOr<DType> dtype = dtypeOf(type.getElementType());
   if (failed(dtype))
-    return fn.emitOpError() << "argument " << i << " has element type "
-                            << type.getElementType()
-                            << ", not one of f32, i32, bool";
+    return fn.emitOpError()
+           << "argument " << i << " has element type " << type.getElementType()
+           << ", not one of f32, i32, bool";
   arg.dtype = *dtype;
   if (auto name = fn.getArgAttrOfType<StringAttr>(i, "arr.name"))
     arg.name = name.str();

@@ -87,8 +87,8 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module,
     return module.emitError(
         "no system C compiler driver `cc` on PATH to link the shared object "
         "(apt-get install gcc)");
-  llvm::SmallVector<llvm::StringRef> args = {
-      *cc, "-shared", "-o", soFile.path, objFile.path, "-lm"};
+  llvm::SmallVector<llvm::StringRef> args = {*cc,         "-shared",    "-o",
+                                             soFile.path, objFile.path, "-lm"};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logFile.path,
                                                 logFile.path};
   int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, redirects, 0, 0,

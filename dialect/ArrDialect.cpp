@@ -21,8 +21,7 @@ struct ArrInlinerInterface : public DialectInlinerInterface {
   bool isLegalToInline(Operation *, Operation *, bool) const final {
     return true;
   }
-  bool isLegalToInline(Operation *, Region *, bool,
-                       IRMapping &) const final {
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
     return true;
   }
 };

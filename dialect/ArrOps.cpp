@@ -170,10 +170,11 @@ template <typename OpT> static LogicalResult verifyArgReduce(OpT op) {
   auto in = op.getOperand().getType();
   int64_t axis = op.getAxis();
   if (axis < 0 || axis >= in.getRank())
-    return op.emitOpError() << "axis " << axis << " is out of range for rank "
-                            << in.getRank();
-  auto expected = RankedTensorType::get(dropDims(in.getShape(), {axis}),
-                                        op.getResult().getType().getElementType());
+    return op.emitOpError()
+           << "axis " << axis << " is out of range for rank " << in.getRank();
+  auto expected =
+      RankedTensorType::get(dropDims(in.getShape(), {axis}),
+                            op.getResult().getType().getElementType());
   if (op.getResult().getType() != expected)
     return op.emitOpError() << "result type should be " << expected;
   return success();
@@ -221,8 +222,8 @@ LogicalResult DotGeneralOp::verify() {
   for (auto [l, r] : llvm::zip(getLhsContract(), getRhsContract()))
     if (lhs.getDimSize(l) != rhs.getDimSize(r))
       return emitOpError() << "contracting dimensions " << l << " and " << r
-                           << " differ in size (" << lhs.getDimSize(l)
-                           << " vs " << rhs.getDimSize(r) << ")";
+                           << " differ in size (" << lhs.getDimSize(l) << " vs "
+                           << rhs.getDimSize(r) << ")";
   auto addFree = [&](RankedTensorType t, ArrayRef<int64_t> batch,
                      ArrayRef<int64_t> contract) {
     for (int64_t d = 0; d < t.getRank(); ++d)
@@ -259,16 +260,14 @@ SmallVector<BatchDim> VmapCallOp::getOutAxesList() {
   return axesList(getOutAxes());
 }
 
-LogicalResult
-VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto fn = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this,
-                                                              getCalleeAttr());
+LogicalResult VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto fn =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
   if (!fn)
-    return emitOpError() << "'" << getCallee()
-                         << "' does not name a function";
+    return emitOpError() << "'" << getCallee() << "' does not name a function";
   FunctionType fnType = fn.getFunctionType();
-  for (Attribute a : llvm::concat<Attribute>(
-           llvm::to_vector(getInAxes()), llvm::to_vector(getOutAxes())))
+  for (Attribute a : llvm::concat<Attribute>(llvm::to_vector(getInAxes()),
+                                             llvm::to_vector(getOutAxes())))
     if (!isa<IntegerAttr, UnitAttr>(a))
       return emitOpError("axes must be integers or unit (none)");
   if (getInAxes().size() != getArgs().size() ||
@@ -285,16 +284,17 @@ VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (size < 0)
     return emitOpError("axis_size must be non-negative");
   // Operand i is the callee's parameter with `size` inserted at in_axes[i].
-  auto check = [&](Type actual, Type perExample, BatchDim axis,
-                   StringRef what, unsigned i) -> LogicalResult {
+  auto check = [&](Type actual, Type perExample, BatchDim axis, StringRef what,
+                   unsigned i) -> LogicalResult {
     auto pe = dyn_cast<RankedTensorType>(perExample);
     if (!pe)
       return emitOpError() << what << " " << i << " is not a ranked tensor";
     Type expected = pe;
     if (axis) {
       if (*axis < 0 || *axis > pe.getRank())
-        return emitOpError() << what << " " << i << ": axis " << *axis
-                             << " is out of range for rank " << pe.getRank() + 1;
+        return emitOpError()
+               << what << " " << i << ": axis " << *axis
+               << " is out of range for rank " << pe.getRank() + 1;
       expected = insertDim(pe, *axis, size);
     }
     if (actual != expected)

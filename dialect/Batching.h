@@ -1,8 +1,8 @@
 //===- Batching.h - batching rules: context and shared families -*- C++ -*-===//
 //
 // The vocabulary of `--arr-vmap`: a batch dimension (`BatchDim`), the context a
-// batching rule builds in, and the generic rules shared by op families, as JAX's
-// `defvectorized`, `defbroadcasting` and `defreducer`
+// batching rule builds in, and the generic rules shared by op families, as
+// JAX's `defvectorized`, `defbroadcasting` and `defreducer`
 // (jax/_src/interpreters/batching.py, jax/_src/lax/lax.py).
 //
 //===----------------------------------------------------------------------===//
@@ -82,11 +82,11 @@ batchElementwise(mlir::Operation *op, BatchingContext &ctx,
 /// Reducer family (JAX's reducer batcher): the batch dimension of the single
 /// operand moves to 0, the reduced dimension attribute(s) (`dims` or `axis`)
 /// shift by one, and the result is batched at 0.
-llvm::LogicalResult
-batchReducer(mlir::Operation *op, BatchingContext &ctx,
-             mlir::ValueRange operands, llvm::ArrayRef<BatchDim> dims,
-             llvm::SmallVectorImpl<mlir::Value> &results,
-             llvm::SmallVectorImpl<BatchDim> &resultDims);
+llvm::LogicalResult batchReducer(mlir::Operation *op, BatchingContext &ctx,
+                                 mlir::ValueRange operands,
+                                 llvm::ArrayRef<BatchDim> dims,
+                                 llvm::SmallVectorImpl<mlir::Value> &results,
+                                 llvm::SmallVectorImpl<BatchDim> &resultDims);
 
 } // namespace vmapc::arr
 

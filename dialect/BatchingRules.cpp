@@ -75,10 +75,11 @@ static Operation *recreateBatched(OpBuilder &b, Operation *op,
 // Families
 //===----------------------------------------------------------------------===//
 
-LogicalResult vmapc::arr::batchElementwise(
-    Operation *op, BatchingContext &ctx, ValueRange operands,
-    ArrayRef<BatchDim> dims, SmallVectorImpl<Value> &results,
-    SmallVectorImpl<BatchDim> &resultDims) {
+LogicalResult
+vmapc::arr::batchElementwise(Operation *op, BatchingContext &ctx,
+                             ValueRange operands, ArrayRef<BatchDim> dims,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<BatchDim> &resultDims) {
   OpBuilder &b = ctx.getBuilder();
   // The first batched operand decides where the batch dimension goes.
   int64_t dim = **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
@@ -117,8 +118,8 @@ LogicalResult vmapc::arr::batchReducer(Operation *op, BatchingContext &ctx,
       attrs.push_back(attr);
     }
   }
-  Operation *batched = recreateBatched(b, op, operand, 0, ctx.getBatchSize(),
-                                       attrs);
+  Operation *batched =
+      recreateBatched(b, op, operand, 0, ctx.getBatchSize(), attrs);
   results.push_back(batched->getResult(0));
   resultDims.push_back(0);
   return success();
@@ -231,10 +232,10 @@ LogicalResult DotGeneralOp::batch(BatchingContext &ctx, ValueRange operands,
     int64_t bd = *dims[1];
     rb = shiftPast(rb, bd);
     rc = shiftPast(rc, bd);
-    resultDim = rb.size() +
-                numFreeDims(getLhs().getType(), getLhsBatch(),
-                            getLhsContract()) +
-                freeDimsBefore(bd, rb, rc);
+    resultDim =
+        rb.size() +
+        numFreeDims(getLhs().getType(), getLhsBatch(), getLhsContract()) +
+        freeDimsBefore(bd, rb, rc);
   }
   results.push_back(DotGeneralOp::create(
       b, getLoc(), insertDim(getType(), resultDim, ctx.getBatchSize()), lhs,
@@ -261,9 +262,9 @@ struct CallBatchingModel
         ctx.getBatchedCallee(op, call.getCalleeAttr(), dims);
     if (failed(callee))
       return failure();
-    auto batched = func::CallOp::create(ctx.getBuilder(), op->getLoc(),
-                                        callee->symbol,
-                                        callee->type.getResults(), operands);
+    auto batched =
+        func::CallOp::create(ctx.getBuilder(), op->getLoc(), callee->symbol,
+                             callee->type.getResults(), operands);
     llvm::append_range(results, batched.getResults());
     llvm::append_range(resultDims, callee->resultBatchDims);
     return success();

@@ -133,6 +133,7 @@ int main(int argc, char **argv) {
               static_cast<unsigned long long>(stats.allocations),
               static_cast<unsigned long long>(stats.launches),
               static_cast<unsigned long long>(stats.calls));
-  std::printf("median time: %.6f s over 10 runs\n", seconds[seconds.size() / 2]);
+  std::printf("median time: %.6f s over 10 runs\n",
+              seconds[seconds.size() / 2]);
   return 0;
 }

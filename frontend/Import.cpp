@@ -311,8 +311,9 @@ static std::string rangeStr(int64_t rank) {
 LogicalResult Importer::declareNames() {
   auto declare = [&](StringRef name, llvm::SMLoc nameLoc) -> LogicalResult {
     if (name == "vmap" || isBuiltin(name))
-      return error(nameLoc, "'" + name +
-                                "' is the name of a builtin; choose another name");
+      return error(nameLoc,
+                   "'" + name +
+                       "' is the name of a builtin; choose another name");
     auto [it, inserted] = topLevelNames.try_emplace(name, nameLoc);
     if (!inserted)
       return error(nameLoc, "'" + name + "' is already defined at line " +
@@ -363,8 +364,8 @@ LogicalResult Importer::declareFunction(FnInfo &fn) {
                               "'; rename it");
     inputs.push_back(convertType(p.type));
   }
-  auto type = FunctionType::get(context, inputs,
-                                {convertType(decl.resultType)});
+  auto type =
+      FunctionType::get(context, inputs, {convertType(decl.resultType)});
   fn.op = func::FuncOp::create(builder, loc(decl.loc), decl.name, type);
   fn.op.setPrivate();
   return success();
@@ -416,10 +417,9 @@ LogicalResult Importer::importBody(FnInfo &fn) {
     Value result;
     if (value->isLiteral()) {
       // A returned literal takes the declared type, shape included (a splat).
-      FailureOr<Value> v = materialize(*value, declared.getElementType(),
-                                       declared.getShape(),
-                                       stmt.value->getLoc(), b,
-                                       stmt.value->getLoc());
+      FailureOr<Value> v =
+          materialize(*value, declared.getElementType(), declared.getShape(),
+                      stmt.value->getLoc(), b, stmt.value->getLoc());
       if (failed(v))
         return failure();
       result = *v;
@@ -428,8 +428,8 @@ LogicalResult Importer::importBody(FnInfo &fn) {
       if (result.getType() != declared)
         return error(stmt.value->getLoc(),
                      "return type " + str(result.getType()) +
-                         " does not match declared " + str(declared) +
-                         " of '" + decl.name + "'");
+                         " does not match declared " + str(declared) + " of '" +
+                         decl.name + "'");
     }
     func::ReturnOp::create(b, loc(stmt.loc), result);
   }
@@ -447,8 +447,9 @@ LogicalResult Importer::checkNewName(StringRef name, llvm::SMLoc nameLoc,
                               "; 'let' names cannot be redefined, choose "
                               "another name");
   if (name == "vmap" || isBuiltin(name))
-    return error(nameLoc, "'" + name +
-                              "' is the name of a builtin; choose another name");
+    return error(nameLoc,
+                 "'" + name +
+                     "' is the name of a builtin; choose another name");
   if (fns.count(name) || maps.count(name))
     return error(nameLoc, "'" + name +
                               "' is the name of a function; choose another "
@@ -472,8 +473,8 @@ FailureOr<Value> Importer::materialize(const Operand &op, Type elemType,
   if (elemType.isF32()) {
     double v = op.kind == Operand::intLit ? static_cast<double>(op.intValue)
                                           : op.floatValue;
-    attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(
-                                            static_cast<float>(v)));
+    attr = DenseElementsAttr::get(type,
+                                  llvm::ArrayRef<float>(static_cast<float>(v)));
   } else if (elemType.isInteger(32)) {
     if (op.kind == Operand::floatLit)
       return error(useLoc, "the float literal " + op.text +
@@ -587,22 +588,46 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
       double a = l.kind == Operand::intLit ? double(l.intValue) : l.floatValue;
       double c = r.kind == Operand::intLit ? double(r.intValue) : r.floatValue;
       switch (expr->op) {
-      case BinaryOp::lt: v = a < c; break;
-      case BinaryOp::le: v = a <= c; break;
-      case BinaryOp::gt: v = a > c; break;
-      case BinaryOp::ge: v = a >= c; break;
-      case BinaryOp::eq: v = a == c; break;
-      default: v = a != c; break;
+      case BinaryOp::lt:
+        v = a < c;
+        break;
+      case BinaryOp::le:
+        v = a <= c;
+        break;
+      case BinaryOp::gt:
+        v = a > c;
+        break;
+      case BinaryOp::ge:
+        v = a >= c;
+        break;
+      case BinaryOp::eq:
+        v = a == c;
+        break;
+      default:
+        v = a != c;
+        break;
       }
     } else {
       int64_t a = l.intValue, c = r.intValue;
       switch (expr->op) {
-      case BinaryOp::lt: v = a < c; break;
-      case BinaryOp::le: v = a <= c; break;
-      case BinaryOp::gt: v = a > c; break;
-      case BinaryOp::ge: v = a >= c; break;
-      case BinaryOp::eq: v = a == c; break;
-      default: v = a != c; break;
+      case BinaryOp::lt:
+        v = a < c;
+        break;
+      case BinaryOp::le:
+        v = a <= c;
+        break;
+      case BinaryOp::gt:
+        v = a > c;
+        break;
+      case BinaryOp::ge:
+        v = a >= c;
+        break;
+      case BinaryOp::eq:
+        v = a == c;
+        break;
+      default:
+        v = a != c;
+        break;
       }
     }
     auto type = RankedTensorType::get({}, IntegerType::get(context, 1));
@@ -616,9 +641,15 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
     double c = r.kind == Operand::intLit ? double(r.intValue) : r.floatValue;
     double v = 0;
     switch (expr->op) {
-    case BinaryOp::add: v = a + c; break;
-    case BinaryOp::sub: v = a - c; break;
-    case BinaryOp::mul: v = a * c; break;
+    case BinaryOp::add:
+      v = a + c;
+      break;
+    case BinaryOp::sub:
+      v = a - c;
+      break;
+    case BinaryOp::mul:
+      v = a * c;
+      break;
     default:
       if (c == 0)
         return error(at, "division by zero in " + text);
@@ -632,9 +663,15 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
   int64_t a = l.intValue, c = r.intValue, v = 0;
   bool overflow = false;
   switch (expr->op) {
-  case BinaryOp::add: overflow = __builtin_add_overflow(a, c, &v); break;
-  case BinaryOp::sub: overflow = __builtin_sub_overflow(a, c, &v); break;
-  case BinaryOp::mul: overflow = __builtin_mul_overflow(a, c, &v); break;
+  case BinaryOp::add:
+    overflow = __builtin_add_overflow(a, c, &v);
+    break;
+  case BinaryOp::sub:
+    overflow = __builtin_sub_overflow(a, c, &v);
+    break;
+  case BinaryOp::mul:
+    overflow = __builtin_mul_overflow(a, c, &v);
+    break;
   default:
     break;
   }
@@ -667,10 +704,10 @@ FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
                        "the literal " +
                            lit.text);
     if (t.getElementType().isInteger(1))
-      return error(at, "'" + opName +
-                           "' needs f32 or i32 operands, got " + str(t));
-    FailureOr<Value> v = materialize(lit, t.getElementType(), t.getShape(),
-                                     at, ctx.b, litExpr->getLoc());
+      return error(at,
+                   "'" + opName + "' needs f32 or i32 operands, got " + str(t));
+    FailureOr<Value> v = materialize(lit, t.getElementType(), t.getShape(), at,
+                                     ctx.b, litExpr->getLoc());
     if (failed(v))
       return failure();
     l = lhs->isLiteral() ? *v : other;
@@ -682,9 +719,9 @@ FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
   auto lt = cast<RankedTensorType>(l.getType());
   auto rt = cast<RankedTensorType>(r.getType());
   if (lt.getElementType() != rt.getElementType())
-    return error(at, "operands of '" + opName + "' have different dtypes: " +
-                         str(lt) + " and " + str(rt) +
-                         " (there is no implicit conversion)");
+    return error(at, "operands of '" + opName +
+                         "' have different dtypes: " + str(lt) + " and " +
+                         str(rt) + " (there is no implicit conversion)");
   if (lt.getElementType().isInteger(1))
     return error(at, "'" + opName + "' needs f32 or i32 operands, got " +
                          str(lt) + " and " + str(rt));
@@ -701,8 +738,7 @@ FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
     if (ls != rs && ls != 1 && rs != 1)
       return error(at, "shapes " + str(lt) + " and " + str(rt) +
                            " cannot broadcast (dimension sizes " + Twine(ls) +
-                           " and " + Twine(rs) +
-                           " differ and neither is 1)");
+                           " and " + Twine(rs) + " differ and neither is 1)");
     shape[i] = ls == 1 ? rs : ls;
   }
   auto resultShapeType = RankedTensorType::get(shape, lt.getElementType());
@@ -737,12 +773,24 @@ FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
   default: {
     arr::CmpPredicate pred;
     switch (expr->op) {
-    case BinaryOp::lt: pred = arr::CmpPredicate::lt; break;
-    case BinaryOp::le: pred = arr::CmpPredicate::le; break;
-    case BinaryOp::gt: pred = arr::CmpPredicate::gt; break;
-    case BinaryOp::ge: pred = arr::CmpPredicate::ge; break;
-    case BinaryOp::eq: pred = arr::CmpPredicate::eq; break;
-    default: pred = arr::CmpPredicate::ne; break;
+    case BinaryOp::lt:
+      pred = arr::CmpPredicate::lt;
+      break;
+    case BinaryOp::le:
+      pred = arr::CmpPredicate::le;
+      break;
+    case BinaryOp::gt:
+      pred = arr::CmpPredicate::gt;
+      break;
+    case BinaryOp::ge:
+      pred = arr::CmpPredicate::ge;
+      break;
+    case BinaryOp::eq:
+      pred = arr::CmpPredicate::eq;
+      break;
+    default:
+      pred = arr::CmpPredicate::ne;
+      break;
     }
     auto boolType = RankedTensorType::get(shape, IntegerType::get(context, 1));
     result = arr::CmpOp::create(ctx.b, opLoc, boolType, pred, l, r);
@@ -766,8 +814,8 @@ FailureOr<Operand> Importer::evalMatmul(BinaryExpr *expr, Value l, Value r,
   int64_t lc = lt.getRank() - 1;
   int64_t rc = 0;
   if (lt.getDimSize(lc) != rt.getDimSize(rc))
-    return error(at, "'@' contracts the last axis of " + str(lt) +
-                         " (size " + Twine(lt.getDimSize(lc)) +
+    return error(at, "'@' contracts the last axis of " + str(lt) + " (size " +
+                         Twine(lt.getDimSize(lc)) +
                          ") with the first axis of " + str(rt) + " (size " +
                          Twine(rt.getDimSize(rc)) + "); the sizes differ");
   SmallVector<int64_t> shape;
@@ -776,16 +824,14 @@ FailureOr<Operand> Importer::evalMatmul(BinaryExpr *expr, Value l, Value r,
   if (rt.getRank() == 2)
     shape.push_back(rt.getDimSize(1));
   auto type = RankedTensorType::get(shape, lt.getElementType());
-  Value v = arr::DotGeneralOp::create(ctx.b, loc(at), type, l, r,
-                                      ArrayRef<int64_t>{},
-                                      ArrayRef<int64_t>{},
-                                      ArrayRef<int64_t>{lc},
-                                      ArrayRef<int64_t>{rc});
+  Value v = arr::DotGeneralOp::create(
+      ctx.b, loc(at), type, l, r, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+      ArrayRef<int64_t>{lc}, ArrayRef<int64_t>{rc});
   return Operand::ofTensor(v);
 }
 
 FailureOr<SmallVector<Operand>> Importer::evalArgs(CallExpr *expr,
-                                                    FnContext &ctx) {
+                                                   FnContext &ctx) {
   SmallVector<Operand> args;
   for (ExprPtr &a : expr->args) {
     FailureOr<Operand> v = eval(a.get(), ctx);
@@ -866,9 +912,10 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
   auto fit = fns.find(n);
   if (fit == fns.end()) {
     if (exportNames.contains(n))
-      return error(at, "'" + n + "' is an entry point for host programs and "
-                                 "cannot be called; call the function it "
-                                 "maps");
+      return error(at, "'" + n +
+                           "' is an entry point for host programs and "
+                           "cannot be called; call the function it "
+                           "maps");
     return error(at, "unknown function '" + n + "'");
   }
   FnInfo &fn = fit->second;
@@ -893,8 +940,7 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
       if (pt.getRank() != 0)
         return error(argLoc, "argument " + Twine(i) + " of '" + n +
                                  "' is a literal, but parameter '" +
-                                 decl.params[i].name + "' has type " +
-                                 str(pt));
+                                 decl.params[i].name + "' has type " + str(pt));
       FailureOr<Value> v =
           materialize(a, pt.getElementType(), {}, argLoc, ctx.b, argLoc);
       if (failed(v))
@@ -943,10 +989,9 @@ Importer::normalizeAxes(Expr *axis, int64_t rank, bool single, StringRef fn) {
                                        " is out of range for rank 0 (a "
                                        "scalar has no axes; omit axis=)");
     if (a < -rank || a >= rank)
-      return error(item->getLoc(), "axis " + Twine(a) +
-                                       " is out of range for rank " +
-                                       Twine(rank) + " (valid: " +
-                                       rangeStr(rank) + ")");
+      return error(item->getLoc(),
+                   "axis " + Twine(a) + " is out of range for rank " +
+                       Twine(rank) + " (valid: " + rangeStr(rank) + ")");
     if (a < 0)
       a += rank;
     if (llvm::is_contained(dims, a))
@@ -961,8 +1006,8 @@ Importer::normalizeAxes(Expr *axis, int64_t rank, bool single, StringRef fn) {
 FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
                                          FnContext &ctx) {
   llvm::SMLoc at = expr->getLoc();
-  bool isUnary = name == "exp" || name == "log" || name == "tanh" ||
-                 name == "sqrt";
+  bool isUnary =
+      name == "exp" || name == "log" || name == "tanh" || name == "sqrt";
   bool isArg = name == "argmin" || name == "argmax";
   if (expr->args.size() != 1)
     return error(at, "'" + name + "' takes 1 argument, got " +
@@ -970,10 +1015,10 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
   Expr *axisExpr = nullptr;
   for (KeywordArg &kw : expr->kwargs) {
     if (isUnary || kw.name != "axis")
-      return error(kw.loc, "unknown keyword argument '" + kw.name +
-                               "' for '" + name + "'" +
-                               (isUnary ? " (it takes none)"
-                                        : " (expected axis=)"));
+      return error(kw.loc,
+                   "unknown keyword argument '" + kw.name + "' for '" + name +
+                       "'" +
+                       (isUnary ? " (it takes none)" : " (expected axis=)"));
     if (!isa<NoneExpr>(kw.value.get()))
       axisExpr = kw.value.get();
   }
@@ -990,8 +1035,8 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
       return failure();
     auto t = cast<RankedTensorType>(v->getType());
     if (!t.getElementType().isF32())
-      return error(argLoc, "'" + name + "' needs an f32 operand, got " +
-                               str(t));
+      return error(argLoc,
+                   "'" + name + "' needs an f32 operand, got " + str(t));
     Value r;
     if (name == "exp")
       r = arr::ExpOp::create(ctx.b, opLoc, *v);
@@ -1009,8 +1054,8 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
     return failure();
   auto t = cast<RankedTensorType>(v->getType());
   if (t.getElementType().isInteger(1))
-    return error(argLoc, "'" + name + "' needs an f32 or i32 operand, got " +
-                             str(t));
+    return error(argLoc,
+                 "'" + name + "' needs an f32 or i32 operand, got " + str(t));
 
   if (isArg) {
     Value operand = *v;
@@ -1023,8 +1068,8 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
       axis = (*dims)[0];
     } else if (t.getRank() != 1) {
       // Default: the index into the flattened operand.
-      auto flat = RankedTensorType::get({t.getNumElements()},
-                                        t.getElementType());
+      auto flat =
+          RankedTensorType::get({t.getNumElements()}, t.getElementType());
       operand = arr::ReshapeOp::create(ctx.b, opLoc, flat, operand);
       t = flat;
     }
@@ -1220,14 +1265,14 @@ FailureOr<Template *> Importer::buildTemplate(CallExpr *call, StringRef owner,
                      "e.g. vmap(f, in_axes=0, batch=256)");
   unsigned n = arity(*inner);
   if (t->inAxes.isTuple && t->inAxes.entries.size() != n)
-    return error(t->inAxes.loc,
-                 "in_axes has " + Twine(t->inAxes.entries.size()) +
-                     " entries for a function of " + Twine(n) + " parameter" +
-                     (n == 1 ? "" : "s"));
+    return error(t->inAxes.loc, "in_axes has " +
+                                    Twine(t->inAxes.entries.size()) +
+                                    " entries for a function of " + Twine(n) +
+                                    " parameter" + (n == 1 ? "" : "s"));
   if (t->outAxes.isTuple && t->outAxes.entries.size() != 1)
-    return error(t->outAxes.loc,
-                 "out_axes has " + Twine(t->outAxes.entries.size()) +
-                     " entries for a function of 1 result");
+    return error(t->outAxes.loc, "out_axes has " +
+                                     Twine(t->outAxes.entries.size()) +
+                                     " entries for a function of 1 result");
   bool anyMapped = false;
   for (unsigned i = 0; i < n; ++i)
     anyMapped |= t->inAxes.get(i).has_value();
@@ -1253,8 +1298,9 @@ FailureOr<Template *> Importer::resolveMap(MapInfo &map, llvm::SMLoc useLoc) {
     return error(map.decl->value->getLoc(),
                  "'fn " + map.decl->name +
                      " = ...' must name a vmap(...) expression; write 'fn " +
-                     map.decl->name + "(params) -> type { ... }' for a "
-                                      "function");
+                     map.decl->name +
+                     "(params) -> type { ... }' for a "
+                     "function");
   FailureOr<Template *> t = buildTemplate(call, map.decl->name, false);
   if (failed(t))
     return failure();
@@ -1275,9 +1321,9 @@ std::string Importer::freshInnerName(StringRef owner) {
   }
 }
 
-FailureOr<func::FuncOp>
-Importer::materialize(const Callable &c, ArrayRef<RankedTensorType> types,
-                      llvm::SMLoc useLoc) {
+FailureOr<func::FuncOp> Importer::materialize(const Callable &c,
+                                              ArrayRef<RankedTensorType> types,
+                                              llvm::SMLoc useLoc) {
   if (c.fn) {
     if (failed(ensureImported(*c.fn, useLoc)))
       return failure();
@@ -1337,8 +1383,7 @@ FailureOr<Value> Importer::applyTemplate(Template &t,
                      "operand " + Twine(i) + " is the literal " + op.text +
                          ", which has no axis to map over; use none for it "
                          "in in_axes");
-      auto pt = cast<RankedTensorType>(
-          base->op.getFunctionType().getInput(i));
+      auto pt = cast<RankedTensorType>(base->op.getFunctionType().getInput(i));
       FailureOr<Value> m = materialize(op, pt.getElementType(), {},
                                        operandLocs[i], b, operandLocs[i]);
       if (failed(m))
@@ -1386,10 +1431,10 @@ FailureOr<Value> Importer::applyTemplate(Template &t,
     inAttrs.push_back(builder.getI64IntegerAttr(a));
   }
   if (t.axisSize && size && *t.axisSize != *size)
-    return error(t.axisSizeLoc,
-                 "axis_size=" + Twine(*t.axisSize) +
-                     " does not match size " + Twine(*size) +
-                     " of the mapped axis of operand " + Twine(sizeOperand));
+    return error(t.axisSizeLoc, "axis_size=" + Twine(*t.axisSize) +
+                                    " does not match size " + Twine(*size) +
+                                    " of the mapped axis of operand " +
+                                    Twine(sizeOperand));
   int64_t axisSize = size ? *size : *t.axisSize;
 
   FailureOr<func::FuncOp> callee = materialize(t.inner, perExample, callLoc);
@@ -1401,8 +1446,7 @@ FailureOr<Value> Importer::applyTemplate(Template &t,
       std::string how =
           t.inAxes.get(i)
               ? "after removing mapped axis " +
-                    std::to_string(
-                        cast<IntegerAttr>(inAttrs[i]).getInt())
+                    std::to_string(cast<IntegerAttr>(inAttrs[i]).getInt())
               : "unmapped";
       return error(operandLocs[i],
                    t.display + ": operand " + Twine(i) +
@@ -1550,10 +1594,10 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
 //===----------------------------------------------------------------------===//
 
 OwningOpRef<ModuleOp> Importer::run() {
-  OwningOpRef<ModuleOp> owned = ModuleOp::create(
-      locs.get(llvm::SMLoc::getFromPointer(
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
-          ->getBufferStart())));
+  OwningOpRef<ModuleOp> owned =
+      ModuleOp::create(locs.get(llvm::SMLoc::getFromPointer(
+          sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+              ->getBufferStart())));
   module = *owned;
   builder.setInsertionPointToEnd(module.getBody());
   if (failed(declareNames()))

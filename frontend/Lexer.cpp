@@ -125,8 +125,7 @@ Token Lexer::next() {
     return tok;
   }
   char c = *cur++;
-  auto two = [&](char second, Token::Kind ifTwo,
-                 Token::Kind ifOne) -> Token {
+  auto two = [&](char second, Token::Kind ifTwo, Token::Kind ifOne) -> Token {
     if (cur != buffer.end() && *cur == second) {
       ++cur;
       return make(ifTwo, start);
@@ -173,7 +172,8 @@ Token Lexer::next() {
       ++cur;
       return make(Token::notEqual, start);
     }
-    return makeError(start, cur, "unexpected character '!' (did you mean '!='?)");
+    return makeError(start, cur,
+                     "unexpected character '!' (did you mean '!='?)");
   default:
     break;
   }
@@ -211,8 +211,7 @@ Token Lexer::lexNumber(const char *start) {
     if (p != end && (*p == '+' || *p == '-'))
       ++p;
     if (!isDigit(p))
-      return makeError(start, p,
-                       "expected digits in the exponent of a number");
+      return makeError(start, p, "expected digits in the exponent of a number");
     isFloat = true;
     cur = p;
     while (isDigit(cur))

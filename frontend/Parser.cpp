@@ -276,8 +276,7 @@ bool Parser::parseType(TypeAST &type) {
                    found());
     int64_t size = tok.intValue;
     if (size < 1)
-      return error("dimension size must be at least 1, got " +
-                   tok.spelling);
+      return error("dimension size must be at least 1, got " + tok.spelling);
     if (size > std::numeric_limits<int32_t>::max())
       return error("dimension size " + tok.spelling +
                    " is too large (at most 2147483647)");
@@ -307,8 +306,7 @@ bool Parser::parseBlock(FunctionDecl &fn) {
     if (consumeIf(Token::kwLet)) {
       stmt.kind = Stmt::let;
       if (!tok.is(Token::identifier))
-        return error("expected a variable name after 'let', found " +
-                     found());
+        return error("expected a variable name after 'let', found " + found());
       stmt.name = tok.spelling.str();
       stmt.nameLoc = tok.getLoc();
       consume();
@@ -333,8 +331,7 @@ bool Parser::parseBlock(FunctionDecl &fn) {
   }
   fn.endLoc = tok.getLoc();
   if (!returned)
-    return error("function '" + fn.name +
-                 "' must end with 'return <value>;'");
+    return error("function '" + fn.name + "' must end with 'return <value>;'");
   consume(); // }
   return true;
 }
@@ -380,8 +377,8 @@ ExprPtr Parser::parseExpr() {
     error("comparisons cannot be chained; use parentheses");
     return nullptr;
   }
-  auto result = std::make_unique<BinaryExpr>(loc, *op, std::move(lhs),
-                                             std::move(rhs));
+  auto result =
+      std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs));
   if (!checkHeight(*result))
     return nullptr;
   return result;
@@ -396,8 +393,7 @@ ExprPtr Parser::parseAdditive() {
     ExprPtr rhs = parseMultiplicative();
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
-                                       std::move(rhs));
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
     if (!checkHeight(*lhs))
       return nullptr;
   }
@@ -416,8 +412,7 @@ ExprPtr Parser::parseMultiplicative() {
     ExprPtr rhs = parseUnary();
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs),
-                                       std::move(rhs));
+    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
     if (!checkHeight(*lhs))
       return nullptr;
   }
@@ -482,8 +477,8 @@ bool Parser::parseCallArgs(std::vector<ExprPtr> &args,
         kw.loc = nameTok.getLoc();
         for (const KeywordArg &other : kwargs)
           if (other.name == kw.name)
-            return errorAt(kw.loc, "keyword argument '" + kw.name +
-                                       "' is given twice");
+            return errorAt(kw.loc,
+                           "keyword argument '" + kw.name + "' is given twice");
         kw.value = parseExpr();
         if (!kw.value)
           return false;
@@ -544,8 +539,9 @@ ExprPtr Parser::parsePrimary() {
           isTuple = true;
       } while (consumeIf(Token::comma));
     }
-    if (!expect(Token::rParen, isTuple ? "')' after a tuple"
-                                       : "')' after a parenthesised expression"))
+    if (!expect(Token::rParen, isTuple
+                                   ? "')' after a tuple"
+                                   : "')' after a parenthesised expression"))
       return nullptr;
     if (!isTuple)
       return std::move(elements.front());
@@ -557,9 +553,8 @@ ExprPtr Parser::parsePrimary() {
   }
 }
 
-std::optional<Module>
-vmapc::frontend::parseModule(llvm::StringRef buffer,
-                             const LocationMapper &locs) {
+std::optional<Module> vmapc::frontend::parseModule(llvm::StringRef buffer,
+                                                   const LocationMapper &locs) {
   Parser parser(buffer, locs);
   return parser.parseModule();
 }

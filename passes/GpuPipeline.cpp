@@ -1,7 +1,7 @@
 //===- GpuPipeline.cpp - the GPU (NVVM/PTX) pipeline ----------------------===//
 //
-// Upstream passes, in the order docs/toolchain.md found to work, plus three small
-// passes of ours (GpuKernels.cpp) that upstream lacks:
+// Upstream passes, in the order docs/toolchain.md found to work, plus three
+// small passes of ours (GpuKernels.cpp) that upstream lacks:
 // arr-gpu-copies-to-linalg, arr-gpu-tile-parallel-loops and
 // arr-gpu-sink-into-launch.
 //
@@ -23,7 +23,6 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-
 
 void vmapc::buildArrToNvvmPipeline(OpPassManager &pm,
                                    const GpuPipelineOptions &options) {

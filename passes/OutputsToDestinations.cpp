@@ -24,8 +24,7 @@ static bool isMapped(ArrayAttr axes, unsigned i) {
 }
 
 struct ArrOutputsToDestinationsPass
-    : vmapc::impl::ArrOutputsToDestinationsBase<
-          ArrOutputsToDestinationsPass> {
+    : vmapc::impl::ArrOutputsToDestinationsBase<ArrOutputsToDestinationsPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("arr.batch") || fn.isExternal())
@@ -53,9 +52,8 @@ struct ArrOutputsToDestinationsPass
       attrs.emplace_back(StringAttr::get(ctx, "arr.output"),
                          UnitAttr::get(ctx));
       attrs.emplace_back(
-          StringAttr::get(ctx,
-                          bufferization::BufferizationDialect::
-                              kWritableAttrName),
+          StringAttr::get(
+              ctx, bufferization::BufferizationDialect::kWritableAttrName),
           BoolAttr::get(ctx, true));
       if (isMapped(outAxes, i))
         attrs.emplace_back(StringAttr::get(ctx, "arr.staging"),

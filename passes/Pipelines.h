@@ -1,6 +1,7 @@
 //===- Pipelines.h - vmapc pass pipelines -----------------------*- C++ -*-===//
 //
-// The stages of docs/design.md's pipeline, each registered under a name ending in
+// The stages of docs/design.md's pipeline, each registered under a name ending
+// in
 // `-pipeline` so that `vmapc-opt` runs them like any pass:
 //   arr-to-linalg-pipeline   .arr IR → one fused linalg schedule per entry
 //   arr-bufferize-pipeline   → memrefs, planned into one arena and verified

@@ -111,9 +111,8 @@ FailureOr<BatchedCallee> Batcher::batchFunction(func::FuncOp fn,
 
   SmallVector<Type> argTypes;
   for (auto [type, dim] : llvm::zip(fn.getArgumentTypes(), argDims))
-    argTypes.push_back(dim ? insertDim(cast<RankedTensorType>(type), *dim,
-                                       batchSize)
-                           : type);
+    argTypes.push_back(
+        dim ? insertDim(cast<RankedTensorType>(type), *dim, batchSize) : type);
   OpBuilder builder(fn);
   builder.setInsertionPointAfter(fn);
   auto batched = func::FuncOp::create(builder, fn.getLoc(), name,
@@ -158,7 +157,8 @@ LogicalResult Batcher::batchBody(func::FuncOp fn, func::FuncOp batched,
       operands.push_back(mapping.lookup(v));
       dims.push_back(batchDims.lookup(v));
     }
-    bool anyBatched = llvm::any_of(dims, [](BatchDim d) { return d.has_value(); });
+    bool anyBatched =
+        llvm::any_of(dims, [](BatchDim d) { return d.has_value(); });
 
     if (op.hasTrait<OpTrait::IsTerminator>()) {
       llvm::append_range(resultDims, dims);
@@ -191,19 +191,19 @@ LogicalResult Batcher::batchBody(func::FuncOp fn, func::FuncOp batched,
   }
 
   auto ret = cast<func::ReturnOp>(block->getTerminator());
-  batched.setFunctionType(builder.getFunctionType(
-      batched.getArgumentTypes(), ret.getOperandTypes()));
+  batched.setFunctionType(builder.getFunctionType(batched.getArgumentTypes(),
+                                                  ret.getOperandTypes()));
   return success();
 }
 
 LogicalResult Batcher::lowerVmapCall(VmapCallOp op) {
   auto callee = symbolTable.lookup<func::FuncOp>(op.getCallee());
   if (!callee || callee.isExternal())
-    return op.emitOpError() << "'" << op.getCallee()
-                            << "' is not a function with a body";
+    return op.emitOpError()
+           << "'" << op.getCallee() << "' is not a function with a body";
   int64_t batchSize = op.getAxisSize();
-  FailureOr<BatchedCallee> batched = batchFunction(
-      callee, op.getInAxesList(), batchSize, op.getLoc());
+  FailureOr<BatchedCallee> batched =
+      batchFunction(callee, op.getInAxesList(), batchSize, op.getLoc());
   if (failed(batched))
     return failure();
 
@@ -211,9 +211,8 @@ LogicalResult Batcher::lowerVmapCall(VmapCallOp op) {
   auto call = func::CallOp::create(builder, op.getLoc(), batched->symbol,
                                    batched->type.getResults(), op.getArgs());
   SmallVector<Value> results;
-  for (auto [i, value, dim, outAxis] :
-       llvm::enumerate(call.getResults(), batched->resultBatchDims,
-                       op.getOutAxesList())) {
+  for (auto [i, value, dim, outAxis] : llvm::enumerate(
+           call.getResults(), batched->resultBatchDims, op.getOutAxesList())) {
     if (!outAxis) {
       if (dim)
         return op.emitOpError()

@@ -1,8 +1,8 @@
 //===- vmapc.cpp - the vmapc driver: compile, run, plan -------------------===//
 //
 //   vmapc compile FILE.arr -o FILE.vmapc
-//   vmapc run FILE.arr|FILE.vmapc [--entry NAME] --input a.npy ... --output y.npy ...
-//   vmapc plan FILE.arr [--entry NAME] [--json FILE]
+//   vmapc run FILE.arr|FILE.vmapc [--entry NAME] --input a.npy ... --output
+//   y.npy ... vmapc plan FILE.arr [--entry NAME] [--json FILE]
 //
 // A thin main over the front end (frontend/), the compiler (codegen/, passes/)
 // and the runtime (runtime/).
@@ -33,12 +33,13 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory vmapcCategory("vmapc options");
 
-static cl::SubCommand compileCmd("compile",
-                                 "Compile a .arr program into a .vmapc artifact");
-static cl::SubCommand runCmd(
-    "run", "Run an entry of a .arr program or .vmapc artifact on .npy files");
-static cl::SubCommand planCmd(
-    "plan", "Print the buffer plan of each entry of a .arr program");
+static cl::SubCommand
+    compileCmd("compile", "Compile a .arr program into a .vmapc artifact");
+static cl::SubCommand
+    runCmd("run",
+           "Run an entry of a .arr program or .vmapc artifact on .npy files");
+static cl::SubCommand
+    planCmd("plan", "Print the buffer plan of each entry of a .arr program");
 
 static cl::opt<std::string>
     inputFile(cl::Positional, cl::Required,
@@ -46,13 +47,15 @@ static cl::opt<std::string>
               cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
               cl::cat(vmapcCategory));
 static cl::opt<std::string>
-    outputFile("o", cl::desc("Output .vmapc file (default: the input's name "
-                             "with .vmapc)"),
+    outputFile("o",
+               cl::desc("Output .vmapc file (default: the input's name "
+                        "with .vmapc)"),
                cl::value_desc("file"), cl::sub(compileCmd),
                cl::cat(vmapcCategory));
 static cl::opt<std::string>
-    entryName("entry", cl::desc("Entry to run or plan (default: the only one "
-                                "when running; all when planning)"),
+    entryName("entry",
+              cl::desc("Entry to run or plan (default: the only one "
+                       "when running; all when planning)"),
               cl::value_desc("name"), cl::sub(runCmd), cl::sub(planCmd),
               cl::cat(vmapcCategory));
 static cl::list<std::string>
@@ -67,8 +70,7 @@ static cl::opt<int64_t> numExamplesOption(
     "num-examples",
     cl::desc("Number of examples N, for an entry that maps no input (else "
              "N is the size of the mapped inputs' batch axis)"),
-    cl::value_desc("N"), cl::init(-1), cl::sub(runCmd),
-    cl::cat(vmapcCategory));
+    cl::value_desc("N"), cl::init(-1), cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> jsonFile("json",
                                      cl::desc("Also write the plan as JSON"),
                                      cl::value_desc("file"), cl::sub(planCmd),
@@ -95,7 +97,8 @@ static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
   llvm::StringRef text = sourceMgr.getMemoryBuffer(id)->getBuffer();
   if (text.starts_with(llvm::StringRef(vmapc::kArtifactMagic,
                                        sizeof(vmapc::kArtifactMagic)))) {
-    (void)fail("'" + path + "' is a compiled artifact; this command takes "
+    (void)fail("'" + path +
+               "' is a compiled artifact; this command takes "
                ".arr source (`vmapc run` also takes artifacts)");
     return nullptr;
   }
@@ -250,17 +253,17 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
                                   b.offset, reuse);
     rows.push_back(llvm::json::Object{
         {"name", b.name},
-        {"kind", b.kind == vmapc::PlannedBuffer::Kind::Staging ? "staging"
-                                                               : "alloc"},
+        {"kind",
+         b.kind == vmapc::PlannedBuffer::Kind::Staging ? "staging" : "alloc"},
         {"description", b.description},
         {"bytes", b.bytes},
         {"start", b.live.start},
         {"end", b.live.end},
         {"offset", b.offset},
-        {"in_place_of", b.inPlaceSource >= 0
-                            ? llvm::json::Value(
-                                  plan.buffers[b.inPlaceSource].name)
-                            : llvm::json::Value(nullptr)},
+        {"in_place_of",
+         b.inPlaceSource >= 0
+             ? llvm::json::Value(plan.buffers[b.inPlaceSource].name)
+             : llvm::json::Value(nullptr)},
         {"reused_from", b.reusedFrom >= 0
                             ? llvm::json::Value(plan.buffers[b.reusedFrom].name)
                             : llvm::json::Value(nullptr)}});

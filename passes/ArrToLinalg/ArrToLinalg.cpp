@@ -32,13 +32,14 @@ struct ConvertArrToLinalgPass
     MLIRContext *ctx = &getContext();
 
     // `arr.vmap_call` has no lowering: `--arr-vmap` must replace it first.
-    WalkResult walk = module.walk([](vmapc::arr::VmapCallOp call) {
-      call.emitOpError()
-          << "calls vmap(@" << call.getCallee()
-          << ") and cannot be lowered to linalg; run --arr-vmap before "
-             "--convert-arr-to-linalg";
-      return WalkResult::interrupt();
-    });
+    WalkResult walk =
+        module.walk([](vmapc::arr::VmapCallOp call) {
+          call.emitOpError()
+              << "calls vmap(@" << call.getCallee()
+              << ") and cannot be lowered to linalg; run --arr-vmap before "
+                 "--convert-arr-to-linalg";
+          return WalkResult::interrupt();
+        });
     if (walk.wasInterrupted())
       return signalPassFailure();
 

@@ -78,15 +78,15 @@ struct DotGeneralOpLowering : OpConversionPattern<arr::DotGeneralOp> {
     auto resultType = op.getResult().getType();
     Type elementType = resultType.getElementType();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    Value init = createFilledTensor(
-        rewriter, loc, resultType,
-        cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
+    Value init =
+        createFilledTensor(rewriter, loc, resultType,
+                           cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
 
     if (isPlainMatmul(op)) {
-      rewriter.replaceOp(op, linalg::MatmulOp::create(
-                                 rewriter, loc, TypeRange{resultType},
-                                 ValueRange{lhs, rhs}, ValueRange{init})
-                                 ->getResults());
+      rewriter.replaceOp(
+          op, linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                       ValueRange{lhs, rhs}, ValueRange{init})
+                  ->getResults());
       return success();
     }
     if (isPlainBatchMatmul(op)) {
@@ -114,8 +114,7 @@ struct DotGeneralOpLowering : OpConversionPattern<arr::DotGeneralOp> {
         getOperandMap(ctx, numLoops, lhsRank, op.getLhsBatch(),
                       op.getLhsContract(), numBatch, numParallel),
         getOperandMap(ctx, numLoops, rhsRank, op.getRhsBatch(),
-                      op.getRhsContract(), numBatch + numLhsFree,
-                      numParallel),
+                      op.getRhsContract(), numBatch + numLhsFree, numParallel),
         AffineMap::get(numLoops, 0, resultExprs, ctx)};
     SmallVector<utils::IteratorType> iterators(numParallel,
                                                utils::IteratorType::parallel);

@@ -174,8 +174,8 @@ struct ElementwiseOpLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     ValueRange operands = adaptor.getOperands();
-    Type elementType = cast<RankedTensorType>(operands[0].getType())
-                           .getElementType();
+    Type elementType =
+        cast<RankedTensorType>(operands[0].getType()).getElementType();
     unsigned rank = resultType.getRank();
     SmallVector<AffineMap> maps(operands.size() + 1,
                                 getIdentityMap(op.getContext(), rank));
@@ -196,8 +196,7 @@ struct ElementwiseOpLowering : OpConversionPattern<OpTy> {
 
 /// `arr.broadcast_in_dim`: operand dimension i is read at loop dimension
 /// dims[i], or at index 0 where a size-1 dimension is stretched.
-struct BroadcastInDimOpLowering
-    : OpConversionPattern<arr::BroadcastInDimOp> {
+struct BroadcastInDimOpLowering : OpConversionPattern<arr::BroadcastInDimOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
@@ -210,8 +209,8 @@ struct BroadcastInDimOpLowering
     unsigned rank = resultType.getRank();
     SmallVector<AffineExpr> exprs;
     for (auto [i, d] : llvm::enumerate(op.getDims())) {
-      bool stretched = inType.getDimSize(i) == 1 &&
-                       resultType.getDimSize(d) != 1;
+      bool stretched =
+          inType.getDimSize(i) == 1 && resultType.getDimSize(d) != 1;
       exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
                                 : getAffineDimExpr(d, ctx));
     }
@@ -235,15 +234,11 @@ struct BroadcastInDimOpLowering
 
 void vmapc::populateElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseOpLowering<arr::NegOp>,
-               ElementwiseOpLowering<arr::ExpOp>,
-               ElementwiseOpLowering<arr::LogOp>,
-               ElementwiseOpLowering<arr::TanhOp>,
-               ElementwiseOpLowering<arr::SqrtOp>,
-               ElementwiseOpLowering<arr::AddOp>,
-               ElementwiseOpLowering<arr::SubOp>,
-               ElementwiseOpLowering<arr::MulOp>,
-               ElementwiseOpLowering<arr::DivOp>,
-               ElementwiseOpLowering<arr::CmpOp>, BroadcastInDimOpLowering>(
-      ctx);
+  patterns.add<
+      ElementwiseOpLowering<arr::NegOp>, ElementwiseOpLowering<arr::ExpOp>,
+      ElementwiseOpLowering<arr::LogOp>, ElementwiseOpLowering<arr::TanhOp>,
+      ElementwiseOpLowering<arr::SqrtOp>, ElementwiseOpLowering<arr::AddOp>,
+      ElementwiseOpLowering<arr::SubOp>, ElementwiseOpLowering<arr::MulOp>,
+      ElementwiseOpLowering<arr::DivOp>, ElementwiseOpLowering<arr::CmpOp>,
+      BroadcastInDimOpLowering>(ctx);
 }

@@ -57,20 +57,19 @@ Value combineWith(OpBuilder &b, Location loc, Type elementType, Value x,
 
 Value combine(arr::ReduceSumOp, OpBuilder &b, Location loc, Type elementType,
               Value x, Value acc) {
-  return combineWith<arith::AddFOp, arith::AddIOp>(b, loc, elementType, x,
-                                                   acc);
+  return combineWith<arith::AddFOp, arith::AddIOp>(b, loc, elementType, x, acc);
 }
 
 Value combine(arr::ReduceMaxOp, OpBuilder &b, Location loc, Type elementType,
               Value x, Value acc) {
-  return combineWith<arith::MaximumFOp, arith::MaxSIOp>(b, loc, elementType,
-                                                        x, acc);
+  return combineWith<arith::MaximumFOp, arith::MaxSIOp>(b, loc, elementType, x,
+                                                        acc);
 }
 
 Value combine(arr::ReduceMinOp, OpBuilder &b, Location loc, Type elementType,
               Value x, Value acc) {
-  return combineWith<arith::MinimumFOp, arith::MinSIOp>(b, loc, elementType,
-                                                        x, acc);
+  return combineWith<arith::MinimumFOp, arith::MinSIOp>(b, loc, elementType, x,
+                                                        acc);
 }
 
 /// Loops over every operand dimension; those in `reduced` are reductions.
@@ -93,8 +92,7 @@ AffineMap getReductionLoops(MLIRContext *ctx, unsigned rank,
 // Patterns
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-struct ReduceOpLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ReduceOpLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
@@ -150,8 +148,8 @@ struct ArgReduceOpLowering : OpConversionPattern<OpTy> {
     SmallVector<AffineMap> maps = {getIdentityMap(ctx, rank), outMap, outMap};
     // The value init can never be beaten by a tie at a lower index: every
     // index is >= the index init 0.
-    Value valueInit = createFilledTensor(
-        rewriter, loc, valueType, getExtremeValue(elementType, IsMin));
+    Value valueInit = createFilledTensor(rewriter, loc, valueType,
+                                         getExtremeValue(elementType, IsMin));
     Value indexInit = createFilledTensor(
         rewriter, loc, indexType,
         rewriter.getIntegerAttr(indexType.getElementType(), 0));
@@ -165,22 +163,22 @@ struct ArgReduceOpLowering : OpConversionPattern<OpTy> {
               b, l, bestIdx.getType(), linalg::IndexOp::create(b, l, axis));
           Value better, equal;
           if (isa<FloatType>(elementType)) {
-            better = arith::CmpFOp::create(
-                b, l,
-                IsMin ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT,
-                x, best);
-            equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x,
-                                          best);
+            better = arith::CmpFOp::create(b, l,
+                                           IsMin ? arith::CmpFPredicate::OLT
+                                                 : arith::CmpFPredicate::OGT,
+                                           x, best);
+            equal =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, best);
           } else {
-            better = arith::CmpIOp::create(
-                b, l,
-                IsMin ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sgt,
-                x, best);
-            equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x,
-                                          best);
+            better = arith::CmpIOp::create(b, l,
+                                           IsMin ? arith::CmpIPredicate::slt
+                                                 : arith::CmpIPredicate::sgt,
+                                           x, best);
+            equal =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, best);
           }
-          Value lower =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, bestIdx);
+          Value lower = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              i, bestIdx);
           Value tie = arith::AndIOp::create(b, l, equal, lower);
           Value update = arith::OrIOp::create(b, l, better, tie);
           Value newBest = arith::SelectOp::create(b, l, update, x, best);

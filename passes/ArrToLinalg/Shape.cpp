@@ -30,8 +30,8 @@ struct TransposeOpLowering : OpConversionPattern<arr::TransposeOp> {
   LogicalResult
   matchAndRewrite(arr::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value init = createEmptyTensor(rewriter, op.getLoc(),
-                                   op.getResult().getType());
+    Value init =
+        createEmptyTensor(rewriter, op.getLoc(), op.getResult().getType());
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getOperand(), init, op.getPerm());
     rewriter.replaceOp(op, transpose->getResults());
@@ -98,8 +98,7 @@ struct ReshapeOpLowering : OpConversionPattern<arr::ReshapeOp> {
                                            allInOneGroup(0));
     else if (sourceType.getRank() > 1)
       flat = tensor::CollapseShapeOp::create(
-          rewriter, loc, flatType, source,
-          allInOneGroup(sourceType.getRank()));
+          rewriter, loc, flatType, source, allInOneGroup(sourceType.getRank()));
     Value result = flat;
     if (resultType.getRank() == 0)
       result = tensor::CollapseShapeOp::create(rewriter, loc, resultType, flat,

@@ -27,9 +27,9 @@ Value vmapc::createFilledTensor(OpBuilder &b, Location loc,
 
 TypedAttr vmapc::getExtremeValue(Type elementType, bool positive) {
   if (auto floatType = dyn_cast<FloatType>(elementType))
-    return FloatAttr::get(
-        floatType, llvm::APFloat::getInf(floatType.getFloatSemantics(),
-                                         /*Negative=*/!positive));
+    return FloatAttr::get(floatType,
+                          llvm::APFloat::getInf(floatType.getFloatSemantics(),
+                                                /*Negative=*/!positive));
   unsigned width = elementType.getIntOrFloatBitWidth();
   return IntegerAttr::get(elementType,
                           positive ? llvm::APInt::getSignedMaxValue(width)

@@ -99,7 +99,9 @@ void *operator new(size_t n, std::align_val_t a) {
     std::abort();
   return p;
 }
-void *operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
+void *operator new[](size_t n, std::align_val_t a) {
+  return operator new(n, a);
+}
 void *operator new(size_t n, std::align_val_t a,
                    const std::nothrow_t &) noexcept {
   return countedNew(n, size_t(a));

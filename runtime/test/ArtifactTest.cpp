@@ -76,7 +76,7 @@ TEST_F(ArtifactTest, HeaderLayout) {
   std::string b = serialize(artifact);
   ASSERT_GT(b.size(), 64u);
   EXPECT_EQ(std::memcmp(b.data(), "VMAPC\0\0\0", 8), 0);
-  EXPECT_EQ(b[8], 1); // version
+  EXPECT_EQ(b[8], 1);  // version
   EXPECT_EQ(b[12], 1); // target cpu-x86_64
   EXPECT_EQ(u64At(b, 16), 64u);
   uint64_t manifestSize = u64At(b, 24);
@@ -213,7 +213,8 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     std::string c = b;
     c[148] = 9;
     reseal(c);
-    EXPECT_EQ(parse(c).message(), "entry 'affine' argument 'x': invalid dtype 9");
+    EXPECT_EQ(parse(c).message(),
+              "entry 'affine' argument 'x': invalid dtype 9");
   }
   {
     std::string c = b;
@@ -291,7 +292,9 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
       {"artifact has no entries", [](Artifact &a) { a.entries.clear(); }},
       {"code is not an ELF object", [](Artifact &a) { a.code = "hello"; }},
       {"code is not an ELF shared object (ET_DYN)",
-       [](Artifact &a) { a.code[16] = 1; /* ET_REL */ }},
+       [](Artifact &a) {
+         a.code[16] = 1; /* ET_REL */
+       }},
       {"CPU feature name is empty",
        [](Artifact &a) { a.cpuFeatures.push_back(""); }},
   };

@@ -26,16 +26,16 @@ TEST(CApi, LoadRunAndErrors) {
   ASSERT_EQ(take(vmapc_device_open("cpu", &dev)), "");
 
   std::string bytes;
-  ASSERT_TRUE(vmapc::serializeArtifact(makeTestArtifact(testKernelBytes()),
-                                       &bytes)
-                  .ok());
+  ASSERT_TRUE(
+      vmapc::serializeArtifact(makeTestArtifact(testKernelBytes()), &bytes)
+          .ok());
   vmapc_executable *exe = nullptr;
   EXPECT_EQ(take(vmapc_executable_load_bytes(dev, bytes.data(), 20, &exe)),
             "truncated artifact: 20 bytes, smaller than the 72-byte minimum");
   EXPECT_EQ(exe, nullptr);
-  ASSERT_EQ(take(vmapc_executable_load_bytes(dev, bytes.data(), bytes.size(),
-                                             &exe)),
-            "");
+  ASSERT_EQ(
+      take(vmapc_executable_load_bytes(dev, bytes.data(), bytes.size(), &exe)),
+      "");
   ASSERT_EQ(vmapc_entry_count(exe), 4u);
 
   size_t affine = 99;

@@ -1,7 +1,7 @@
 //===- NpyTest.cpp - .npy reader and writer tests -------------------------===//
 
-#include "TestUtil.h"
 #include "vmapc/Npy.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -47,9 +47,9 @@ Status parse(const std::string &bytes, NpyArray *out = nullptr) {
 
 TEST(Npy, ReadsWhatNumpyWrites) {
   // np.save(f, np.arange(3, dtype=np.int32) - 1)
-  std::string b = npyBytes(
-      "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
-      int32Bytes({-1, 0, 1}));
+  std::string b =
+      npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+               int32Bytes({-1, 0, 1}));
   ASSERT_EQ(b.size(), 128u + 12u); // numpy pads the header to 128
   NpyArray a;
   Status s = parse(b, &a);
@@ -64,9 +64,9 @@ TEST(Npy, ReadsWhatNumpyWrites) {
 }
 
 TEST(Npy, ReadsVersion2AndKeyOrderAndScalars) {
-  std::string b = npyBytes(
-      "{'shape': (), 'fortran_order': False, 'descr': '<f4'}",
-      std::string("\x00\x00\xc0\x3f", 4), 2); // 1.5f
+  std::string b =
+      npyBytes("{'shape': (), 'fortran_order': False, 'descr': '<f4'}",
+               std::string("\x00\x00\xc0\x3f", 4), 2); // 1.5f
   NpyArray a;
   ASSERT_TRUE(parse(b, &a).ok());
   EXPECT_EQ(a.dtype, DType::F32);
@@ -103,7 +103,8 @@ TEST(Npy, RoundTripEachDType) {
     size_t headerLen = uint8_t(raw[8]) | uint8_t(raw[9]) << 8;
     EXPECT_EQ((10 + headerLen) % 64, 0u);
     EXPECT_EQ(raw[10 + headerLen - 1], '\n');
-    EXPECT_NE(raw.find(c.descr), std::string::npos) << raw.substr(10, headerLen);
+    EXPECT_NE(raw.find(c.descr), std::string::npos)
+        << raw.substr(10, headerLen);
     EXPECT_NE(raw.find("'fortran_order': False"), std::string::npos);
     EXPECT_EQ(raw.size(), 10 + headerLen + c.bytes);
 
@@ -140,9 +141,9 @@ TEST(Npy, ZerosAndViews) {
 }
 
 TEST(Npy, BoolsAreNormalized) {
-  std::string b = npyBytes(
-      "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
-      std::string("\x00\x05", 2));
+  std::string b =
+      npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+               std::string("\x00\x05", 2));
   NpyArray a;
   ASSERT_TRUE(parse(b, &a).ok());
   EXPECT_EQ(a.data, (std::vector<unsigned char>{0, 1}));
@@ -172,7 +173,8 @@ TEST(Npy, Errors) {
       {npyBytes(ok, data).substr(0, 40), "a.npy: truncated .npy header"},
       {npyBytes(ok, data.substr(0, 6)),
        "a.npy: truncated .npy data: expected 8 bytes, got 6"},
-      {npyBytes(ok, data + "xy"), "a.npy: 2 unexpected bytes after the .npy data"},
+      {npyBytes(ok, data + "xy"),
+       "a.npy: 2 unexpected bytes after the .npy data"},
       {npyBytes(ok, data, 3), "a.npy: unsupported .npy version 3.0 "
                               "(supported: 1.0, 2.0)"},
       {npyBytes("{'descr': '<i4', 'fortran_order': False}", data),
@@ -180,7 +182,8 @@ TEST(Npy, Errors) {
       {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, x)}",
                 data),
        "a.npy: bad .npy header: 'shape' has a non-integer dimension"},
-      {npyBytes("'descr': '<i4'", data), "a.npy: bad .npy header: expected '{'"},
+      {npyBytes("'descr': '<i4'", data),
+       "a.npy: bad .npy header: expected '{'"},
       {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), "
                 "'extra': 1}",
                 data),

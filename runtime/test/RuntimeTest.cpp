@@ -1,9 +1,9 @@
 //===- RuntimeTest.cpp - Loading and chunked execution tests --------------===//
 
+#include "vmapc/Runtime.h"
 #include "AllocHook.h"
 #include "TestUtil.h"
 #include "vmapc/CpuBackend.h"
-#include "vmapc/Runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -146,12 +146,12 @@ TEST_P(ChunkTest, ScalarsBoolsAndUnbatchedOutput) {
   std::vector<float> y(n, -7.0f);
   std::vector<unsigned char> pos(n, 7);
   float total = -7.0f;
-  Status s = exe->run(entry("reduce"),
-                      {HostArray{x.data(), DType::F32, {n, 3}},
-                       HostArray{&sc, DType::F32, {}}},
-                      {MutableHostArray{y.data(), DType::F32, {n}},
-                       MutableHostArray{pos.data(), DType::Bool, {n}},
-                       MutableHostArray{&total, DType::F32, {}}});
+  Status s = exe->run(
+      entry("reduce"),
+      {HostArray{x.data(), DType::F32, {n, 3}}, HostArray{&sc, DType::F32, {}}},
+      {MutableHostArray{y.data(), DType::F32, {n}},
+       MutableHostArray{pos.data(), DType::Bool, {n}},
+       MutableHostArray{&total, DType::F32, {}}});
   ASSERT_TRUE(s.ok()) << s.message();
   for (int64_t b = 0; b < n; ++b) {
     float want = sc * (x[b * 3] + x[b * 3 + 1] + x[b * 3 + 2]);
@@ -169,10 +169,10 @@ INSTANTIATE_TEST_SUITE_P(Sizes, ChunkTest,
 
 TEST_F(RuntimeTest, NZeroWithoutUnbatchedOutputLaunchesNothing) {
   float c[4] = {1, 2, 3, 4};
-  Status s = exe->run(entry("affine"),
-                      {HostArray{nullptr, DType::F32, {0, 4}},
-                       HostArray{c, DType::F32, {4}}},
-                      {MutableHostArray{nullptr, DType::F32, {0, 4}}});
+  Status s = exe->run(
+      entry("affine"),
+      {HostArray{nullptr, DType::F32, {0, 4}}, HostArray{c, DType::F32, {4}}},
+      {MutableHostArray{nullptr, DType::F32, {0, 4}}});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(exe->stats().launches, 0u);
   EXPECT_EQ(exe->stats().calls, 1u);
@@ -394,8 +394,8 @@ TEST_F(RuntimeTest, ArgumentErrorsNameTheArgumentAndWriteNothing) {
 
 TEST_F(RuntimeTest, EntryOfAnotherExecutableIsRejected) {
   std::unique_ptr<Executable> other;
-  ASSERT_TRUE(Executable::loadBytes(cpu, bytes.data(), bytes.size(), &other)
-                  .ok());
+  ASSERT_TRUE(
+      Executable::loadBytes(cpu, bytes.data(), bytes.size(), &other).ok());
   const Entry *e = nullptr;
   ASSERT_TRUE(other->findEntry("affine", &e).ok());
   EXPECT_EQ(exe->run(*e, {}, {}).message(),
@@ -404,10 +404,10 @@ TEST_F(RuntimeTest, EntryOfAnotherExecutableIsRejected) {
 
 float runAffineOnce(Executable &exe) {
   float x[4] = {1, 0, 0, 0}, c[4] = {0, 0, 0, 0}, y[4] = {};
-  Status s = exe.run("affine",
-                     {HostArray{x, DType::F32, {1, 4}},
-                      HostArray{c, DType::F32, {4}}},
-                     {MutableHostArray{y, DType::F32, {1, 4}}});
+  Status s =
+      exe.run("affine",
+              {HostArray{x, DType::F32, {1, 4}}, HostArray{c, DType::F32, {4}}},
+              {MutableHostArray{y, DType::F32, {1, 4}}});
   EXPECT_TRUE(s.ok()) << s.message();
   return y[0];
 }

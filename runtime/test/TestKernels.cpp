@@ -38,11 +38,11 @@ __attribute__((visibility("default"))) void rt_axis1(void **args) {
 }
 
 __attribute__((visibility("default"))) void rt_reduce(void **args) {
-  const float *x = static_cast<const float *>(args[0]); // [B, 3]
-  const float *s = static_cast<const float *>(args[1]); // []
-  float *y = static_cast<float *>(args[2]);             // [B]
+  const float *x = static_cast<const float *>(args[0]);       // [B, 3]
+  const float *s = static_cast<const float *>(args[1]);       // []
+  float *y = static_cast<float *>(args[2]);                   // [B]
   unsigned char *pos = static_cast<unsigned char *>(args[3]); // [B]
-  float *total = static_cast<float *>(args[4]);         // []
+  float *total = static_cast<float *>(args[4]);               // []
   for (int b = 0; b < kTestB; ++b) {
     float sum = x[b * 3] + x[b * 3 + 1] + x[b * 3 + 2];
     y[b] = *s * sum;

@@ -1,4 +1,5 @@
-//===- TestKernels.h - Stand-in generated code for runtime tests -*- C++ -*-===//
+//===- TestKernels.h - Stand-in generated code for runtime tests -*- C++
+//-*-===//
 //
 // Every kernel follows the generated-code ABI (ArtifactFormat.h) for batch
 // size kTestB. The shapes below are per example; tests write the manifest.

@@ -108,7 +108,9 @@ inline vmapc::Artifact makeTestArtifact(const std::string &code) {
   return a;
 }
 
-inline std::string testKernelBytes() { return readFileBytes(VMAPC_TEST_KERNELS); }
+inline std::string testKernelBytes() {
+  return readFileBytes(VMAPC_TEST_KERNELS);
+}
 
 } // namespace vmapc_test
 

@@ -95,8 +95,8 @@ static Status validateArgs(const EntryInfo &entry,
   std::set<std::string> names;
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgInfo &arg = args[i];
-    std::string where = "entry '" + entry.name + "' " + kind + " #" +
-                        std::to_string(i);
+    std::string where =
+        "entry '" + entry.name + "' " + kind + " #" + std::to_string(i);
     VMAPC_RETURN_IF_ERROR(checkName(arg.name, where + " name"));
     where = "entry '" + entry.name + "' " + kind + " '" + arg.name + "'";
     if (!names.insert(arg.name).second)
@@ -105,7 +105,8 @@ static Status validateArgs(const EntryInfo &entry,
       return Status::error(where + ": invalid dtype " +
                            std::to_string(unsigned(arg.dtype)));
     if (arg.shape.size() > kMaxRank)
-      return Status::error(where + ": rank " + std::to_string(arg.shape.size()) +
+      return Status::error(where + ": rank " +
+                           std::to_string(arg.shape.size()) +
                            " exceeds the maximum " + std::to_string(kMaxRank));
     for (int64_t d : arg.shape)
       if (d < 0)
@@ -114,10 +115,9 @@ static Status validateArgs(const EntryInfo &entry,
     int64_t rank = int64_t(arg.shape.size());
     if (arg.mappedAxis != kNoAxis &&
         (arg.mappedAxis < 0 || arg.mappedAxis > rank))
-      return Status::error(where + ": mapped axis " +
-                           std::to_string(arg.mappedAxis) +
-                           " out of range [0, " + std::to_string(rank) +
-                           "] (or -1 for none)");
+      return Status::error(
+          where + ": mapped axis " + std::to_string(arg.mappedAxis) +
+          " out of range [0, " + std::to_string(rank) + "] (or -1 for none)");
     int64_t ex = exampleBytes(arg);
     if (ex < 0 || uint64_t(ex) > kMaxArrayBytes / entry.batchSize)
       return Status::error(where + ": array size overflows");
@@ -128,11 +128,10 @@ static Status validateArgs(const EntryInfo &entry,
     if (arg.hasStaging()) {
       if (arg.stagingOffset > entry.arenaBytes ||
           batchedBytes > entry.arenaBytes - arg.stagingOffset)
-        return Status::error(where + ": staging slot [" +
-                             std::to_string(arg.stagingOffset) + ", +" +
-                             std::to_string(batchedBytes) +
-                             ") exceeds the arena of " +
-                             std::to_string(entry.arenaBytes) + " bytes");
+        return Status::error(
+            where + ": staging slot [" + std::to_string(arg.stagingOffset) +
+            ", +" + std::to_string(batchedBytes) + ") exceeds the arena of " +
+            std::to_string(entry.arenaBytes) + " bytes");
       if (batchedBytes > 0)
         slots.push_back({arg.stagingOffset, arg.stagingOffset + batchedBytes});
     }
@@ -146,7 +145,10 @@ static Status validateCode(const Artifact &artifact) {
                          std::to_string(uint32_t(artifact.target)));
   const std::string &c = artifact.code;
   // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
-  if (c.size() < 64 || std::memcmp(c.data(), "\x7f" "ELF", 4) != 0)
+  if (c.size() < 64 || std::memcmp(c.data(),
+                                   "\x7f"
+                                   "ELF",
+                                   4) != 0)
     return Status::error("code is not an ELF object");
   auto u16At = [&](size_t off) {
     return uint16_t(uint8_t(c[off]) | (uint8_t(c[off + 1]) << 8));
@@ -178,13 +180,13 @@ Status validateArtifact(const Artifact &artifact) {
         checkName(e.name, "entry #" + std::to_string(i) + " name"));
     if (!names.insert(e.name).second)
       return Status::error("duplicate entry name '" + e.name + "'");
-    VMAPC_RETURN_IF_ERROR(
-        checkName(e.symbol, "entry '" + e.name + "' symbol"));
+    VMAPC_RETURN_IF_ERROR(checkName(e.symbol, "entry '" + e.name + "' symbol"));
     if (e.batchSize < 1)
       return Status::error("entry '" + e.name + "': batch size must be >= 1");
     if (e.arenaBytes >= kMaxArrayBytes)
       return Status::error("entry '" + e.name + "': arena of " +
-                           std::to_string(e.arenaBytes) + " bytes is too large");
+                           std::to_string(e.arenaBytes) +
+                           " bytes is too large");
     // Input slots are all filled before a launch and output slots are all
     // read after it, so two inputs (or two outputs) must not share bytes; an
     // input slot may share bytes with an output slot (the plan gives them
@@ -197,10 +199,10 @@ Status validateArtifact(const Artifact &artifact) {
         for (size_t b = a + 1; b < slots->size(); ++b)
           if ((*slots)[a].first < (*slots)[b].second &&
               (*slots)[b].first < (*slots)[a].second)
-            return Status::error(
-                "entry '" + e.name + "': staging slots overlap at arena offsets " +
-                std::to_string((*slots)[a].first) + " and " +
-                std::to_string((*slots)[b].first));
+            return Status::error("entry '" + e.name +
+                                 "': staging slots overlap at arena offsets " +
+                                 std::to_string((*slots)[a].first) + " and " +
+                                 std::to_string((*slots)[b].first));
   }
   return Status();
 }
@@ -272,8 +274,8 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
   }
 
   uint64_t codeOffset = kHeaderBytes + manifest.size();
-  codeOffset = (codeOffset + kCodeAlignment - 1) / kCodeAlignment *
-               kCodeAlignment;
+  codeOffset =
+      (codeOffset + kCodeAlignment - 1) / kCodeAlignment * kCodeAlignment;
   uint64_t fileSize = codeOffset + artifact.code.size() + kChecksumBytes;
 
   std::string bytes;
@@ -503,9 +505,8 @@ Status parseArtifact(const void *data, size_t size, Artifact *out) {
     return Status::error("header reserved field is not zero");
   uint64_t body = size - kChecksumBytes;
   if (manifestOffset != kHeaderBytes || manifestSize > body - kHeaderBytes)
-    return Status::error("manifest [" + std::to_string(manifestOffset) +
-                         ", +" + std::to_string(manifestSize) +
-                         ") out of bounds");
+    return Status::error("manifest [" + std::to_string(manifestOffset) + ", +" +
+                         std::to_string(manifestSize) + ") out of bounds");
   if (codeOffset < manifestOffset + manifestSize || codeOffset > body ||
       codeSize != body - codeOffset || codeSize == 0)
     return Status::error("code [" + std::to_string(codeOffset) + ", +" +

@@ -140,8 +140,7 @@ size_t vmapc_entry_num_outputs(const vmapc_executable *exe, size_t entry) {
 }
 
 vmapc_status vmapc_entry_arg(const vmapc_executable *exe, size_t entry,
-                             int is_output, size_t index,
-                             vmapc_arg_info *out) {
+                             int is_output, size_t index, vmapc_arg_info *out) {
   const vmapc::Entry *e = entryAt(exe, entry);
   if (!e || !out)
     return errorC("vmapc_entry_arg: bad executable or entry index");
@@ -167,11 +166,10 @@ vmapc_status vmapc_run(vmapc_executable *exe, size_t entry,
   if (!e)
     return errorC("vmapc_run: bad executable or entry index");
   if (num_inputs != e->numInputs() || num_outputs != e->numOutputs())
-    return errorC("entry '" + e->name() + "' takes " +
-                  std::to_string(e->numInputs()) + " inputs and " +
-                  std::to_string(e->numOutputs()) + " outputs, got " +
-                  std::to_string(num_inputs) + " and " +
-                  std::to_string(num_outputs));
+    return errorC(
+        "entry '" + e->name() + "' takes " + std::to_string(e->numInputs()) +
+        " inputs and " + std::to_string(e->numOutputs()) + " outputs, got " +
+        std::to_string(num_inputs) + " and " + std::to_string(num_outputs));
   if ((num_inputs && !inputs) || (num_outputs && !outputs))
     return errorC("vmapc_run: null argument array");
   for (size_t i = 0; i < num_inputs; ++i) {

@@ -20,24 +20,26 @@ struct FeatureProbe {
 
 // __builtin_cpu_supports needs a string literal, hence one lambda per name.
 #define VMAPC_FEATURE(NAME)                                                    \
-  {NAME, [] { return __builtin_cpu_supports(NAME) != 0; }}
+  {                                                                            \
+    NAME, [] { return __builtin_cpu_supports(NAME) != 0; }                     \
+  }
 static const FeatureProbe kProbes[] = {
-    VMAPC_FEATURE("cmov"),     VMAPC_FEATURE("mmx"),
-    VMAPC_FEATURE("popcnt"),   VMAPC_FEATURE("sse"),
-    VMAPC_FEATURE("sse2"),     VMAPC_FEATURE("sse3"),
-    VMAPC_FEATURE("ssse3"),    VMAPC_FEATURE("sse4.1"),
-    VMAPC_FEATURE("sse4.2"),   VMAPC_FEATURE("avx"),
-    VMAPC_FEATURE("avx2"),     VMAPC_FEATURE("fma"),
-    VMAPC_FEATURE("bmi"),      VMAPC_FEATURE("bmi2"),
-    VMAPC_FEATURE("aes"),      VMAPC_FEATURE("pclmul"),
-    VMAPC_FEATURE("avx512f"),  VMAPC_FEATURE("avx512vl"),
-    VMAPC_FEATURE("avx512bw"), VMAPC_FEATURE("avx512dq"),
-    VMAPC_FEATURE("avx512cd"), VMAPC_FEATURE("avx512vbmi"),
-    VMAPC_FEATURE("avx512ifma"), VMAPC_FEATURE("avx512vpopcntdq"),
-    VMAPC_FEATURE("avx512vbmi2"), VMAPC_FEATURE("avx512vnni"),
+    VMAPC_FEATURE("cmov"),         VMAPC_FEATURE("mmx"),
+    VMAPC_FEATURE("popcnt"),       VMAPC_FEATURE("sse"),
+    VMAPC_FEATURE("sse2"),         VMAPC_FEATURE("sse3"),
+    VMAPC_FEATURE("ssse3"),        VMAPC_FEATURE("sse4.1"),
+    VMAPC_FEATURE("sse4.2"),       VMAPC_FEATURE("avx"),
+    VMAPC_FEATURE("avx2"),         VMAPC_FEATURE("fma"),
+    VMAPC_FEATURE("bmi"),          VMAPC_FEATURE("bmi2"),
+    VMAPC_FEATURE("aes"),          VMAPC_FEATURE("pclmul"),
+    VMAPC_FEATURE("avx512f"),      VMAPC_FEATURE("avx512vl"),
+    VMAPC_FEATURE("avx512bw"),     VMAPC_FEATURE("avx512dq"),
+    VMAPC_FEATURE("avx512cd"),     VMAPC_FEATURE("avx512vbmi"),
+    VMAPC_FEATURE("avx512ifma"),   VMAPC_FEATURE("avx512vpopcntdq"),
+    VMAPC_FEATURE("avx512vbmi2"),  VMAPC_FEATURE("avx512vnni"),
     VMAPC_FEATURE("avx512bitalg"), VMAPC_FEATURE("avx512bf16"),
-    VMAPC_FEATURE("gfni"),     VMAPC_FEATURE("vpclmulqdq"),
-    VMAPC_FEATURE("sse4a"),    VMAPC_FEATURE("fma4"),
+    VMAPC_FEATURE("gfni"),         VMAPC_FEATURE("vpclmulqdq"),
+    VMAPC_FEATURE("sse4a"),        VMAPC_FEATURE("fma4"),
     VMAPC_FEATURE("xop"),
 };
 #undef VMAPC_FEATURE

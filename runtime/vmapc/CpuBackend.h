@@ -33,8 +33,7 @@ Status checkCpuFeatures(const std::vector<std::string> &features,
 class CodeObject {
 public:
   /// Loads the ELF shared object in `code` through an anonymous memfd.
-  static Status load(const std::string &code,
-                     std::unique_ptr<CodeObject> *out);
+  static Status load(const std::string &code, std::unique_ptr<CodeObject> *out);
   ~CodeObject();
   CodeObject(const CodeObject &) = delete;
   CodeObject &operator=(const CodeObject &) = delete;

@@ -2,10 +2,10 @@
 
 #include "vmapc/Npy.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace vmapc {
@@ -268,8 +268,7 @@ Status serializeNpy(DType dtype, const std::vector<int64_t> &shape,
   if (!data && bytes)
     return Status::error("data is null");
   std::string dict = std::string("{'descr': '") + descr +
-                     "', 'fortran_order': False, 'shape': " + shapeText +
-                     ", }";
+                     "', 'fortran_order': False, 'shape': " + shapeText + ", }";
   // Pad with spaces so that magic + version + length + header is a multiple
   // of 64, ending in '\n'.
   size_t prefix = 10;
@@ -295,8 +294,8 @@ Status writeNpy(const std::string &path, DType dtype,
       serializeNpy(dtype, shape, data, &bytes).withPrefix(path + ": "));
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f)
-    return Status::error(path + ": cannot open for writing: " +
-                         std::strerror(errno));
+    return Status::error(path +
+                         ": cannot open for writing: " + std::strerror(errno));
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok)

@@ -35,9 +35,7 @@ struct NpyArray {
   static NpyArray zeros(DType dtype, const std::vector<int64_t> &shape);
   /// Views for `Executable::run`; valid while this array is unchanged.
   HostArray view() const { return {data.data(), dtype, Shape(shape)}; }
-  MutableHostArray mutableView() {
-    return {data.data(), dtype, Shape(shape)};
-  }
+  MutableHostArray mutableView() { return {data.data(), dtype, Shape(shape)}; }
 };
 
 /// Parses the `size` bytes of a .npy file. `name` is used in messages.

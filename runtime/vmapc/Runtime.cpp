@@ -115,8 +115,8 @@ Status Executable::loadBytes(const Device &device, const void *data,
     Entry &e = impl->entries[i];
     e.entryInfo = &info;
     e.index = i;
-    VMAPC_RETURN_IF_ERROR(impl->code->lookup(info.symbol, &e.fn).withPrefix(
-        "entry '" + info.name + "': "));
+    VMAPC_RETURN_IF_ERROR(impl->code->lookup(info.symbol, &e.fn)
+                              .withPrefix("entry '" + info.name + "': "));
     EntryState &st = impl->states[i];
     for (const ArgInfo &arg : info.inputs)
       st.inputs.push_back(planArg(arg));
@@ -128,8 +128,8 @@ Status Executable::loadBytes(const Device &device, const void *data,
     arenaBytes = std::max(arenaBytes, info.arenaBytes);
   }
 
-  arenaBytes = (arenaBytes + kArenaAlignment - 1) / kArenaAlignment *
-               kArenaAlignment;
+  arenaBytes =
+      (arenaBytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   void *arena = ::operator new(size_t(arenaBytes),
                                std::align_val_t(kArenaAlignment), std::nothrow);
   if (!arena)
@@ -298,7 +298,8 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
   };
 
   for (size_t i = 0; i < inputs.size(); ++i)
-    VMAPC_RETURN_IF_ERROR(checkDTypeAndRank("input", info.inputs[i], inView(i)));
+    VMAPC_RETURN_IF_ERROR(
+        checkDTypeAndRank("input", info.inputs[i], inView(i)));
   for (size_t i = 0; i < outputs.size(); ++i)
     VMAPC_RETURN_IF_ERROR(
         checkDTypeAndRank("output", info.outputs[i], outView(i)));
@@ -319,9 +320,9 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
     if (size != n)
       return Status::error(std::string(kind) + " '" + arg.name +
                            "': mapped axis " + std::to_string(arg.mappedAxis) +
-                           " has size " + std::to_string(size) + ", but N = " +
-                           std::to_string(n) + " from " + nKind + " '" +
-                           nSource->name + "'");
+                           " has size " + std::to_string(size) +
+                           ", but N = " + std::to_string(n) + " from " + nKind +
+                           " '" + nSource->name + "'");
     return Status();
   };
   for (size_t i = 0; i < inputs.size(); ++i)

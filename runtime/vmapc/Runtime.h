@@ -75,7 +75,9 @@ namespace vmapc {
 class Shape {
 public:
   Shape() = default;
-  Shape(std::initializer_list<int64_t> dims) { assign(dims.begin(), dims.size()); }
+  Shape(std::initializer_list<int64_t> dims) {
+    assign(dims.begin(), dims.size());
+  }
   Shape(const int64_t *dims, size_t rank) { assign(dims, rank); }
   Shape(const std::vector<int64_t> &dims) { assign(dims.data(), dims.size()); }
 

@@ -74,8 +74,7 @@ typedef struct {
 } vmapc_arg_info;
 /* is_output selects the outputs; returns an error for a bad index. */
 vmapc_status vmapc_entry_arg(const vmapc_executable *exe, size_t entry,
-                             int is_output, size_t index,
-                             vmapc_arg_info *out);
+                             int is_output, size_t index, vmapc_arg_info *out);
 
 /* Caller-owned dense C-order host arrays. */
 typedef struct {

@@ -59,8 +59,8 @@ protected:
   static ::testing::AssertionResult compiled;
 };
 CompiledProgram *MlpChunking::program = nullptr;
-::testing::AssertionResult MlpChunking::compiled =
-    ::testing::AssertionFailure() << "not compiled";
+::testing::AssertionResult MlpChunking::compiled = ::testing::AssertionFailure()
+                                                   << "not compiled";
 
 const int64_t kSizes[] = {0, 1, kBatch - 1, kBatch, 2 * kBatch + 3};
 
@@ -94,11 +94,19 @@ TEST_F(MlpChunking, Manifest) {
 }
 
 TEST_F(MlpChunking, InAxis0OutAxis0) { checkAllSizes(*program, "scores", 100); }
-TEST_F(MlpChunking, InAxis1OutAxis0) { checkAllSizes(*program, "scores_t", 200); }
-TEST_F(MlpChunking, InAxis1OutAxis1) { checkAllSizes(*program, "scores_tt", 300); }
-TEST_F(MlpChunking, InAxis0OutAxis1) { checkAllSizes(*program, "scores_ot", 400); }
+TEST_F(MlpChunking, InAxis1OutAxis0) {
+  checkAllSizes(*program, "scores_t", 200);
+}
+TEST_F(MlpChunking, InAxis1OutAxis1) {
+  checkAllSizes(*program, "scores_tt", 300);
+}
+TEST_F(MlpChunking, InAxis0OutAxis1) {
+  checkAllSizes(*program, "scores_ot", 400);
+}
 TEST_F(MlpChunking, SumAfterChain) { checkAllSizes(*program, "totals", 500); }
-TEST_F(MlpChunking, ArgmaxAfterChainI32) { checkAllSizes(*program, "labels", 600); }
+TEST_F(MlpChunking, ArgmaxAfterChainI32) {
+  checkAllSizes(*program, "labels", 600);
+}
 
 // N = 0: the run succeeds, the outputs are empty ([0, 4] and [4, 0]), and no
 // launch happens.
@@ -147,8 +155,8 @@ TEST(RuntimeStats, OneAllocationAndCeilNOverBLaunches) {
   EXPECT_EQ(atLoad.launches, 0u);
   uint64_t maxArena = 0;
   for (size_t i = 0; i < program.executable->numEntries(); ++i)
-    maxArena = std::max(maxArena,
-                        program.executable->entry(i).info().arenaBytes);
+    maxArena =
+        std::max(maxArena, program.executable->entry(i).info().arenaBytes);
   EXPECT_GE(atLoad.arenaBytes, maxArena);
 
   const int64_t sizes[] = {1, 4, 11, 0, 9};
@@ -165,8 +173,8 @@ TEST(RuntimeStats, OneAllocationAndCeilNOverBLaunches) {
     Stats s = program.executable->stats();
     EXPECT_EQ(s.allocations, 1u) << "after run " << run;
     EXPECT_EQ(s.arenaBytes, atLoad.arenaBytes) << "after run " << run;
-    EXPECT_EQ(s.launches, launches) << "after run " << run << " (N = " << n
-                                    << ")";
+    EXPECT_EQ(s.launches, launches)
+        << "after run " << run << " (N = " << n << ")";
     EXPECT_EQ(s.calls, uint64_t(run + 1));
     EXPECT_EQ(s.examples, examples);
   }

@@ -1,4 +1,5 @@
-//===- E2eHarness.h - compile .arr in memory, run, compare with the oracle -*- C++ -*-===//
+//===- E2eHarness.h - compile .arr in memory, run, compare with the oracle -*-
+//C++ -*-===//
 //
 // The end-to-end path of a host program, without files: .arr source →
 // `importArr` → `compileForCpu` → `serializeArtifact` →
@@ -161,14 +162,12 @@ constexpr unsigned char kFillByte = 0xAB;
 /// Runs `entryName` of `program` on `inputs` (batched, in manifest order)
 /// through the runtime. Fills `outputs` (oracle arrays of the batched output
 /// shapes for `n` examples). Checks that nothing was written past an output.
-inline ::testing::AssertionResult runEntry(CompiledProgram &program,
-                                           llvm::StringRef entryName,
-                                           const std::vector<oracle::Array> &inputs,
-                                           int64_t n,
-                                           std::vector<oracle::Array> &outputs) {
+inline ::testing::AssertionResult
+runEntry(CompiledProgram &program, llvm::StringRef entryName,
+         const std::vector<oracle::Array> &inputs, int64_t n,
+         std::vector<oracle::Array> &outputs) {
   const vmapc::Entry *entry = nullptr;
-  vmapc::Status status =
-      program.executable->findEntry(entryName.str(), &entry);
+  vmapc::Status status = program.executable->findEntry(entryName.str(), &entry);
   if (!status.ok())
     return ::testing::AssertionFailure() << status.message();
   const vmapc::EntryInfo &info = entry->info();
@@ -216,9 +215,9 @@ inline ::testing::AssertionResult runEntry(CompiledProgram &program,
         return ::testing::AssertionFailure()
                << "output " << i << " of '" << entryName.str() << "' (N = " << n
                << "): byte " << (j - bytes) << " past its end was written";
-    outputs.push_back(oracle::Array::fromBuffer(
-        oracleDType(info.outputs[i].dtype), outShapes[i],
-        outStorage[i].data()));
+    outputs.push_back(
+        oracle::Array::fromBuffer(oracleDType(info.outputs[i].dtype),
+                                  outShapes[i], outStorage[i].data()));
   }
   return ::testing::AssertionSuccess();
 }
@@ -228,7 +227,8 @@ inline ::testing::AssertionResult runEntry(CompiledProgram &program,
 /// `seed + 1`, ... (see oracle::randomArray).
 inline std::vector<oracle::Array> randomBatchedInputs(CompiledProgram &program,
                                                       llvm::StringRef entryName,
-                                                      int64_t n, uint64_t seed) {
+                                                      int64_t n,
+                                                      uint64_t seed) {
   std::vector<oracle::Array> inputs;
   const vmapc::Entry *entry = nullptr;
   if (!program.executable->findEntry(entryName.str(), &entry).ok())
@@ -241,7 +241,8 @@ inline std::vector<oracle::Array> randomBatchedInputs(CompiledProgram &program,
     mlir::Type element =
         mlir::cast<mlir::RankedTensorType>(fn.getArgumentTypes()[i])
             .getElementType();
-    auto type = mlir::RankedTensorType::get(vmapc::batchedShape(arg, n), element);
+    auto type =
+        mlir::RankedTensorType::get(vmapc::batchedShape(arg, n), element);
     inputs.push_back(oracle::randomArray(type, seed + i));
   }
   return inputs;
@@ -263,7 +264,8 @@ matchesOracle(CompiledProgram &program, llvm::StringRef entryName,
     return ::testing::AssertionFailure()
            << "oracle: " << llvm::toString(expected.takeError());
   std::vector<oracle::Array> actual;
-  ::testing::AssertionResult ran = runEntry(program, entryName, inputs, n, actual);
+  ::testing::AssertionResult ran =
+      runEntry(program, entryName, inputs, n, actual);
   if (!ran)
     return ran;
   if (actual.size() != expected->size())

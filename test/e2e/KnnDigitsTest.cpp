@@ -86,7 +86,8 @@ TEST(KnnDigits, AllAnswersMatchTheOracleAnd767AreCorrect) {
   ASSERT_EQ(nearest.numElements(), kQueries);
 
   // The oracle's per-example loop on the unlowered source.
-  auto expected = oracle::evaluatePerExample(program.exported("classify"), inputs);
+  auto expected =
+      oracle::evaluatePerExample(program.exported("classify"), inputs);
   ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
   int mismatches = 0;
   for (int i = 0; i < kQueries; ++i)

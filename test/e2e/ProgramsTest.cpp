@@ -225,8 +225,8 @@ TEST_P(BatchedPrograms, EveryExportMatchesTheOracleAtSeveralN) {
     uint64_t expectedLaunches = 0;
     for (int64_t n : {int64_t(0), int64_t(1), b, 2 * b + 1, 3 * b + 2}) {
       SCOPED_TRACE(entry.name() + " at N = " + std::to_string(n));
-      std::vector<oracle::Array> inputs = randomBatchedInputs(
-          program, entry.name(), n, 1000 * e + 17 * n + 3);
+      std::vector<oracle::Array> inputs =
+          randomBatchedInputs(program, entry.name(), n, 1000 * e + 17 * n + 3);
       ASSERT_EQ(inputs.size(), entry.numInputs());
       EXPECT_TRUE(matchesOracle(program, entry.name(), inputs, n));
       // ceil(N / B) launches; with N = 0, one launch when an output is
@@ -250,8 +250,8 @@ INSTANTIATE_TEST_SUITE_P(E2e, BatchedPrograms, ::testing::ValuesIn(allCases()),
 // where the batch axis sits.
 TEST(Manifest, DTypesShapesAndAxes) {
   CompiledProgram program;
-  ASSERT_TRUE(compileProgram(
-      substitute(kPrograms[3].source, "B", "7"), program));
+  ASSERT_TRUE(
+      compileProgram(substitute(kPrograms[3].source, "B", "7"), program));
   const Entry *e = nullptr;
   ASSERT_TRUE(program.executable->findEntry("same_e", &e).ok());
   ASSERT_EQ(e->numInputs(), 2u);

@@ -269,21 +269,20 @@ void checkInvariant(const char *source, const char *exportedName,
   std::string printed;
   llvm::raw_string_ostream os(printed);
   batched->print(os);
-  EXPECT_EQ(leftovers(batchedFn, perExampleName), "")
-      << "after the passes:\n"
-      << printed;
+  EXPECT_EQ(leftovers(batchedFn, perExampleName), "") << "after the passes:\n"
+                                                      << printed;
 
   auto actual = evaluate(batchedFn, inputs);
-  ASSERT_TRUE(bool(actual)) << llvm::toString(actual.takeError())
-                            << "\nafter the passes:\n"
-                            << printed;
+  ASSERT_TRUE(bool(actual))
+      << llvm::toString(actual.takeError()) << "\nafter the passes:\n"
+      << printed;
   ASSERT_EQ(actual->size(), expected->size());
   for (size_t i = 0; i < expected->size(); ++i) {
     std::string why;
     EXPECT_TRUE(allClose((*expected)[i], (*actual)[i], 1e-5, 1e-6, &why))
         << "result " << i << ": " << why << "\nexpected "
-        << (*expected)[i].toString() << "\nactual   "
-        << (*actual)[i].toString() << "\nafter the passes:\n"
+        << (*expected)[i].toString() << "\nactual   " << (*actual)[i].toString()
+        << "\nafter the passes:\n"
         << printed;
   }
 }
@@ -302,7 +301,8 @@ class BatchingInvariant : public ::testing::TestWithParam<InvariantCase> {};
 TEST_P(BatchingInvariant, BatchedEqualsPerExample) {
   const Program &p = kPrograms[GetParam().program];
   checkInvariant(p.source, p.exported, GetParam().batchSize,
-                 /*seed=*/1000 * GetParam().program + 17 * GetParam().batchSize);
+                 /*seed=*/1000 * GetParam().program +
+                     17 * GetParam().batchSize);
 }
 
 std::vector<InvariantCase> allCases() {
@@ -346,12 +346,12 @@ std::vector<RandomCase> randomCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Seeds, RandomBatchingInvariant, ::testing::ValuesIn(randomCases()),
-    [](const ::testing::TestParamInfo<RandomCase> &info) {
-      return "seed" + std::to_string(info.param.seed) + "_B" +
-             std::to_string(info.param.batchSize);
-    });
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomBatchingInvariant,
+                         ::testing::ValuesIn(randomCases()),
+                         [](const ::testing::TestParamInfo<RandomCase> &info) {
+                           return "seed" + std::to_string(info.param.seed) +
+                                  "_B" + std::to_string(info.param.batchSize);
+                         });
 
 // The kNN entry of docs/design.md at full size (256 queries, 1000 references of
 // 64 pixels): the batched program materialises [256, 1000, 64] intermediates

@@ -195,10 +195,9 @@ Array oracle::sliceAxis(const Array &array, int64_t axis, int64_t i) {
   dropAxis(array.shape, strides, axis, shape, srcStrides);
   Array result = Array::filled(array.dtype, shape);
   SmallVector<int64_t, 4> dstStrides = rowMajorStrides(shape);
-  forEachIndex(shape, srcStrides, i * strides[axis], dstStrides, 0,
-               [&](int64_t a, int64_t b) {
-                 result.values[b] = array.values[a];
-               });
+  forEachIndex(
+      shape, srcStrides, i * strides[axis], dstStrides, 0,
+      [&](int64_t a, int64_t b) { result.values[b] = array.values[a]; });
   return result;
 }
 
@@ -214,11 +213,10 @@ Array oracle::stackAxis(ArrayRef<Array> pieces, int64_t axis,
   SmallVector<int64_t, 4> srcStrides = rowMajorStrides(innerShape);
   for (auto [i, piece] : llvm::enumerate(pieces)) {
     assert(piece.shape == innerShape && piece.dtype == dtype);
-    forEachIndex(innerShape, srcStrides, 0, dstStrides,
-                 static_cast<int64_t>(i) * strides[axis],
-                 [&](int64_t a, int64_t b) {
-                   result.values[b] = piece.values[a];
-                 });
+    forEachIndex(
+        innerShape, srcStrides, 0, dstStrides,
+        static_cast<int64_t>(i) * strides[axis],
+        [&](int64_t a, int64_t b) { result.values[b] = piece.values[a]; });
   }
   return result;
 }
@@ -280,9 +278,9 @@ bool oracle::allClose(const Array &expected, const Array &actual, double rtol,
     if (!ok) {
       std::string s;
       llvm::raw_string_ostream os(s);
-      os << "element " << i << " of " << shapeString(expected.dtype,
-                                                      expected.shape)
-         << ": expected " << e << ", got " << a;
+      os << "element " << i << " of "
+         << shapeString(expected.dtype, expected.shape) << ": expected " << e
+         << ", got " << a;
       return fail(s);
     }
   }
@@ -584,8 +582,8 @@ Expected<Results> Evaluator::divide(arr::DivOp op, const Array &x,
       return opError(op, "i32 division by zero (undefined)");
   // C++ integer division truncates toward zero; INT_MIN / -1 wraps.
   return binary(op, x, y, [](double a, double b) {
-    return wrapI32(static_cast<double>(static_cast<int64_t>(a) /
-                                       static_cast<int64_t>(b)));
+    return wrapI32(
+        static_cast<double>(static_cast<int64_t>(a) / static_cast<int64_t>(b)));
   });
 }
 
@@ -794,10 +792,9 @@ Expected<Results> Evaluator::dotGeneral(arr::DotGeneralOp op, const Array &lhs,
   int64_t k = 0;
   forEachIndex(shape, outerL, 0, outerR, 0, [&](int64_t lBase, int64_t rBase) {
     double acc = 0.0;
-    forEachIndex(contractShape, innerL, lBase, innerR, rBase,
-                 [&](int64_t a, int64_t b) {
-                   acc += lhs.values[a] * rhs.values[b];
-                 });
+    forEachIndex(
+        contractShape, innerL, lBase, innerR, rBase,
+        [&](int64_t a, int64_t b) { acc += lhs.values[a] * rhs.values[b]; });
     result.values[k++] = isInt ? wrapI32(acc) : acc;
   });
   return one(std::move(result));
@@ -878,7 +875,8 @@ Expected<Results> Evaluator::mapped(func::FuncOp callee, ArrayRef<Array> args,
         if (!allClose(pieces[j][0], result, 0.0, 0.0, &why))
           return makeError("result " + Twine(j) +
                            " has out axis unit but differs between example 0 "
-                           "and example " + Twine(i) + ": " + why);
+                           "and example " +
+                           Twine(i) + ": " + why);
         continue;
       }
       pieces[j].push_back(std::move(result));
@@ -890,12 +888,12 @@ Expected<Results> Evaluator::mapped(func::FuncOp callee, ArrayRef<Array> args,
   if (axisSize == 0 && llvm::any_of(outAxes, [](BatchDimT a) { return !a; })) {
     Results example;
     for (auto [j, arg] : llvm::enumerate(args))
-      example.push_back(inAxes[j] ? Array::filled(arg.dtype,
-                                                  cast<RankedTensorType>(
-                                                      type.getInput(j))
-                                                      .getShape(),
-                                                  1.0)
-                                  : arg);
+      example.push_back(
+          inAxes[j]
+              ? Array::filled(
+                    arg.dtype,
+                    cast<RankedTensorType>(type.getInput(j)).getShape(), 1.0)
+              : arg);
     Expected<Results> results = call(callee, std::move(example));
     if (!results)
       return makeError("the dummy example (0 examples, an out axis unit): " +
@@ -977,8 +975,8 @@ oracle::exportAxes(func::FuncOp exported, StringRef attrName) {
     else if (isa<UnitAttr>(a))
       result.push_back(std::nullopt);
     else
-      return opError(exported, Twine(attrName) +
-                                   " entries must be integers or unit");
+      return opError(exported,
+                     Twine(attrName) + " entries must be integers or unit");
   }
   return result;
 }

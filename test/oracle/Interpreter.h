@@ -1,4 +1,5 @@
-//===- Interpreter.h - the oracle: a plain interpreter of arr programs -*- C++ -*-===//
+//===- Interpreter.h - the oracle: a plain interpreter of arr programs -*- C++
+//-*-===//
 //
 // An interpreter of `func.func`s of arr ops on host arrays, written
 // independently of the lowering and of `--arr-vmap`: it is the reference the
@@ -131,9 +132,9 @@ llvm::Expected<std::vector<Array>> evaluate(mlir::func::FuncOp fn,
                                             llvm::ArrayRef<Array> args);
 
 /// Evaluates the function named `name` in `module`.
-llvm::Expected<std::vector<Array>>
-evaluate(mlir::ModuleOp module, llvm::StringRef name,
-         llvm::ArrayRef<Array> args);
+llvm::Expected<std::vector<Array>> evaluate(mlir::ModuleOp module,
+                                            llvm::StringRef name,
+                                            llvm::ArrayRef<Array> args);
 
 /// vmap by its definition: evaluates `callee` on example i for each i in
 /// [0, axisSize) (operand j sliced at inAxes[j], or passed whole when it is
@@ -159,7 +160,8 @@ evaluatePerExample(mlir::func::FuncOp exported,
 
 /// The per-example function f of an exported entry (the callee of the single
 /// arr.vmap_call in its body), or an error.
-llvm::Expected<mlir::func::FuncOp> perExampleFunction(mlir::func::FuncOp exported);
+llvm::Expected<mlir::func::FuncOp>
+perExampleFunction(mlir::func::FuncOp exported);
 
 /// `arr.in_axes` / `arr.out_axes` of an exported entry (an integer or `unit`
 /// per input/result), or an error when missing or malformed.

@@ -127,16 +127,15 @@ TEST_F(OracleTest, BinaryF32) {
 }
 
 TEST_F(OracleTest, I32DivisionTruncatesAndArithmeticWraps) {
-  auto r = run(R"mlir(
+  auto r = run(
+      R"mlir(
     func.func @f(%x: tensor<5xi32>, %y: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, tensor<5xi32>) {
       %d = arr.div %x, %y : tensor<5xi32>
       %a = arr.add %x, %y : tensor<5xi32>
       %n = arr.neg %x : tensor<5xi32>
       return %d, %a, %n : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
     })mlir",
-               "f",
-               {i32({5}, {7, -7, 7, -7, 2147483647}),
-                i32({5}, {2, 2, -2, -2, 1})});
+      "f", {i32({5}, {7, -7, 7, -7, 2147483647}), i32({5}, {2, 2, -2, -2, 1})});
   expectArray(r, 0, DType::I32, {5}, {3, -3, -3, 3, 2147483647});
   expectArray(r, 1, DType::I32, {5}, {9, -5, 5, -9, -2147483648.0});
   expectArray(r, 2, DType::I32, {5}, {-7, 7, -7, 7, -2147483647});
@@ -200,8 +199,7 @@ TEST_F(OracleTest, BroadcastInDim) {
       %scalar = arr.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<2xf32>
       return %rows, %cols, %stretch, %scalar : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2x3xf32>, tensor<2xf32>
     })mlir",
-               "f",
-               {f32({3}, {1, 2, 3}), f32({2, 1}, {10, 20}), f32({}, {5})});
+               "f", {f32({3}, {1, 2, 3}), f32({2, 1}, {10, 20}), f32({}, {5})});
   expectArray(r, 0, DType::F32, {2, 3}, {1, 2, 3, 1, 2, 3});
   expectArray(r, 1, DType::F32, {3, 2}, {1, 1, 2, 2, 3, 3});
   // %c[i, 0] lands at [i, *, *] (size-1 dim stretched to 3, dim 1 new).
@@ -331,8 +329,8 @@ TEST_F(OracleTest, DotGeneralMatmulVectorOuter) {
       return %mm, %dot, %mv, %outer, %tt : tensor<2x2xf32>, tensor<f32>, tensor<2xf32>, tensor<3x3xf32>, tensor<3x3xf32>
     })mlir",
                "f",
-               {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 2}, {1, 0, 0, 1, 1, 1}),
-                f32({3}, {1, 2, 3})});
+               {f32({2, 3}, {1, 2, 3, 4, 5, 6}),
+                f32({3, 2}, {1, 0, 0, 1, 1, 1}), f32({3}, {1, 2, 3})});
   // [[1 2 3],[4 5 6]] @ [[1 0],[0 1],[1 1]] = [[4 5],[10 11]].
   expectArray(r, 0, DType::F32, {2, 2}, {4, 5, 10, 11});
   expectArray(r, 1, DType::F32, {}, {14});
@@ -400,8 +398,8 @@ TEST_F(OracleTest, VmapCallUnmappedOperandAndOutAxis) {
       return %d, %i : tensor<3xf32>, tensor<i32>
     })mlir";
   // refs columns: (0,0), (1,1), (3,1); q = (1, 2).
-  auto r = run(source, "f",
-               {f32({2}, {1, 2}), f32({2, 3}, {0, 1, 3, 0, 1, 1})});
+  auto r =
+      run(source, "f", {f32({2}, {1, 2}), f32({2, 3}, {0, 1, 3, 0, 1, 1})});
   expectArray(r, 0, DType::F32, {3}, {5, 1, 5});
   expectArray(r, 1, DType::I32, {}, {1});
 }
@@ -441,8 +439,8 @@ TEST_F(OracleTest, VmapCallUnitOutAxis) {
     func.func private @g2(%x: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
       return %x, %x : tensor<2xf32>, tensor<2xf32>
     })mlir";
-  auto r = run(source, "f",
-               {f32({3, 2}, {1, 2, 3, 4, 5, 6}), f32({2}, {10, 1})});
+  auto r =
+      run(source, "f", {f32({3, 2}, {1, 2, 3, 4, 5, 6}), f32({2}, {10, 1})});
   expectArray(r, 0, DType::F32, {3, 2}, {10, 2, 30, 4, 50, 6});
   expectArray(r, 1, DType::F32, {}, {11});
   // A unit out axis whose value depends on the example is an error.
@@ -540,8 +538,8 @@ TEST(OracleHelpers, AllCloseToleranceAndMismatch) {
   EXPECT_FALSE(allClose(a, c, 1e-5, 1e-6, &why));
   EXPECT_NE(why.find("element 1"), std::string::npos) << why;
   EXPECT_FALSE(allClose(a, Array(DType::I32, {2}, {1, 100})));
-  EXPECT_FALSE(allClose(Array(DType::I32, {1}, {3}),
-                        Array(DType::I32, {1}, {4})));
+  EXPECT_FALSE(
+      allClose(Array(DType::I32, {1}, {3}), Array(DType::I32, {1}, {4})));
 }
 
 // The kNN entry at full size, per example, against a direct computation:
@@ -568,9 +566,9 @@ TEST_F(OracleTest, KnnPerExampleFullSize) {
   std::vector<Array> inputs = randomInputs(classify, 42);
   auto start = std::chrono::steady_clock::now();
   auto result = evaluatePerExample(classify, inputs);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
   EXPECT_LT(seconds, 10.0);
   // Direct nearest neighbours, in double, argmin on f32-rounded distances.

@@ -168,8 +168,8 @@ void Generator::step() {
     } else {
       break;
     }
-    body << "  " << r << " = arr.reshape " << a.name << " : (" << t
-         << ") -> " << tensorType(shape, "f32") << "\n";
+    body << "  " << r << " = arr.reshape " << a.name << " : (" << t << ") -> "
+         << tensorType(shape, "f32") << "\n";
     add(r, shape);
     return;
   }
@@ -191,10 +191,10 @@ void Generator::step() {
     Shape shape(a.shape.begin(), a.shape.end() - 1);
     shape.insert(shape.end(), b.shape.begin(), b.shape.end() - 1);
     body << "  " << r << " = arr.dot_general " << a.name << ", " << b.name
-         << ", lhs_batch = [], rhs_batch = [], lhs_contract = ["
-         << rank - 1 << "], rhs_contract = [" << rankB - 1 << "] : (" << t
-         << ", " << tensorType(b.shape, "f32") << ") -> "
-         << tensorType(shape, "f32") << "\n";
+         << ", lhs_batch = [], rhs_batch = [], lhs_contract = [" << rank - 1
+         << "], rhs_contract = [" << rankB - 1 << "] : (" << t << ", "
+         << tensorType(b.shape, "f32") << ") -> " << tensorType(shape, "f32")
+         << "\n";
     add(r, shape);
     return;
   }
@@ -281,10 +281,10 @@ std::string Generator::run() {
      << batchedResultTypes << ") attributes {arr.batch = {B} : i64, "
      << "arr.in_axes = " << axesList(inAxes)
      << ", arr.out_axes = " << axesList(outAxes) << "} {\n";
-  os << "  " << returned << " = arr.vmap_call @f(%x, %y) {in_axes = "
-     << axesList(inAxes) << ", out_axes = " << axesList(outAxes)
-     << ", axis_size = {B} : i64} : (" << bx << ", " << by << ") -> ("
-     << batchedResultTypes << ")\n";
+  os << "  " << returned
+     << " = arr.vmap_call @f(%x, %y) {in_axes = " << axesList(inAxes)
+     << ", out_axes = " << axesList(outAxes) << ", axis_size = {B} : i64} : ("
+     << bx << ", " << by << ") -> (" << batchedResultTypes << ")\n";
   os << "  return " << returned << " : " << batchedResultTypes << "\n}\n";
   return os.str();
 }

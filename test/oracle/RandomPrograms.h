@@ -1,7 +1,7 @@
 //===- RandomPrograms.h - random per-example arr programs -------*- C++ -*-===//
 //
-// Random programs for the batching invariant (docs/design.md "Testing": "checked
-// on random programs and random in/out axes").
+// Random programs for the batching invariant (docs/design.md "Testing":
+// "checked on random programs and random in/out axes").
 //
 //===----------------------------------------------------------------------===//
 
