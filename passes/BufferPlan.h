@@ -1,5 +1,4 @@
-//===- BufferPlan.h - static arena planning of a bufferized function -*- C++
-//-*-===//
+//===- BufferPlan.h - static arena planning of a function ------*- C++ -*-===//
 //
 // The buffer planner behind `--arr-plan-buffers` and `vmapc plan`.
 //

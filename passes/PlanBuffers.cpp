@@ -1,5 +1,4 @@
-//===- PlanBuffers.cpp - --arr-plan-buffers
-//--------------------------------===//
+//===- PlanBuffers.cpp - --arr-plan-buffers pass -------------------------===//
 //
 // Plans every buffer of each function into one static arena. The planning
 // itself lives in BufferPlan.{h,cpp} (shared with `vmapc plan`); this pass

@@ -1,5 +1,4 @@
-//===- VerifyBufferPlan.cpp - --arr-verify-buffer-plan
-//---------------------===//
+//===- VerifyBufferPlan.cpp - --arr-verify-buffer-plan pass --------------===//
 //
 // An independent check of a buffer plan. It shares no code with the planner
 // (BufferPlan.cpp) beyond MLIR itself: it finds the buffers from the
