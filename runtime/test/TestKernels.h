@@ -1,5 +1,4 @@
-//===- TestKernels.h - Stand-in generated code for runtime tests -*- C++
-//-*-===//
+//===- TestKernels.h - stand-in generated code for tests --------*- C++ -*-===//
 //
 // Every kernel follows the generated-code ABI (ArtifactFormat.h) for batch
 // size kTestB. The shapes below are per example; tests write the manifest.

@@ -1,5 +1,4 @@
-//===- E2eHarness.h - compile .arr in memory, run, compare with the oracle -*-
-//C++ -*-===//
+//===- E2eHarness.h - compile, run, compare with the oracle ----*- C++ -*-===//
 //
 // The end-to-end path of a host program, without files: .arr source →
 // `importArr` → `compileForCpu` → `serializeArtifact` →

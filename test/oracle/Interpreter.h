@@ -1,5 +1,4 @@
-//===- Interpreter.h - the oracle: a plain interpreter of arr programs -*- C++
-//-*-===//
+//===- Interpreter.h - the oracle: an interpreter of arr ------*- C++ -*-===//
 //
 // An interpreter of `func.func`s of arr ops on host arrays, written
 // independently of the lowering and of `--arr-vmap`: it is the reference the
