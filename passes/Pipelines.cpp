@@ -20,10 +20,13 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   pm.addPass(createConvertArrToLinalg());
   pm.addPass(createLinalgElementwiseOpFusionPass());
+  // No CSE from here on: it would merge the `linalg.fill` inits of two
+  // contractions of one shape, and bufferization would then have to copy
+  // the shared init for the second one (a copy and a buffer more).
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 }
 
 void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {

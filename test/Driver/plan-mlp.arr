@@ -9,32 +9,33 @@
 # RUN: %python %S/check_plan.py %t.json | FileCheck %s --check-prefix=FACTS
 # RUN: FileCheck %s --input-file=%t.json --check-prefix=JSON
 
-# CHECK: entry predict: 6 buffers over 16 schedule points, offsets aligned to 256 bytes
+# CHECK: entry predict: 7 buffers over 17 schedule points, offsets aligned to 256 bytes
 # CHECK-NEXT: buffer bytes interval offset memory
-# CHECK-NEXT: x 4096 [0, 7] {{[0-9]+ *$}}
-# CHECK-NEXT: out 2048 [14, 15] {{[0-9]+}} reuses the bytes of {{alloc[0-9]}}
-# CHECK-NEXT: alloc0 8192 [8, 13] {{[0-9]+}} written in place over alloc2
-# CHECK-NEXT: alloc1 8192 [4, 10] {{[0-9]+ *$}}
-# CHECK-NEXT: alloc2 8192 [6, 8] {{[0-9]+ *$}}
-# CHECK-NEXT: alloc3 2048 [12, 14] {{[0-9]+}} reuses the bytes of {{x|alloc[0-9]}}
-# CHECK-NEXT: arena 20480 bytes, lower bound 20480 bytes (1.000x), naive sum 32768 bytes, 1 in-place write(s)
+# CHECK-NEXT: x 4096 [0, 4] {{[0-9]+ *$}}
+# CHECK-NEXT: out 2048 [15, 16] {{[0-9]+}} reuses the bytes of {{alloc[0-9]}}
+# CHECK-NEXT: alloc0 8192 [3, 6] {{[0-9]+ *$}}
+# CHECK-NEXT: alloc1 8192 [6, 11] {{[0-9]+}} written in place over alloc0
+# CHECK-NEXT: alloc2 8192 [8, 11] {{[0-9]+}} reuses the bytes of x
+# CHECK-NEXT: alloc3 8192 [11, 14] {{[0-9]+}} written in place over alloc2
+# CHECK-NEXT: alloc4 2048 [13, 15] {{[0-9]+}} reuses the bytes of {{x|alloc[0-9]}}
+# CHECK-NEXT: arena 16384 bytes, lower bound 16384 bytes (1.000x), naive sum 40960 bytes, 2 in-place write(s)
 # CHECK-NOT: entry
 
 # FACTS: entry predict
-# FACTS-NEXT: buffers 6, largest buffer 8192 bytes
-# FACTS-NEXT: arena 20480 bytes, lower bound 20480 bytes, naive sum 32768 bytes, in place 1
-# FACTS-NEXT: recomputed naive sum 32768 bytes, lower bound 20480 bytes, in place 1
+# FACTS-NEXT: buffers 7, largest buffer 8192 bytes
+# FACTS-NEXT: arena 16384 bytes, lower bound 16384 bytes, naive sum 40960 bytes, in place 2
+# FACTS-NEXT: recomputed naive sum 40960 bytes, lower bound 16384 bytes, in place 2
 # FACTS-NEXT: arena vs naive sum: less
 # FACTS-NEXT: arena vs lower bound: equal
 # FACTS-NEXT: all buffers inside the arena: yes
 # FACTS-NEXT: live buffers sharing bytes: 0
 # FACTS-NEXT: offsets aligned: yes
 
-# JSON: "arena_bytes": 20480,
+# JSON: "arena_bytes": 16384,
 # JSON: "entry": "predict",
-# JSON-NEXT: "in_place": 1,
-# JSON-NEXT: "lower_bound": 20480,
-# JSON-NEXT: "naive_sum": 32768
+# JSON-NEXT: "in_place": 2,
+# JSON-NEXT: "lower_bound": 16384,
+# JSON-NEXT: "naive_sum": 40960
 
 # 16 examples of 64 features: matmul, bias add, tanh, matmul, multiply,
 # matmul, exp, scale (>= 4 elementwise and 3 matmul steps).
