@@ -130,6 +130,33 @@ TEST_F(ArtifactTest, RoundTrip) {
   EXPECT_EQ(serialize(back), b);
 }
 
+// The smallest arguments: scalars with one-letter names, in the last entry
+// (nothing after them in the manifest). Once rejected as "bad argument
+// counts" by a too-large minimum argument size.
+TEST_F(ArtifactTest, ScalarArgumentsWithShortNamesRoundTrip) {
+  EntryInfo e;
+  e.name = "s";
+  e.symbol = artifact.entries[0].symbol;
+  e.batchSize = 4;
+  e.arenaBytes = 64;
+  for (auto [list, name] : {std::pair{&e.inputs, "x"}, {&e.outputs, "y"}}) {
+    ArgInfo arg;
+    arg.name = name;
+    arg.dtype = DType::F32;
+    arg.mappedAxis = 0;
+    arg.stagingOffset = list == &e.inputs ? 0 : 16;
+    list->push_back(arg);
+  }
+  artifact.entries.push_back(e);
+  std::string b = serialize(artifact);
+  Artifact back;
+  Status s = parseArtifact(b.data(), b.size(), &back);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(back.entries.back().inputs.size(), 1u);
+  EXPECT_EQ(back.entries.back().inputs[0].name, "x");
+  EXPECT_TRUE(back.entries.back().outputs[0].shape.empty());
+}
+
 TEST_F(ArtifactTest, WriteFileMatchesBytes) {
   std::string path = tempPath(".vmapc");
   ASSERT_TRUE(writeArtifactFile(artifact, path).ok());

@@ -8,6 +8,10 @@
 
 namespace vmapc {
 
+/// The smallest encoded argument: a u32 name length and a one-byte name, u8
+/// dtype, u8 rank, u16 reserved, i32 axis, u64 staging offset, no dims.
+static constexpr uint64_t kMinArgBytes = 4 + 1 + 1 + 1 + 2 + 4 + 8;
+
 size_t dtypeBytes(DType dtype) {
   switch (dtype) {
   case DType::F32:
@@ -440,9 +444,10 @@ static Status readManifest(ByteReader &r, Artifact *a) {
     uint32_t numOutputs = r.u32();
     if (r.failed())
       return truncatedManifest(r);
-    // An argument takes at least 24 bytes.
+    // An argument takes at least kMinArgBytes (a scalar with a one-byte
+    // name), so the counts cannot promise more than the bytes left.
     if (numInputs > kMaxArgs || numOutputs > kMaxArgs ||
-        uint64_t(numInputs) + numOutputs > r.remaining() / 24)
+        uint64_t(numInputs) + numOutputs > r.remaining() / kMinArgBytes)
       return Status::error("entry '" + e.name + "': bad argument counts (" +
                            std::to_string(numInputs) + " inputs, " +
                            std::to_string(numOutputs) + " outputs)");
