@@ -57,6 +57,10 @@ struct Operand {
   std::string text; // the literal as written, for messages
 
   bool isLiteral() const { return kind != tensor; }
+  /// A literal's value as a double.
+  double asDouble() const {
+    return kind == intLit ? double(intValue) : floatValue;
+  }
   static Operand ofTensor(Value v) {
     Operand o;
     o.value = v;
@@ -575,6 +579,24 @@ static bool isComparison(BinaryOp op) {
          op == BinaryOp::ge || op == BinaryOp::eq || op == BinaryOp::ne;
 }
 
+/// `a op c` for a comparison `op`, in the literals' own type.
+template <typename T> static bool compareLiterals(BinaryOp op, T a, T c) {
+  switch (op) {
+  case BinaryOp::lt:
+    return a < c;
+  case BinaryOp::le:
+    return a <= c;
+  case BinaryOp::gt:
+    return a > c;
+  case BinaryOp::ge:
+    return a >= c;
+  case BinaryOp::eq:
+    return a == c;
+  default:
+    return a != c;
+  }
+}
+
 FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
                                           const Operand &r, FnContext &ctx) {
   llvm::SMLoc at = expr->getLoc();
@@ -583,53 +605,8 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
   if (expr->op == BinaryOp::matmul)
     return error(at, "'@' needs arrays of rank 1 or 2, not literals");
   if (isComparison(expr->op)) {
-    bool v = false;
-    if (isFloat) {
-      double a = l.kind == Operand::intLit ? double(l.intValue) : l.floatValue;
-      double c = r.kind == Operand::intLit ? double(r.intValue) : r.floatValue;
-      switch (expr->op) {
-      case BinaryOp::lt:
-        v = a < c;
-        break;
-      case BinaryOp::le:
-        v = a <= c;
-        break;
-      case BinaryOp::gt:
-        v = a > c;
-        break;
-      case BinaryOp::ge:
-        v = a >= c;
-        break;
-      case BinaryOp::eq:
-        v = a == c;
-        break;
-      default:
-        v = a != c;
-        break;
-      }
-    } else {
-      int64_t a = l.intValue, c = r.intValue;
-      switch (expr->op) {
-      case BinaryOp::lt:
-        v = a < c;
-        break;
-      case BinaryOp::le:
-        v = a <= c;
-        break;
-      case BinaryOp::gt:
-        v = a > c;
-        break;
-      case BinaryOp::ge:
-        v = a >= c;
-        break;
-      case BinaryOp::eq:
-        v = a == c;
-        break;
-      default:
-        v = a != c;
-        break;
-      }
-    }
+    bool v = isFloat ? compareLiterals(expr->op, l.asDouble(), r.asDouble())
+                     : compareLiterals(expr->op, l.intValue, r.intValue);
     auto type = RankedTensorType::get({}, IntegerType::get(context, 1));
     auto attr = DenseElementsAttr::get(type, v);
     return Operand::ofTensor(
@@ -637,8 +614,7 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
   }
   // `/` of two literals is Python's true division (a float), as in JAX.
   if (isFloat || expr->op == BinaryOp::div) {
-    double a = l.kind == Operand::intLit ? double(l.intValue) : l.floatValue;
-    double c = r.kind == Operand::intLit ? double(r.intValue) : r.floatValue;
+    double a = l.asDouble(), c = r.asDouble();
     double v = 0;
     switch (expr->op) {
     case BinaryOp::add:

@@ -2,6 +2,8 @@
 
 #include "vmapc/Npy.h"
 
+#include "vmapc/ReadFile.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -229,18 +231,8 @@ Status parseNpy(const void *bytes, size_t size, const std::string &name,
 }
 
 Status readNpy(const std::string &path, NpyArray *out) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
   std::string bytes;
-  char buf[1 << 16];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
-    bytes.append(buf, got);
-  bool readError = std::ferror(f) != 0;
-  std::fclose(f);
-  if (readError)
-    return Status::error(path + ": read error");
+  VMAPC_RETURN_IF_ERROR(readFileBytes(path, &bytes));
   return parseNpy(bytes.data(), bytes.size(), path, out);
 }
 

@@ -2,6 +2,8 @@
 
 #include "vmapc/Runtime.h"
 
+#include "vmapc/ReadFile.h"
+
 #include "vmapc/CpuBackend.h"
 
 #include <algorithm>
@@ -146,18 +148,8 @@ Status Executable::loadBytes(const Device &device, const void *data,
 
 Status Executable::loadFile(const Device &device, const std::string &path,
                             std::unique_ptr<Executable> *out) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
   std::string bytes;
-  char buf[1 << 16];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
-    bytes.append(buf, got);
-  bool readError = std::ferror(f) != 0;
-  std::fclose(f);
-  if (readError)
-    return Status::error(path + ": read error");
+  VMAPC_RETURN_IF_ERROR(readFileBytes(path, &bytes));
   return loadBytes(device, bytes.data(), bytes.size(), out)
       .withPrefix(path + ": ");
 }
