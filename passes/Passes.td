@@ -35,9 +35,13 @@ def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     Elementwise ops and broadcasts become `linalg.generic` ops with
     broadcast indexing maps; reductions and argmin/argmax become reduction
-    `linalg.generic`s; `dot_general` becomes a contraction generic
-    (`linalg.batch_matmul` when both sides carry a batch dimension); shape ops
-    become tensor ops.
+    `linalg.generic`s; `dot_general` becomes `linalg.matmul` or
+    `linalg.batch_matmul` in their plain layouts ([m,k]x[k,n],
+    [b,m,k]x[b,k,n]: what `--arr-vmap` makes of a matmul with both sides
+    mapped) and otherwise a contraction generic that reads each operand
+    through its own map (an operand without a batch dimension is read
+    through a broadcast map, never copied); shape ops become tensor and
+    linalg ops.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
