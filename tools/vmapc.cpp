@@ -71,6 +71,11 @@ static cl::opt<int64_t> numExamplesOption(
     cl::desc("Number of examples N, for an entry that maps no input (else "
              "N is the size of the mapped inputs' batch axis)"),
     cl::value_desc("N"), cl::init(-1), cl::sub(runCmd), cl::cat(vmapcCategory));
+static cl::opt<std::string>
+    svgFile("svg",
+            cl::desc("Also draw the plan as SVG: schedule across, arena "
+                     "offset down, one rectangle per buffer"),
+            cl::value_desc("file"), cl::sub(planCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> jsonFile("json",
                                      cl::desc("Also write the plan as JSON"),
                                      cl::value_desc("file"), cl::sub(planCmd),
@@ -284,6 +289,44 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
                                     {"buffers", std::move(rows)}});
 }
 
+/// Draws the plans as SVG: per entry, schedule points across and arena
+/// offsets down, a rectangle per buffer (staging slots in a second colour).
+static void
+writePlanSvg(raw_ostream &os,
+             ArrayRef<std::pair<std::string, vmapc::BufferPlan>> plans) {
+  const double width = 640, height = 240, margin = 24;
+  os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                      "width=\"{0}\" height=\"{1}\" font-family=\"monospace\" "
+                      "font-size=\"11\">\n",
+                      width + 2 * margin, plans.size() * (height + 2 * margin));
+  for (auto [index, entry] : llvm::enumerate(plans)) {
+    const auto &[name, plan] = entry;
+    double top = index * (height + 2 * margin) + margin;
+    double xScale = width / std::max<int64_t>(plan.scheduleLength, 1);
+    double yScale = height / std::max<double>(plan.arenaBytes, 1);
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">{2}: arena {3} bytes, "
+                        "lower bound {4} bytes</text>\n",
+                        margin, top - 6, name, plan.arenaBytes,
+                        plan.lowerBound);
+    os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" "
+                        "height=\"{3}\" fill=\"none\" stroke=\"black\"/>\n",
+                        margin, top, width, height);
+    for (const vmapc::PlannedBuffer &b : plan.buffers) {
+      bool staging = b.kind == vmapc::PlannedBuffer::Kind::Staging;
+      os << llvm::formatv(
+          "<rect x=\"{0:F1}\" y=\"{1:F1}\" width=\"{2:F1}\" "
+          "height=\"{3:F1}\" fill=\"{4}\" fill-opacity=\"0.6\" "
+          "stroke=\"black\"><title>{5}: {6} bytes at offset {7}, live "
+          "[{8}, {9}]</title></rect>\n",
+          margin + b.live.start * xScale, top + b.offset * yScale,
+          (b.live.end - b.live.start + 1) * xScale,
+          std::max(b.bytes * yScale, 1.0), staging ? "#e8a33d" : "#4c8ed9",
+          b.name, b.bytes, b.offset, b.live.start, b.live.end);
+    }
+  }
+  os << "</svg>\n";
+}
+
 static int runPlan() {
   DialectRegistry registry;
   vmapc::registerAllDialects(registry);
@@ -300,6 +343,7 @@ static int runPlan() {
   if (failed(pm.run(*module)))
     return 1;
   llvm::json::Array json;
+  std::vector<std::pair<std::string, vmapc::BufferPlan>> plans;
   bool found = false;
   for (auto fn : module->getOps<func::FuncOp>()) {
     if (!fn->hasAttr("arr.batch") || fn.isPrivate())
@@ -311,6 +355,7 @@ static int runPlan() {
     if (failed(plan))
       return 1;
     printPlan(fn.getSymName(), *plan, json);
+    plans.emplace_back(fn.getSymName().str(), std::move(*plan));
   }
   if (!found)
     return fail(entryName.empty() ? "the program exports no entry"
@@ -321,6 +366,13 @@ static int runPlan() {
     if (ec)
       return fail("cannot write '" + jsonFile + "': " + ec.message());
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(json))) << "\n";
+  }
+  if (!svgFile.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(svgFile, ec);
+    if (ec)
+      return fail("cannot write '" + svgFile + "': " + ec.message());
+    writePlanSvg(os, plans);
   }
   return 0;
 }

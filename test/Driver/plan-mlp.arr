@@ -8,6 +8,9 @@
 # RUN: vmapc plan %s --json %t.json | FileCheck %s
 # RUN: %python %S/check_plan.py %t.json | FileCheck %s --check-prefix=FACTS
 # RUN: FileCheck %s --input-file=%t.json --check-prefix=JSON
+# RUN: vmapc plan %s --svg %t.svg > /dev/null
+# RUN: FileCheck %s --input-file=%t.svg --check-prefix=SVG
+# RUN: grep -c '<rect ' %t.svg | FileCheck %s --check-prefix=RECTS
 
 # CHECK: entry predict: 7 buffers over 17 schedule points, offsets aligned to 256 bytes
 # CHECK-NEXT: buffer bytes interval offset memory
@@ -30,6 +33,14 @@
 # FACTS-NEXT: all buffers inside the arena: yes
 # FACTS-NEXT: live buffers sharing bytes: 0
 # FACTS-NEXT: offsets aligned: yes
+
+# The picture has a frame per entry and a rectangle per buffer, 640 pixels across
+# 17 schedule points and 240 down 16384 bytes (alloc1 [6, 11] at offset 0).
+# SVG: <svg xmlns="http://www.w3.org/2000/svg"
+# SVG: predict: arena 16384 bytes, lower bound 16384 bytes
+# SVG: <rect x="{{[0-9.]+}}" y="24.0" width="225.9" height="120.0" {{.*}}<title>alloc1: 8192 bytes at offset 0, live [6, 11]</title></rect>
+# SVG: </svg>
+# RECTS: 8
 
 # JSON: "arena_bytes": 16384,
 # JSON: "entry": "predict",
