@@ -14,11 +14,15 @@ using namespace vmapc::arr;
 #include "dialect/BatchingOpInterface.cpp.inc"
 
 namespace {
-/// Every arr op is pure and region-free, so any of them may be inlined:
-/// inlining turns each entry into one straight-line schedule.
+/// Every arr op is pure, so any of them may be inlined, and calls inside an
+/// `arr.for` body may be inlined there: inlining turns each entry into one
+/// schedule of ops and loops.
 struct ArrInlinerInterface : public DialectInlinerInterface {
   using DialectInlinerInterface::DialectInlinerInterface;
   bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
     return true;
   }
   bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {

@@ -138,6 +138,141 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConvertOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getResult().getType())
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::verify() {
+  if (getPieces().empty())
+    return emitOpError("needs at least one operand");
+  auto out = getResult().getType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= out.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for rank "
+                         << out.getRank();
+  int64_t total = 0;
+  for (auto [i, piece] : llvm::enumerate(getPieces())) {
+    auto t = cast<RankedTensorType>(piece.getType());
+    if (t.getElementType() != out.getElementType() ||
+        t.getRank() != out.getRank())
+      return emitOpError() << "operand " << i << " has type " << t
+                           << ", which differs from the result's dtype or rank";
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != dim && t.getDimSize(d) != out.getDimSize(d))
+        return emitOpError()
+               << "operand " << i << " has size " << t.getDimSize(d)
+               << " on dimension " << d << ", the result " << out.getDimSize(d);
+    total += t.getDimSize(dim);
+  }
+  if (total != out.getDimSize(dim))
+    return emitOpError() << "operands add up to " << total << " on dimension "
+                         << dim << ", the result has " << out.getDimSize(dim);
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getPieces().size() == 1)
+    return getPieces()[0];
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  auto in = getOperand().getType();
+  auto out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types of operand and result differ");
+  ArrayRef<int64_t> start = getStart(), stride = getStride();
+  if (static_cast<int64_t>(start.size()) != in.getRank() ||
+      static_cast<int64_t>(stride.size()) != in.getRank() ||
+      out.getRank() != in.getRank())
+    return emitOpError() << "needs one start and one stride per dimension of "
+                            "the operand and a result of the same rank";
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t n = out.getDimSize(d), size = in.getDimSize(d);
+    if (stride[d] == 0)
+      return emitOpError() << "stride of dimension " << d << " is 0";
+    if (n < 1)
+      return emitOpError() << "result dimension " << d << " is empty";
+    int64_t last = start[d] + stride[d] * (n - 1);
+    if (start[d] < 0 || start[d] >= size || last < 0 || last >= size)
+      return emitOpError() << "dimension " << d << " reads indices " << start[d]
+                           << " to " << last << ", outside [0, " << size << ")";
+  }
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getResult().getType() &&
+      llvm::all_of(getStart(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getStride(), [](int64_t s) { return s == 1; }))
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getResult().getType().getRank();
+  if (getDim() < 0 || getDim() >= rank)
+    return emitOpError() << "dim " << getDim() << " is out of range for rank "
+                         << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ForOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ForOp::verify() {
+  if (getTripCount() < 0)
+    return emitOpError("trip_count must be non-negative");
+  if (getInits().getTypes() != getResultTypes())
+    return emitOpError("result types must equal the types of the inits");
+  Block &body = getBodyBlock();
+  auto index = RankedTensorType::get({}, IntegerType::get(getContext(), 32));
+  size_t numArgs = 1 + getConsts().size() + getInits().size();
+  if (body.getNumArguments() != numArgs)
+    return emitOpError() << "body must have " << numArgs
+                         << " arguments (index, consts, carries), has "
+                         << body.getNumArguments();
+  if (body.getArgument(0).getType() != index)
+    return emitOpError("the body's first argument (the index) must be ")
+           << index;
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(
+           getConsts().getTypes(), ValueRange(getConstArguments()).getTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "const " << i << " has type " << std::get<0>(pair)
+                           << " but its body argument " << std::get<1>(pair);
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(
+           getInits().getTypes(), ValueRange(getCarryArguments()).getTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "carry " << i << " has type " << std::get<0>(pair)
+                           << " but its body argument " << std::get<1>(pair);
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with arr.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return yield.emitOpError(
+        "must yield one value per carry, of the carry's type");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
 

@@ -84,8 +84,13 @@ def Arr_ExpOp : Arr_UnaryOp<"exp", Arr_FloatTensor, "natural exponential">;
 def Arr_LogOp : Arr_UnaryOp<"log", Arr_FloatTensor, "natural logarithm">;
 def Arr_TanhOp : Arr_UnaryOp<"tanh", Arr_FloatTensor, "hyperbolic tangent">;
 def Arr_SqrtOp : Arr_UnaryOp<"sqrt", Arr_FloatTensor, "square root">;
+def Arr_AbsOp : Arr_UnaryOp<"abs", Arr_NumericTensor, "absolute value `abs(x)`">;
+def Arr_SignOp : Arr_UnaryOp<"sign", Arr_NumericTensor,
+    "sign `sign(x)`: 1 for x > 0, -1 for x < 0, else x itself (0, -0.0, NaN)">;
+def Arr_NotOp : Arr_UnaryOp<"not", Arr_BoolTensor, "logical negation `not x`">;
 
-class Arr_BinaryOp<string mnemonic, string what>
+class Arr_BinaryOp<string mnemonic, string what,
+                   Type type = Arr_NumericTensor>
     : Arr_ElementwiseOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = "Elementwise " # what;
   let description = [{
@@ -94,8 +99,8 @@ class Arr_BinaryOp<string mnemonic, string what>
     %z = arr.}] # mnemonic # [{ %x, %y : tensor<4x64xf32>
     ```
   }];
-  let arguments = (ins Arr_NumericTensor:$lhs, Arr_NumericTensor:$rhs);
-  let results = (outs Arr_NumericTensor:$result);
+  let arguments = (ins type:$lhs, type:$rhs);
+  let results = (outs type:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
@@ -105,6 +110,51 @@ def Arr_MulOp : Arr_BinaryOp<"mul", "multiplication `x * y`">;
 def Arr_DivOp : Arr_BinaryOp<"div",
     "division `x / y` (i32: truncating, as C; x / 0 and INT_MIN / -1 "
     "give an unspecified value, never a trap)">;
+
+def Arr_MaximumOp : Arr_BinaryOp<"maximum",
+    "maximum `maximum(x, y)` (f32: NaN if either is NaN, as JAX's lax.max)">;
+def Arr_MinimumOp : Arr_BinaryOp<"minimum",
+    "minimum `minimum(x, y)` (f32: NaN if either is NaN, as JAX's lax.min)">;
+def Arr_PowOp : Arr_BinaryOp<"pow", "power `x ** y` (C's powf)",
+                             Arr_FloatTensor>;
+def Arr_AndOp : Arr_BinaryOp<"and", "logical and `x and y`", Arr_BoolTensor>;
+def Arr_OrOp : Arr_BinaryOp<"or", "logical or `x or y`", Arr_BoolTensor>;
+
+def Arr_SelectOp : Arr_ElementwiseOp<"select",
+    [AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "Elementwise choice `where(c, x, y)`";
+  let description = [{
+    `c ? x : y` elementwise; all three have one shape (the front end
+    broadcasts first).
+    ```mlir
+    %z = arr.select %c, %x, %y : tensor<64xi1>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Arr_BoolTensor:$cond, Arr_Tensor:$on_true,
+                   Arr_Tensor:$on_false);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat =
+      "$cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,` type($result)";
+}
+
+def Arr_ConvertOp : Arr_ElementwiseOp<"convert"> {
+  let summary = "Elementwise dtype conversion `f32(x)`, `i32(x)`";
+  let description = [{
+    Between any two of f32, i32 and i1 (bool):
+    - f32 to i32 truncates toward zero and saturates at the i32 range; NaN
+      gives 0 (XLA's convert);
+    - i32 to f32 rounds to nearest even;
+    - bool to f32/i32 gives 1 or 0; f32/i32 to bool is `x != 0` (NaN gives
+      true, as numpy).
+    ```mlir
+    %y = arr.convert %x : tensor<3xf32> -> tensor<3xi32>
+    ```
+  }];
+  let arguments = (ins Arr_Tensor:$operand);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasFolder = 1;
+}
 
 def Arr_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
     I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,
@@ -181,6 +231,68 @@ def Arr_ReshapeOp : Arr_Op<"reshape", [Pure, Arr_Batchable]> {
   let assemblyFormat = "$operand attr-dict `:` functional-type($operand, $result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+
+def Arr_ConcatOp : Arr_Op<"concat", [Pure, Arr_Batchable]> {
+  let summary = "Concatenates tensors along `dim`";
+  let description = [{
+    numpy's `concatenate(..., axis=dim)`: one or more operands of one dtype
+    and rank whose sizes agree except on `dim`.
+    ```mlir
+    %y = arr.concat %a, %b, dim = 1
+           : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x7xf32>
+    ```
+    Batching rule (JAX's `_concatenate_batch_rule`, without its copies):
+    batched pieces are moved to the first batched piece's batch dimension;
+    unbatched pieces get it through `arr.broadcast_in_dim` (an indexing map
+    after lowering, never B copies in memory).
+  }];
+  let arguments = (ins Variadic<Arr_Tensor>:$pieces, I64Attr:$dim);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat =
+      "$pieces `,` `dim` `=` $dim attr-dict `:` functional-type($pieces, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Arr_SliceOp : Arr_Op<"slice", [Pure, Arr_Batchable]> {
+  let summary = "A static strided slice";
+  let description = [{
+    `result[i0, i1, ...] = operand[start0 + stride0 * i0, start1 + stride1 *
+    i1, ...]`: numpy's basic slicing `x[a:b:s, ...]` with the bounds
+    resolved. A stride is non-zero and may be negative (`x[::-1]`); every
+    index read is in bounds and every result dimension is at least 1.
+    ```mlir
+    %y = arr.slice %x, start = [1, 0], stride = [1, 2]
+           : (tensor<8x6xf32>) -> tensor<4x3xf32>
+    ```
+    Batching rule: a full slice of the batch dimension (start 0, stride 1).
+  }];
+  let arguments = (ins Arr_Tensor:$operand, DenseI64ArrayAttr:$start,
+                   DenseI64ArrayAttr:$stride);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `start` `=` $start `,` `stride` `=` $stride attr-dict `:`
+    functional-type($operand, $result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Arr_IotaOp : Arr_Op<"iota", [Pure]> {
+  let summary = "The index along `dim`";
+  let description = [{
+    StableHLO's `iota`: element `[i0, i1, ...]` is `i_dim`, as i32 or f32.
+    No operands, so it is never batched.
+    ```mlir
+    %i = arr.iota dim = 0 : tensor<5xi32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Arr_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -281,6 +393,75 @@ def Arr_DotGeneralOp : Arr_Op<"dot_general", [Pure, Arr_Batchable]> {
     attr-dict `:` functional-type(operands, $result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Bounded loop
+//===----------------------------------------------------------------------===//
+
+def Arr_ForOp : Arr_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
+    RecursivelySpeculatable, SingleBlock, AttrSizedOperandSegments,
+    Arr_Batchable]> {
+  let summary = "A loop with a static trip count and loop-carried values";
+  let description = [{
+    JAX's `fori_loop`/`scan` with explicit constants: the body runs
+    `trip_count` times (0 or more). Its block arguments are the iteration
+    index (`tensor<i32>`, 0 to trip_count - 1), one per const (the same value
+    every iteration) and one per carry (the inits on the first iteration,
+    then what the previous iteration yielded). The results are the carries
+    after the last iteration (the inits when trip_count is 0). The region is
+    isolated from above: everything the body reads from outside is a const.
+    ```mlir
+    %r:2 = arr.for 10 consts(%w : tensor<3xf32>)
+             iter_args(%a0, %b0 : tensor<3xf32>, tensor<f32>)
+             -> (tensor<3xf32>, tensor<f32>) {
+    ^bb0(%i: tensor<i32>, %wc: tensor<3xf32>, %a: tensor<3xf32>, %b: tensor<f32>):
+      %a2 = arr.add %a, %wc : tensor<3xf32>
+      arr.yield %a2, %b : tensor<3xf32>, tensor<f32>
+    }
+    ```
+    Batching rule (JAX's scan rule): a carry is batched when its init is
+    batched or when, assuming the current set of batched carries, the body
+    yields a batched value for it; this is iterated to a fixpoint. Batched
+    carries live at batch dimension 0 (unbatched yields of a batched carry
+    are broadcast there); consts keep their batch dimensions, so an
+    unbatched const is read in place on every iteration.
+  }];
+  let arguments = (ins I64Attr:$trip_count, Variadic<Arr_Tensor>:$consts,
+                   Variadic<Arr_Tensor>:$inits);
+  let results = (outs Variadic<Arr_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $trip_count (`consts` `(` $consts^ `:` type($consts) `)`)?
+    `iter_args` `(` ($inits^ `:` type($inits))? `)` attr-dict `->` `(` type($results) `)`
+    $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The body's iteration index argument (tensor<i32>).
+    ::mlir::BlockArgument getIndexArgument() { return getBodyBlock().getArgument(0); }
+    /// The body's arguments for the consts and for the carries.
+    ::mlir::Block::BlockArgListType getConstArguments() {
+      return getBodyBlock().getArguments().slice(1, getConsts().size());
+    }
+    ::mlir::Block::BlockArgListType getCarryArguments() {
+      return getBodyBlock().getArguments().drop_front(1 + getConsts().size());
+    }
+  }];
+}
+
+def Arr_YieldOp : Arr_Op<"yield", [Pure, HasParent<"ForOp">,
+                                   Terminator]> {
+  let summary = "The carries of the next iteration of `arr.for`";
+  let description = [{
+    One value per carry, of the carry's type.
+    ```mlir
+    arr.yield %a, %b : tensor<3xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<Arr_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

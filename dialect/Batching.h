@@ -49,6 +49,18 @@ public:
   getBatchedCallee(mlir::Operation *call, mlir::FlatSymbolRefAttr callee,
                    llvm::ArrayRef<BatchDim> argDims) = 0;
 
+  /// Batches the ops of `source` (a region's block) into the end of
+  /// `target`, whose arguments stand for `source`'s arguments batched at
+  /// `argDims`, exactly as a function body is batched. The terminator is not
+  /// copied: its operands, batched, are returned in `yielded` with their
+  /// batch dims in `yieldedDims`. The builder's insertion point is restored
+  /// afterwards. For ops with regions (`arr.for`).
+  virtual llvm::LogicalResult
+  batchBlock(mlir::Block &source, mlir::Block &target,
+             llvm::ArrayRef<BatchDim> argDims,
+             llvm::SmallVectorImpl<mlir::Value> &yielded,
+             llvm::SmallVectorImpl<BatchDim> &yieldedDims) = 0;
+
 private:
   mlir::OpBuilder &builder;
   int64_t batchSize;
@@ -87,6 +99,16 @@ llvm::LogicalResult batchReducer(mlir::Operation *op, BatchingContext &ctx,
                                  llvm::ArrayRef<BatchDim> dims,
                                  llvm::SmallVectorImpl<mlir::Value> &results,
                                  llvm::SmallVectorImpl<BatchDim> &resultDims);
+
+namespace testing {
+/// Test-only mutation of the elementwise rule: while set, batchElementwise
+/// moves a batched operand to the common batch dimension with an
+/// `arr.reshape` instead of an `arr.transpose`: shapes stay right, values
+/// go wrong. It exists so that the property tests can show they catch a
+/// broken batching rule; no tool or pass option can set it.
+void setBreakElementwiseRule(bool broken);
+bool isElementwiseRuleBroken();
+} // namespace testing
 
 } // namespace vmapc::arr
 

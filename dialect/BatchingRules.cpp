@@ -71,6 +71,16 @@ static Operation *recreateBatched(OpBuilder &b, Operation *op,
   return b.create(state);
 }
 
+static bool elementwiseRuleBroken = false;
+
+void vmapc::arr::testing::setBreakElementwiseRule(bool broken) {
+  elementwiseRuleBroken = broken;
+}
+
+bool vmapc::arr::testing::isElementwiseRuleBroken() {
+  return elementwiseRuleBroken;
+}
+
 //===----------------------------------------------------------------------===//
 // Families
 //===----------------------------------------------------------------------===//
@@ -84,10 +94,17 @@ vmapc::arr::batchElementwise(Operation *op, BatchingContext &ctx,
   // The first batched operand decides where the batch dimension goes.
   int64_t dim = **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
   SmallVector<Value> newOperands;
-  for (auto [v, d] : llvm::zip(operands, dims))
-    newOperands.push_back(
-        d ? moveBatchDim(b, op->getLoc(), v, *d, dim)
-          : broadcastBatchDim(b, op->getLoc(), v, dim, ctx.getBatchSize()));
+  for (auto [v, d] : llvm::zip(operands, dims)) {
+    if (!d) {
+      newOperands.push_back(
+          broadcastBatchDim(b, op->getLoc(), v, dim, ctx.getBatchSize()));
+      continue;
+    }
+    Value moved = moveBatchDim(b, op->getLoc(), v, *d, dim);
+    if (testing::isElementwiseRuleBroken() && moved != v)
+      moved = ReshapeOp::create(b, op->getLoc(), moved.getType(), v);
+    newOperands.push_back(moved);
+  }
   Operation *batched = recreateBatched(b, op, newOperands, dim,
                                        ctx.getBatchSize(), op->getAttrs());
   for (Value r : batched->getResults()) {
@@ -172,6 +189,156 @@ LogicalResult ReshapeOp::batch(BatchingContext &ctx, ValueRange operands,
   results.push_back(ReshapeOp::create(
       b, getLoc(), insertDim(getType(), 0, ctx.getBatchSize()), operand));
   resultDims.push_back(0);
+  return success();
+}
+
+LogicalResult ConcatOp::batch(BatchingContext &ctx, ValueRange operands,
+                              ArrayRef<BatchDim> dims,
+                              SmallVectorImpl<Value> &results,
+                              SmallVectorImpl<BatchDim> &resultDims) {
+  // The first batched piece decides where the batch dimension goes; the
+  // others are moved there, unbatched pieces are read through a map.
+  OpBuilder &b = ctx.getBuilder();
+  int64_t bd = **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
+  SmallVector<Value> pieces;
+  for (auto [v, d] : llvm::zip(operands, dims))
+    pieces.push_back(
+        d ? moveBatchDim(b, getLoc(), v, *d, bd)
+          : broadcastBatchDim(b, getLoc(), v, bd, ctx.getBatchSize()));
+  int64_t dim = getDim() < bd ? getDim() : getDim() + 1;
+  results.push_back(ConcatOp::create(
+      b, getLoc(), insertDim(getType(), bd, ctx.getBatchSize()), pieces,
+      b.getI64IntegerAttr(dim)));
+  resultDims.push_back(bd);
+  return success();
+}
+
+LogicalResult SliceOp::batch(BatchingContext &ctx, ValueRange operands,
+                             ArrayRef<BatchDim> dims,
+                             SmallVectorImpl<Value> &results,
+                             SmallVectorImpl<BatchDim> &resultDims) {
+  // The batch dimension stays where it is, sliced whole.
+  int64_t bd = *dims[0];
+  SmallVector<int64_t> start(getStart()), stride(getStride());
+  start.insert(start.begin() + bd, 0);
+  stride.insert(stride.begin() + bd, 1);
+  OpBuilder &b = ctx.getBuilder();
+  results.push_back(SliceOp::create(
+      b, getLoc(), insertDim(getType(), bd, ctx.getBatchSize()), operands[0],
+      b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(stride)));
+  resultDims.push_back(bd);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ForOp: JAX's scan batching rule (jax/_src/lax/control_flow/loops.py,
+// `_scan_batching_rule`): a fixpoint decides which carries are batched.
+//===----------------------------------------------------------------------===//
+
+/// `value` with its batch dimension at 0: moved there, or broadcast there
+/// when it has none.
+static Value batchedAtZero(OpBuilder &b, Location loc, Value value,
+                           BatchDim dim, int64_t batchSize) {
+  return dim ? moveBatchDim(b, loc, value, *dim, 0)
+             : broadcastBatchDim(b, loc, value, 0, batchSize);
+}
+
+LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
+                           ArrayRef<BatchDim> dims,
+                           SmallVectorImpl<Value> &results,
+                           SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = getLoc();
+  int64_t batchSize = ctx.getBatchSize();
+  size_t numConsts = getConsts().size();
+  ArrayRef<BatchDim> constDims = dims.take_front(numConsts);
+  ArrayRef<BatchDim> initDims = dims.drop_front(numConsts);
+  ValueRange consts = operands.take_front(numConsts);
+  ValueRange inits = operands.drop_front(numConsts);
+
+  // Argument types and batch dims of the body for a set of batched carries.
+  auto bodySignature = [&](ArrayRef<bool> carried, SmallVectorImpl<Type> &types,
+                           SmallVectorImpl<BatchDim> &argDims) {
+    types.push_back(getIndexArgument().getType());
+    argDims.push_back(std::nullopt);
+    for (auto [c, d] : llvm::zip(consts, constDims)) {
+      types.push_back(c.getType());
+      argDims.push_back(d);
+    }
+    for (auto [arg, isBatched] : llvm::zip(getCarryArguments(), carried)) {
+      auto t = cast<RankedTensorType>(arg.getType());
+      types.push_back(isBatched ? insertDim(t, 0, batchSize) : t);
+      argDims.push_back(isBatched ? BatchDim(0) : std::nullopt);
+    }
+  };
+  auto makeBlock = [&](ArrayRef<Type> types) {
+    auto *block = new Block();
+    for (Type t : types)
+      block->addArgument(t, loc);
+    return block;
+  };
+
+  // The fixpoint: batching the body in a scratch block tells which yields
+  // are batched; a carry whose yield is batched becomes batched. Each round
+  // adds a carry or stops, so there are at most #carries + 1 rounds.
+  SmallVector<bool> carried =
+      llvm::map_to_vector(initDims, [](BatchDim d) { return d.has_value(); });
+  while (true) {
+    SmallVector<Type> types;
+    SmallVector<BatchDim> argDims;
+    bodySignature(carried, types, argDims);
+    std::unique_ptr<Block> scratch(makeBlock(types));
+    SmallVector<Value> yielded;
+    SmallVector<BatchDim> yieldedDims;
+    LogicalResult batched =
+        ctx.batchBlock(getBodyBlock(), *scratch, argDims, yielded, yieldedDims);
+    scratch->dropAllDefinedValueUses();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*scratch)))
+      op.erase();
+    if (failed(batched))
+      return failure();
+    bool changed = false;
+    for (auto [isBatched, d] : llvm::zip(carried, yieldedDims))
+      if (!isBatched && d) {
+        isBatched = true;
+        changed = true;
+      }
+    if (!changed)
+      break;
+  }
+
+  // The batched loop.
+  SmallVector<Value> newInits;
+  SmallVector<Type> resultTypes;
+  for (auto [init, d, isBatched] : llvm::zip(inits, initDims, carried)) {
+    newInits.push_back(isBatched ? batchedAtZero(b, loc, init, d, batchSize)
+                                 : init);
+    resultTypes.push_back(newInits.back().getType());
+  }
+  auto loop =
+      ForOp::create(b, loc, resultTypes, getTripCountAttr(), consts, newInits);
+  SmallVector<Type> types;
+  SmallVector<BatchDim> argDims;
+  bodySignature(carried, types, argDims);
+  Block *body = makeBlock(types);
+  loop.getBody().push_back(body);
+  SmallVector<Value> yielded;
+  SmallVector<BatchDim> yieldedDims;
+  if (failed(
+          ctx.batchBlock(getBodyBlock(), *body, argDims, yielded, yieldedDims)))
+    return failure();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(body);
+  SmallVector<Value> newYields;
+  for (auto [v, d, isBatched] : llvm::zip(yielded, yieldedDims, carried)) {
+    assert((isBatched || !d) && "the fixpoint batches every batched yield");
+    newYields.push_back(isBatched ? batchedAtZero(b, loc, v, d, batchSize) : v);
+  }
+  YieldOp::create(b, loc, newYields);
+  for (auto [r, isBatched] : llvm::zip(loop.getResults(), carried)) {
+    results.push_back(r);
+    resultDims.push_back(isBatched ? BatchDim(0) : std::nullopt);
+  }
   return success();
 }
 

@@ -93,6 +93,11 @@ public:
     return batcher.batchFunction(fn, argDims, getBatchSize(), vmapLoc);
   }
 
+  LogicalResult batchBlock(Block &source, Block &target,
+                           ArrayRef<BatchDim> argDims,
+                           SmallVectorImpl<Value> &yielded,
+                           SmallVectorImpl<BatchDim> &yieldedDims) override;
+
 private:
   Batcher &batcher;
   Location vmapLoc;
@@ -131,40 +136,41 @@ FailureOr<BatchedCallee> Batcher::batchFunction(func::FuncOp fn,
   return result;
 }
 
-LogicalResult Batcher::batchBody(func::FuncOp fn, func::FuncOp batched,
-                                 ArrayRef<BatchDim> argDims, int64_t batchSize,
-                                 Location vmapLoc,
-                                 SmallVectorImpl<BatchDim> &resultDims) {
-  if (!fn.getBody().hasOneBlock())
-    return fn.emitOpError("must have a single block to be batched");
-  Block *block = batched.addEntryBlock();
-  OpBuilder builder = OpBuilder::atBlockBegin(block);
-  FunctionBatchingContext ctx(builder, batchSize, *this, vmapLoc);
+/// Batches the ops of `source` but its terminator into the end of `target`,
+/// whose arguments stand for `source`'s arguments batched at `argDims`. Walks
+/// the ops in order keeping, for each value, its batched value and batch
+/// dimension; an op with no batched operand is cloned as it is. The
+/// terminator's operands, batched, are returned in `yielded`/`yieldedDims`.
+static LogicalResult batchOps(Block &source, Block &target,
+                              ArrayRef<BatchDim> argDims, BatchingContext &ctx,
+                              Location vmapLoc, SmallVectorImpl<Value> &yielded,
+                              SmallVectorImpl<BatchDim> &yieldedDims) {
+  OpBuilder &builder = ctx.getBuilder();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&target);
 
-  // Where each value of `fn` lives in `batched`, and its batch dimension.
   IRMapping mapping;
   llvm::DenseMap<Value, BatchDim> batchDims;
   for (auto [arg, newArg, dim] :
-       llvm::zip(fn.getArguments(), block->getArguments(), argDims)) {
+       llvm::zip(source.getArguments(), target.getArguments(), argDims)) {
     mapping.map(arg, newArg);
     batchDims[arg] = dim;
   }
 
-  for (Operation &op : fn.getBody().front()) {
+  for (Operation &op : source) {
     SmallVector<Value> operands;
     SmallVector<BatchDim> dims;
     for (Value v : op.getOperands()) {
       operands.push_back(mapping.lookup(v));
       dims.push_back(batchDims.lookup(v));
     }
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      llvm::append_range(yielded, operands);
+      llvm::append_range(yieldedDims, dims);
+      return success();
+    }
     bool anyBatched =
         llvm::any_of(dims, [](BatchDim d) { return d.has_value(); });
-
-    if (op.hasTrait<OpTrait::IsTerminator>()) {
-      llvm::append_range(resultDims, dims);
-      builder.clone(op, mapping);
-      continue;
-    }
     if (!anyBatched) {
       builder.clone(op, mapping);
       for (Value r : op.getResults())
@@ -189,10 +195,35 @@ LogicalResult Batcher::batchBody(func::FuncOp fn, func::FuncOp batched,
       batchDims[from] = dim;
     }
   }
+  return source.getParentOp()->emitOpError(
+      "has a block without a terminator; cannot batch it");
+}
 
-  auto ret = cast<func::ReturnOp>(block->getTerminator());
-  batched.setFunctionType(builder.getFunctionType(batched.getArgumentTypes(),
-                                                  ret.getOperandTypes()));
+LogicalResult FunctionBatchingContext::batchBlock(
+    Block &source, Block &target, ArrayRef<BatchDim> argDims,
+    SmallVectorImpl<Value> &yielded, SmallVectorImpl<BatchDim> &yieldedDims) {
+  return batchOps(source, target, argDims, *this, vmapLoc, yielded,
+                  yieldedDims);
+}
+
+LogicalResult Batcher::batchBody(func::FuncOp fn, func::FuncOp batched,
+                                 ArrayRef<BatchDim> argDims, int64_t batchSize,
+                                 Location vmapLoc,
+                                 SmallVectorImpl<BatchDim> &resultDims) {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitOpError("must have a single block to be batched");
+  Block *block = batched.addEntryBlock();
+  OpBuilder builder = OpBuilder::atBlockBegin(block);
+  FunctionBatchingContext ctx(builder, batchSize, *this, vmapLoc);
+  SmallVector<Value> returned;
+  if (failed(batchOps(fn.getBody().front(), *block, argDims, ctx, vmapLoc,
+                      returned, resultDims)))
+    return failure();
+  builder.setInsertionPointToEnd(block);
+  func::ReturnOp::create(
+      builder, fn.getBody().front().getTerminator()->getLoc(), returned);
+  batched.setFunctionType(
+      builder.getFunctionType(batched.getArgumentTypes(), TypeRange(returned)));
   return success();
 }
 
