@@ -369,6 +369,19 @@ private:
                                const Array &rhs);
   Expected<Results> funcCall(func::CallOp op, ArrayRef<const Array *> args);
   Expected<Results> vmapCall(arr::VmapCallOp op, ArrayRef<const Array *> args);
+  // The ops of issue 3.
+  Expected<Results> select(Operation *op, const Array &c, const Array &a,
+                           const Array &b);
+  Expected<Results> convert(Operation *op, const Array &x);
+  Expected<Results> concat(arr::ConcatOp op, ArrayRef<const Array *> pieces);
+  Expected<Results> slice(arr::SliceOp op, const Array &x);
+  Expected<Results> iota(arr::IotaOp op);
+  Expected<Results> forLoop(arr::ForOp op, ArrayRef<const Array *> operands);
+
+  /// Runs the ops of `block` (its arguments bound to `args`) up to its
+  /// terminator (`func.return` or `arr.yield`) and returns the terminator's
+  /// operands.
+  Expected<Results> runBlock(Block &block, Results args);
 
   SymbolTableCollection symbols;
   int depth = 0;
@@ -402,7 +415,14 @@ Expected<Results> Evaluator::call(func::FuncOp fn, Results args) {
   ++depth;
   llvm::scope_exit restoreDepth([&] { --depth; });
 
-  Block &body = fn.getBody().front();
+  return runBlock(fn.getBody().front(), std::move(args));
+}
+
+Expected<Results> Evaluator::runBlock(Block &body, Results args) {
+  if (args.size() != body.getNumArguments())
+    return opError(body.getParentOp(),
+                   "internal: " + Twine(args.size()) + " values for " +
+                       Twine(body.getNumArguments()) + " block arguments");
   llvm::DenseMap<Value, Array> env;
   for (auto [arg, value] : llvm::zip(body.getArguments(), args))
     env[arg] = std::move(value);
@@ -419,10 +439,10 @@ Expected<Results> Evaluator::call(func::FuncOp fn, Results args) {
     for (Value v : op.getOperands()) {
       auto it = env.find(v);
       if (it == env.end())
-        return opError(&op, "operand defined outside the function body");
+        return opError(&op, "operand defined outside the body being run");
       operands.push_back(&it->second);
     }
-    if (isa<func::ReturnOp>(op)) {
+    if (isa<func::ReturnOp, arr::YieldOp>(op)) {
       Results results;
       for (const Array *a : operands)
         results.push_back(*a);
@@ -449,7 +469,7 @@ Expected<Results> Evaluator::call(func::FuncOp fn, Results args) {
       if (lastUser.lookup(v) == &op)
         env.erase(v);
   }
-  return opError(fn, "function '" + fn.getSymName() + "' has no return");
+  return opError(body.getParentOp(), "a block without a terminator");
 }
 
 Expected<Results> Evaluator::evalOp(Operation *op,
@@ -500,11 +520,70 @@ Expected<Results> Evaluator::evalOp(Operation *op,
         });
       })
       .Case([&](DivOp d) { return divide(d, x(), y()); })
+      // The elementwise ops of issue 3.
+      .Case([&](AbsOp) {
+        bool i = isInt();
+        // i32: |INT32_MIN| wraps to INT32_MIN, as negation does.
+        return unary(op, x(), [i](double v) {
+          return i ? wrapI32(std::fabs(v)) : std::fabs(v);
+        });
+      })
+      .Case([&](SignOp) {
+        bool i = isInt();
+        return unary(op, x(), [i](double v) {
+          if (i)
+            return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0;
+          // The decision is taken on the f32 value; 0, -0 and NaN are kept
+          // (as f32: a double too small for f32 becomes a signed zero).
+          double f = decisionValue(DType::F32, v);
+          return f > 0 ? 1.0 : f < 0 ? -1.0 : f;
+        });
+      })
+      .Case([&](NotOp) {
+        return unary(op, x(), [](double v) { return v != 0 ? 0.0 : 1.0; });
+      })
+      .Case([&](MaximumOp) {
+        return binary(op, x(), y(), [](double a, double b) {
+          if (std::isnan(a) || std::isnan(b))
+            return std::numeric_limits<double>::quiet_NaN();
+          return a > b ? a : b;
+        });
+      })
+      .Case([&](MinimumOp) {
+        return binary(op, x(), y(), [](double a, double b) {
+          if (std::isnan(a) || std::isnan(b))
+            return std::numeric_limits<double>::quiet_NaN();
+          return a < b ? a : b;
+        });
+      })
+      .Case([&](PowOp) {
+        return binary(op, x(), y(),
+                      [](double a, double b) { return std::pow(a, b); });
+      })
+      .Case([&](AndOp) {
+        return binary(op, x(), y(), [](double a, double b) {
+          return a != 0 && b != 0 ? 1.0 : 0.0;
+        });
+      })
+      .Case([&](OrOp) {
+        return binary(op, x(), y(), [](double a, double b) {
+          return a != 0 || b != 0 ? 1.0 : 0.0;
+        });
+      })
+      .Case([&](SelectOp) {
+        return select(op, *operands[0], *operands[1], *operands[2]);
+      })
+      .Case([&](ConvertOp) { return convert(op, x()); })
       .Case([&](CmpOp c) { return compare(c, x(), y()); })
       // Shapes.
       .Case([&](BroadcastInDimOp b) { return broadcastInDim(b, x()); })
       .Case([&](TransposeOp t) { return transpose(t, x()); })
       .Case([&](ReshapeOp r) { return reshape(r, x()); })
+      .Case([&](ConcatOp c) { return concat(c, operands); })
+      .Case([&](SliceOp sl) { return slice(sl, x()); })
+      .Case([&](IotaOp io) { return iota(io); })
+      // Loops.
+      .Case([&](ForOp f) { return forLoop(f, operands); })
       // Reductions.
       .Case([&](ReduceSumOp r) {
         return reduce(op, r.getDims(), x(), ReduceKind::Sum);
@@ -914,6 +993,171 @@ Expected<Results> Evaluator::mapped(func::FuncOp callee, ArrayRef<Array> args,
                                 *dtypeOf(t.getElementType())));
   }
   return stacked;
+}
+
+//===----------------------------------------------------------------------===//
+// The ops of issue 3: select, convert, concat, slice, iota, for
+//===----------------------------------------------------------------------===//
+
+Expected<Results> Evaluator::select(Operation *op, const Array &c,
+                                    const Array &a, const Array &b) {
+  if (c.shape != a.shape || a.shape != b.shape)
+    return opError(op, "operand shapes differ");
+  if (c.dtype != DType::Bool || a.dtype != b.dtype)
+    return opError(op, "needs a bool condition and two values of one dtype");
+  Array r(a.dtype, a.shape, std::vector<double>(a.values.size()));
+  for (size_t i = 0; i < a.values.size(); ++i)
+    r.values[i] = c.values[i] != 0 ? a.values[i] : b.values[i];
+  return one(std::move(r));
+}
+
+/// One element of `arr.convert` from `from` to `to` (see the file comment).
+static double convertElement(DType from, DType to, double v) {
+  if (from == to)
+    return v;
+  switch (to) {
+  case DType::Bool:
+    // f32: decided on the f32 value; NaN != 0 is true.
+    return decisionValue(from, v) != 0 ? 1.0 : 0.0;
+  case DType::F32:
+    if (from == DType::Bool)
+      return v != 0 ? 1.0 : 0.0;
+    // i32 -> f32 rounds to the nearest f32 (ties to even), as a C cast does.
+    return static_cast<double>(static_cast<float>(static_cast<int32_t>(v)));
+  case DType::I32: {
+    if (from == DType::Bool)
+      return v != 0 ? 1.0 : 0.0;
+    double f = decisionValue(DType::F32, v);
+    if (std::isnan(f))
+      return 0.0;
+    double t = std::trunc(f) + 0.0; // -0.0 (from -0.5 or -0) is 0.
+    if (t >= 2147483647.0)
+      return 2147483647.0;
+    if (t <= -2147483648.0)
+      return -2147483648.0;
+    return t;
+  }
+  }
+  return v;
+}
+
+Expected<Results> Evaluator::convert(Operation *op, const Array &x) {
+  DType to = resultDType(op);
+  Array r(to, x.shape, std::vector<double>(x.values.size()));
+  for (size_t i = 0; i < x.values.size(); ++i)
+    r.values[i] = convertElement(x.dtype, to, x.values[i]);
+  return one(std::move(r));
+}
+
+Expected<Results> Evaluator::concat(arr::ConcatOp op,
+                                    ArrayRef<const Array *> pieces) {
+  RankedTensorType type = op.getResult().getType();
+  int64_t dim = static_cast<int64_t>(op.getDim());
+  if (pieces.empty())
+    return opError(op, "no operands");
+  if (dim < 0 || dim >= type.getRank())
+    return opError(op, "dim out of range");
+  Array r = Array::filled(*dtypeOf(type.getElementType()), type.getShape());
+  SmallVector<int64_t, 4> dstStrides = rowMajorStrides(r.shape);
+  // Piece k lands at offset (sum of the earlier pieces' sizes on dim) on dim.
+  int64_t at = 0;
+  for (const Array *piece : pieces) {
+    if (piece->rank() != r.rank() || piece->dtype != r.dtype)
+      return opError(op, "a piece differs in rank or dtype");
+    for (int64_t d = 0; d < r.rank(); ++d)
+      if (d != dim && piece->shape[d] != r.shape[d])
+        return opError(op, "pieces differ in size off the concat dim");
+    if (at + piece->shape[dim] > r.shape[dim])
+      return opError(op, "pieces are longer than the result");
+    forEachIndex(piece->shape, rowMajorStrides(piece->shape), 0, dstStrides,
+                 at * dstStrides[dim],
+                 [&](int64_t a, int64_t b) { r.values[b] = piece->values[a]; });
+    at += piece->shape[dim];
+  }
+  if (at != r.shape[dim])
+    return opError(op, "pieces are shorter than the result");
+  return one(std::move(r));
+}
+
+Expected<Results> Evaluator::slice(arr::SliceOp op, const Array &x) {
+  RankedTensorType type = op.getResult().getType();
+  ArrayRef<int64_t> start = op.getStart(), stride = op.getStride();
+  if (static_cast<int64_t>(start.size()) != x.rank() ||
+      static_cast<int64_t>(stride.size()) != x.rank() ||
+      type.getRank() != x.rank())
+    return opError(op, "start, stride and result rank must match the operand");
+  // result[i] = x[start + stride * i]: a strided view of x, read in place.
+  SmallVector<int64_t, 4> inStrides = rowMajorStrides(x.shape);
+  SmallVector<int64_t, 4> srcStrides;
+  int64_t offset = 0;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    int64_t n = type.getDimSize(d);
+    int64_t first = start[d], last = start[d] + stride[d] * (n - 1);
+    if (stride[d] == 0 || n < 1 || first < 0 || first >= x.shape[d] ||
+        last < 0 || last >= x.shape[d])
+      return opError(op, "dimension " + Twine(d) + " reads out of bounds");
+    offset += first * inStrides[d];
+    srcStrides.push_back(stride[d] * inStrides[d]);
+  }
+  Array r = Array::filled(x.dtype, type.getShape());
+  forEachIndex(r.shape, srcStrides, offset, rowMajorStrides(r.shape), 0,
+               [&](int64_t a, int64_t b) { r.values[b] = x.values[a]; });
+  return one(std::move(r));
+}
+
+Expected<Results> Evaluator::iota(arr::IotaOp op) {
+  RankedTensorType type = op.getResult().getType();
+  int64_t dim = static_cast<int64_t>(op.getDim());
+  if (dim < 0 || dim >= type.getRank())
+    return opError(op, "dim out of range");
+  Array r = Array::filled(resultDType(op), type.getShape());
+  // The index along dim, counted by a stride-1 walk with the other dims at 0.
+  SmallVector<int64_t, 4> indexStrides(type.getRank(), 0);
+  indexStrides[dim] = 1;
+  forEachIndex(
+      r.shape, indexStrides, 0, rowMajorStrides(r.shape), 0,
+      [&](int64_t i, int64_t b) { r.values[b] = static_cast<double>(i); });
+  return one(std::move(r));
+}
+
+Expected<Results> Evaluator::forLoop(arr::ForOp op,
+                                     ArrayRef<const Array *> operands) {
+  // Operands: the consts, then the carries' inits (one per result).
+  int64_t numCarries = op->getNumResults();
+  int64_t numConsts = static_cast<int64_t>(operands.size()) - numCarries;
+  Block &body = op->getRegion(0).front();
+  if (numConsts < 0 || static_cast<int64_t>(body.getNumArguments()) !=
+                           1 + numConsts + numCarries)
+    return opError(op, "block arguments are not index, consts, carries");
+  int64_t tripCount = static_cast<int64_t>(op.getTripCount());
+  if (tripCount < 0)
+    return opError(op, "negative trip count");
+  Results carries;
+  for (int64_t k = 0; k < numCarries; ++k)
+    carries.push_back(*operands[numConsts + k]);
+  for (int64_t i = 0; i < tripCount; ++i) {
+    Results args;
+    args.reserve(body.getNumArguments());
+    args.push_back(Array::scalar(DType::I32, static_cast<double>(i)));
+    for (int64_t k = 0; k < numConsts; ++k)
+      args.push_back(*operands[k]);
+    for (Array &c : carries)
+      args.push_back(std::move(c));
+    Expected<Results> next = runBlock(body, std::move(args));
+    if (!next)
+      return opError(op, "iteration " + Twine(i) + ": " +
+                             llvm::toString(next.takeError()));
+    if (static_cast<int64_t>(next->size()) != numCarries)
+      return opError(op, "the body yields " + Twine(next->size()) +
+                             " values for " + Twine(numCarries) + " carries");
+    for (auto [k, value] : llvm::enumerate(*next))
+      if (!value.matches(op->getResult(k).getType()))
+        return opError(op, "iteration " + Twine(i) + " yields " +
+                               shapeString(value.dtype, value.shape) +
+                               " for carry " + Twine(k));
+    carries = std::move(*next);
+  }
+  return carries;
 }
 
 //===----------------------------------------------------------------------===//

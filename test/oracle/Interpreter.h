@@ -19,6 +19,35 @@
 //   - reduce_max/reduce_min propagate NaN; argmin/argmax pick the first NaN
 //     if there is one (numpy), else the lowest index among equal extremes.
 //
+// Per-op rules of the ops added with loops (issue 3):
+//   - `arr.abs`: |x|; i32 wraps, so abs(INT32_MIN) = INT32_MIN (as neg).
+//   - `arr.sign`: i32 -1/0/1; f32: 1 if x > 0, -1 if x < 0, else x itself
+//     (0 -> 0, -0 -> -0, NaN -> NaN), decided on the f32-rounded value.
+//   - `arr.not`, `arr.and`, `arr.or`: logic on bools (0.0 / 1.0).
+//   - `arr.maximum` / `arr.minimum`: f32 gives NaN if either operand is NaN
+//     (JAX's lax.max/min), else the larger/smaller (either one on a tie);
+//     i32 exact.
+//   - `arr.pow`: C's powf computed in double, `std::pow(x, y)` (so a
+//     negative base with a non-integer exponent is NaN, pow(0, -1) = inf).
+//   - `arr.select %c, %a, %b`: c ? a : b elementwise.
+//   - `arr.convert` (S -> T): same dtype: identity. f32 -> i32: the value
+//     rounded to f32, truncated toward zero, saturated at [INT32_MIN,
+//     INT32_MAX]; NaN -> 0 (so -2.5 -> -2, 3e9 -> INT32_MAX). i32 -> f32:
+//     rounded to the nearest f32, ties to even (2^24 + 1 -> 2^24).
+//     bool -> f32/i32: 1 or 0. f32/i32 -> bool: x != 0 (f32 decided on the
+//     f32-rounded value; NaN -> true).
+//   - `arr.concat ..., dim = d`: the pieces one after the other along d.
+//   - `arr.slice %x, start = s, stride = t`: result[i] = x[s + t * i] per
+//     dimension (t may be negative); an index out of bounds, a zero stride
+//     or an empty result dimension is an error.
+//   - `arr.iota dim = d`: element [i0, ...] is i_d (as i32 or f32).
+//   - `arr.for N consts(...) iter_args(...)`: the body block runs N times
+//     (N = 0: the results are the inits); iteration i binds the block
+//     arguments to (i as a tensor<i32> scalar, the consts, the carries) and
+//     `arr.yield` gives the next carries; the results are the last carries.
+//     The body is interpreted like a function body, so `func.call` and
+//     `arr.vmap_call` inside it work (callees are looked up from the op).
+//
 // vmap. `arr.vmap_call` is evaluated by its definition, a loop: for each i in
 // [0, axis_size), mapped operands are sliced at i on their in axis, unmapped
 // operands are passed as they are, the callee is evaluated, and the results

@@ -468,6 +468,356 @@ TEST_F(OracleTest, VmapOverZeroExamples) {
 }
 
 //===----------------------------------------------------------------------===//
+// The ops of issue 3 (values by hand)
+//===----------------------------------------------------------------------===//
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Array boolean(llvm::ArrayRef<int64_t> shape, std::vector<double> values) {
+  return Array(DType::Bool, shape, std::move(values));
+}
+
+/// Like expectArray, but NaN matches NaN and the sign of a zero counts.
+void expectExact(const std::vector<Array> &results, size_t i, DType dtype,
+                 std::vector<int64_t> shape, std::vector<double> values) {
+  ASSERT_LT(i, results.size());
+  const Array &a = results[i];
+  EXPECT_EQ(dtypeName(a.dtype), std::string(dtypeName(dtype)));
+  EXPECT_EQ(std::vector<int64_t>(a.shape.begin(), a.shape.end()), shape);
+  ASSERT_EQ(a.values.size(), values.size()) << a.toString();
+  for (size_t k = 0; k < values.size(); ++k) {
+    double got = a.values[k], want = values[k];
+    bool same = std::isnan(want)
+                    ? std::isnan(got)
+                    : got == want && std::signbit(got) == std::signbit(want);
+    EXPECT_TRUE(same) << "result " << i << " element " << k << ": got " << got
+                      << (std::signbit(got) ? " (sign bit set)" : "")
+                      << ", expected " << want
+                      << (std::signbit(want) ? " (sign bit set)" : "");
+  }
+}
+
+TEST_F(OracleTest, AbsSignNot) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<6xf32>, %k: tensor<4xi32>, %b: tensor<2xi1>) -> (tensor<6xf32>, tensor<6xf32>, tensor<4xi32>, tensor<4xi32>, tensor<2xi1>) {
+      %a = arr.abs %x : tensor<6xf32>
+      %s = arr.sign %x : tensor<6xf32>
+      %ka = arr.abs %k : tensor<4xi32>
+      %ks = arr.sign %k : tensor<4xi32>
+      %n = arr.not %b : tensor<2xi1>
+      return %a, %s, %ka, %ks, %n : tensor<6xf32>, tensor<6xf32>, tensor<4xi32>, tensor<4xi32>, tensor<2xi1>
+    })mlir",
+               "f",
+               {f32({6}, {-2.5, 0.0, -0.0, 3.0, kNaN, -kInf}),
+                i32({4}, {-7, 0, 5, -2147483648.0}), boolean({2}, {1, 0})});
+  expectExact(r, 0, DType::F32, {6}, {2.5, 0.0, 0.0, 3.0, kNaN, kInf});
+  // sign keeps 0, -0 and NaN.
+  expectExact(r, 1, DType::F32, {6}, {-1.0, 0.0, -0.0, 1.0, kNaN, -1.0});
+  // |INT32_MIN| wraps to INT32_MIN.
+  expectExact(r, 2, DType::I32, {4}, {7, 0, 5, -2147483648.0});
+  expectExact(r, 3, DType::I32, {4}, {-1, 0, 1, -1});
+  expectExact(r, 4, DType::Bool, {2}, {0, 1});
+}
+
+TEST_F(OracleTest, MaximumMinimumPropagateNaN) {
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: tensor<2xi32>, %j: tensor<2xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<2xi32>, tensor<2xi32>) {
+      %mx = arr.maximum %a, %b : tensor<4xf32>
+      %mn = arr.minimum %a, %b : tensor<4xf32>
+      %imx = arr.maximum %i, %j : tensor<2xi32>
+      %imn = arr.minimum %i, %j : tensor<2xi32>
+      return %mx, %mn, %imx, %imn : tensor<4xf32>, tensor<4xf32>, tensor<2xi32>, tensor<2xi32>
+    })mlir",
+               "f",
+               {f32({4}, {1, -2, kNaN, 3}), f32({4}, {2, -3, 0, kNaN}),
+                i32({2}, {5, -5}), i32({2}, {-6, 7})});
+  expectExact(r, 0, DType::F32, {4}, {2, -2, kNaN, kNaN});
+  expectExact(r, 1, DType::F32, {4}, {1, -3, kNaN, kNaN});
+  expectExact(r, 2, DType::I32, {2}, {5, 7});
+  expectExact(r, 3, DType::I32, {2}, {-6, -5});
+}
+
+TEST_F(OracleTest, Pow) {
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+      %p = arr.pow %a, %b : tensor<8xf32>
+      return %p : tensor<8xf32>
+    })mlir",
+               "f",
+               {f32({8}, {2, 9, 2, -8, -8, 0, 4, -2}),
+                f32({8}, {3, 0.5, -1, 2, 0.5, -1, 0, 3})});
+  // A negative base with a non-integer exponent is NaN; 0^-1 = inf;
+  // x^0 = 1; an odd integer exponent keeps the sign.
+  expectExact(r, 0, DType::F32, {8}, {8, 3, 0.5, 64, kNaN, kInf, 1, -8});
+}
+
+TEST_F(OracleTest, AndOrSelect) {
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<4xi1>, %b: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>, %j: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xi32>, tensor<4xi1>) {
+      %and = arr.and %a, %b : tensor<4xi1>
+      %or = arr.or %a, %b : tensor<4xi1>
+      %sf = arr.select %b, %x, %y : tensor<4xi1>, tensor<4xf32>
+      %si = arr.select %a, %i, %j : tensor<4xi1>, tensor<4xi32>
+      %sb = arr.select %b, %a, %b : tensor<4xi1>, tensor<4xi1>
+      return %and, %or, %sf, %si, %sb : tensor<4xi1>, tensor<4xi1>, tensor<4xf32>, tensor<4xi32>, tensor<4xi1>
+    })mlir",
+               "f",
+               {boolean({4}, {1, 1, 0, 0}), boolean({4}, {1, 0, 1, 0}),
+                f32({4}, {1, 2, 3, 4}), f32({4}, {10, 20, 30, 40}),
+                i32({4}, {-1, -2, -3, -4}), i32({4}, {5, 6, 7, 8})});
+  expectExact(r, 0, DType::Bool, {4}, {1, 0, 0, 0});
+  expectExact(r, 1, DType::Bool, {4}, {1, 1, 1, 0});
+  // b = [1 0 1 0]: x, y, x, y.
+  expectExact(r, 2, DType::F32, {4}, {1, 20, 3, 40});
+  // a = [1 1 0 0]: i, i, j, j.
+  expectExact(r, 3, DType::I32, {4}, {-1, -2, 7, 8});
+  // b ? a : b = [a0, b1, a2, b3] = [1, 0, 0, 0].
+  expectExact(r, 4, DType::Bool, {4}, {1, 0, 0, 0});
+}
+
+TEST_F(OracleTest, ConvertF32ToI32TruncatesSaturatesNaNIsZero) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<12xf32>) -> tensor<12xi32> {
+      %c = arr.convert %x : tensor<12xf32> -> tensor<12xi32>
+      return %c : tensor<12xi32>
+    })mlir",
+               "f",
+               {f32({12}, {-2.5, 2.5, 2.75, -0.5, -0.0, kNaN, 3e9, -3e9, kInf,
+                           -kInf, 2147483520.0 /* the largest f32 below 2^31 */,
+                           /* 3 - 2^-30 is 3.0 as an f32: decided on f32 */
+                           3.0 - std::ldexp(1.0, -30)})});
+  expectExact(r, 0, DType::I32, {12},
+              {-2, 2, 2, 0, 0, 0, 2147483647, -2147483648.0, 2147483647,
+               -2147483648.0, 2147483520.0, 3});
+}
+
+TEST_F(OracleTest, ConvertBetweenAllDTypes) {
+  auto r = run(R"mlir(
+    func.func @f(%i: tensor<5xi32>, %b: tensor<2xi1>, %x: tensor<5xf32>) -> (tensor<5xf32>, tensor<2xf32>, tensor<2xi32>, tensor<5xi1>, tensor<5xi1>, tensor<5xf32>, tensor<5xi32>, tensor<2xi1>) {
+      %if = arr.convert %i : tensor<5xi32> -> tensor<5xf32>
+      %bf = arr.convert %b : tensor<2xi1> -> tensor<2xf32>
+      %bi = arr.convert %b : tensor<2xi1> -> tensor<2xi32>
+      %fb = arr.convert %x : tensor<5xf32> -> tensor<5xi1>
+      %ib = arr.convert %i : tensor<5xi32> -> tensor<5xi1>
+      %ff = arr.convert %x : tensor<5xf32> -> tensor<5xf32>
+      %ii = arr.convert %i : tensor<5xi32> -> tensor<5xi32>
+      %bb = arr.convert %b : tensor<2xi1> -> tensor<2xi1>
+      return %if, %bf, %bi, %fb, %ib, %ff, %ii, %bb : tensor<5xf32>, tensor<2xf32>, tensor<2xi32>, tensor<5xi1>, tensor<5xi1>, tensor<5xf32>, tensor<5xi32>, tensor<2xi1>
+    })mlir",
+               "f",
+               {i32({5}, {16777217, 16777219, 2147483647, -7, 0}),
+                boolean({2}, {1, 0}), f32({5}, {0.0, -0.0, kNaN, 0.5, 1e-50})});
+  // 2^24 + 1 and 2^24 + 3 are ties: to the even f32, 2^24 and 2^24 + 4;
+  // INT32_MAX rounds up to 2^31.
+  expectExact(r, 0, DType::F32, {5},
+              {16777216.0, 16777220.0, 2147483648.0, -7, 0});
+  expectExact(r, 1, DType::F32, {2}, {1, 0});
+  expectExact(r, 2, DType::I32, {2}, {1, 0});
+  // x != 0: NaN is true; 1e-50 is 0 as an f32.
+  expectExact(r, 3, DType::Bool, {5}, {0, 0, 1, 1, 0});
+  expectExact(r, 4, DType::Bool, {5}, {1, 1, 1, 1, 0});
+  // The same dtype: identity.
+  expectExact(r, 5, DType::F32, {5}, {0.0, -0.0, kNaN, 0.5, 1e-50});
+  expectExact(r, 6, DType::I32, {5}, {16777217, 16777219, 2147483647, -7, 0});
+  expectExact(r, 7, DType::Bool, {2}, {1, 0});
+}
+
+// The generic form: `arr.concat %a, %b, dim = 1` does not parse (the
+// variadic operand list takes the comma before `dim`).
+TEST_F(OracleTest, Concat) {
+  auto r = run(R"mlir(
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<1x3xf32>, %p: tensor<1xi32>, %q: tensor<2xi32>) -> (tensor<2x4xf32>, tensor<3x3xf32>, tensor<4xi32>, tensor<2x3xf32>, tensor<2x5xf32>) {
+      %last = "arr.concat"(%a, %b) <{dim = 1 : i64}> : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+      %first = "arr.concat"(%a, %c) <{dim = 0 : i64}> : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+      %three = "arr.concat"(%p, %q, %p) <{dim = 0 : i64}> : (tensor<1xi32>, tensor<2xi32>, tensor<1xi32>) -> tensor<4xi32>
+      %one = "arr.concat"(%a) <{dim = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %mid = "arr.concat"(%b, %a, %b) <{dim = 1 : i64}> : (tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+      return %last, %first, %three, %one, %mid : tensor<2x4xf32>, tensor<3x3xf32>, tensor<4xi32>, tensor<2x3xf32>, tensor<2x5xf32>
+    })mlir",
+               "f",
+               {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 1}, {7, 8}),
+                f32({1, 3}, {9, 10, 11}), i32({1}, {-1}), i32({2}, {5, 6})});
+  // [[1 2 3 | 7], [4 5 6 | 8]].
+  expectExact(r, 0, DType::F32, {2, 4}, {1, 2, 3, 7, 4, 5, 6, 8});
+  expectExact(r, 1, DType::F32, {3, 3}, {1, 2, 3, 4, 5, 6, 9, 10, 11});
+  expectExact(r, 2, DType::I32, {4}, {-1, 5, 6, -1});
+  expectExact(r, 3, DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  // [[7 | 1 2 3 | 7], [8 | 4 5 6 | 8]].
+  expectExact(r, 4, DType::F32, {2, 5}, {7, 1, 2, 3, 7, 8, 4, 5, 6, 8});
+}
+
+TEST_F(OracleTest, SliceWithNegativeStrides) {
+  // x[i, j] = 10 i + j, 3x4.
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<3x4xf32>, %v: tensor<8xi32>) -> (tensor<2x2xf32>, tensor<3x4xf32>, tensor<2x2xf32>, tensor<4xi32>, tensor<1x1xf32>, tensor<3x4xf32>) {
+      %a = arr.slice %x, start = [1, 0], stride = [1, 2] : (tensor<3x4xf32>) -> tensor<2x2xf32>
+      %rev = arr.slice %x, start = [2, 3], stride = [-1, -1] : (tensor<3x4xf32>) -> tensor<3x4xf32>
+      %mix = arr.slice %x, start = [0, 3], stride = [2, -3] : (tensor<3x4xf32>) -> tensor<2x2xf32>
+      %odd = arr.slice %v, start = [7], stride = [-2] : (tensor<8xi32>) -> tensor<4xi32>
+      %corner = arr.slice %x, start = [2, 3], stride = [5, -7] : (tensor<3x4xf32>) -> tensor<1x1xf32>
+      %full = arr.slice %x, start = [0, 0], stride = [1, 1] : (tensor<3x4xf32>) -> tensor<3x4xf32>
+      return %a, %rev, %mix, %odd, %corner, %full : tensor<2x2xf32>, tensor<3x4xf32>, tensor<2x2xf32>, tensor<4xi32>, tensor<1x1xf32>, tensor<3x4xf32>
+    })mlir",
+               "f",
+               {f32({3, 4}, {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23}),
+                i32({8}, {0, 1, 2, 3, 4, 5, 6, 7})});
+  // Rows 1, 2; columns 0, 2.
+  expectExact(r, 0, DType::F32, {2, 2}, {10, 12, 20, 22});
+  // x[::-1, ::-1].
+  expectExact(r, 1, DType::F32, {3, 4},
+              {23, 22, 21, 20, 13, 12, 11, 10, 3, 2, 1, 0});
+  // Rows 0, 2; columns 3, 0.
+  expectExact(r, 2, DType::F32, {2, 2}, {3, 0, 23, 20});
+  // v[7::-2] = v[7], v[5], v[3], v[1].
+  expectExact(r, 3, DType::I32, {4}, {7, 5, 3, 1});
+  // One element: the stride is never applied.
+  expectExact(r, 4, DType::F32, {1, 1}, {23});
+  expectExact(r, 5, DType::F32, {3, 4},
+              {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+}
+
+TEST_F(OracleTest, Iota) {
+  auto r = run(R"mlir(
+    func.func @f() -> (tensor<5xi32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x1x2xi32>) {
+      %a = arr.iota dim = 0 : tensor<5xi32>
+      %b = arr.iota dim = 1 : tensor<2x3xf32>
+      %c = arr.iota dim = 0 : tensor<2x3xi32>
+      %d = arr.iota dim = 2 : tensor<2x1x2xi32>
+      return %a, %b, %c, %d : tensor<5xi32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x1x2xi32>
+    })mlir",
+               "f", {});
+  expectExact(r, 0, DType::I32, {5}, {0, 1, 2, 3, 4});
+  expectExact(r, 1, DType::F32, {2, 3}, {0, 1, 2, 0, 1, 2});
+  expectExact(r, 2, DType::I32, {2, 3}, {0, 0, 0, 1, 1, 1});
+  expectExact(r, 3, DType::I32, {2, 1, 2}, {0, 1, 0, 1});
+}
+
+TEST_F(OracleTest, ForZeroIterationsGivesTheInits) {
+  auto r =
+      run(R"mlir(
+    func.func @f(%w: tensor<3xf32>, %a0: tensor<3xf32>, %n0: tensor<i32>) -> (tensor<3xf32>, tensor<i32>) {
+      %r:2 = arr.for 0 consts(%w : tensor<3xf32>) iter_args(%a0, %n0 : tensor<3xf32>, tensor<i32>) -> (tensor<3xf32>, tensor<i32>) {
+      ^bb0(%i: tensor<i32>, %wc: tensor<3xf32>, %a: tensor<3xf32>, %n: tensor<i32>):
+        %a2 = arr.add %a, %wc : tensor<3xf32>
+        %n2 = arr.add %n, %i : tensor<i32>
+        arr.yield %a2, %n2 : tensor<3xf32>, tensor<i32>
+      }
+      return %r#0, %r#1 : tensor<3xf32>, tensor<i32>
+    })mlir",
+          "f", {f32({3}, {1, 2, 3}), f32({3}, {-1, 0.5, 7}), i32({}, {42})});
+  expectExact(r, 0, DType::F32, {3}, {-1, 0.5, 7});
+  expectExact(r, 1, DType::I32, {}, {42});
+}
+
+TEST_F(OracleTest, ForWithAConstAndTwoCarries) {
+  // acc += w * f32(i) for i in 0..3; n += 1.
+  auto r = run(R"mlir(
+    func.func @f(%w: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+      %acc0 = arr.constant dense<0.0> : tensor<3xf32>
+      %n0 = arr.constant dense<10.0> : tensor<f32>
+      %r:2 = arr.for 4 consts(%w : tensor<3xf32>) iter_args(%acc0, %n0 : tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<f32>) {
+      ^bb0(%i: tensor<i32>, %wc: tensor<3xf32>, %acc: tensor<3xf32>, %n: tensor<f32>):
+        %fi = arr.convert %i : tensor<i32> -> tensor<f32>
+        %fb = arr.broadcast_in_dim %fi, dims = [] : (tensor<f32>) -> tensor<3xf32>
+        %t = arr.mul %wc, %fb : tensor<3xf32>
+        %acc2 = arr.add %acc, %t : tensor<3xf32>
+        %one = arr.constant dense<1.0> : tensor<f32>
+        %n2 = arr.add %n, %one : tensor<f32>
+        arr.yield %acc2, %n2 : tensor<3xf32>, tensor<f32>
+      }
+      return %r#0, %r#1 : tensor<3xf32>, tensor<f32>
+    })mlir",
+               "f", {f32({3}, {1, 2, 3})});
+  // 0 + 1 + 2 + 3 = 6 times w.
+  expectExact(r, 0, DType::F32, {3}, {6, 12, 18});
+  expectExact(r, 1, DType::F32, {}, {14});
+}
+
+TEST_F(OracleTest, ForCarriesSwap) {
+  // (a, b) <- (b, a + b) ten times from (0, 1): Fibonacci.
+  auto r = run(R"mlir(
+    func.func @f(%a0: tensor<i32>, %b0: tensor<i32>) -> (tensor<i32>, tensor<i32>) {
+      %r:2 = arr.for 10 iter_args(%a0, %b0 : tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>) {
+      ^bb0(%i: tensor<i32>, %a: tensor<i32>, %b: tensor<i32>):
+        %s = arr.add %a, %b : tensor<i32>
+        arr.yield %b, %s : tensor<i32>, tensor<i32>
+      }
+      return %r#0, %r#1 : tensor<i32>, tensor<i32>
+    })mlir",
+               "f", {i32({}, {0}), i32({}, {1})});
+  expectExact(r, 0, DType::I32, {}, {55});
+  expectExact(r, 1, DType::I32, {}, {89});
+}
+
+TEST_F(OracleTest, NestedForUsesTheOuterIndexAsAConst) {
+  // t = sum over i < 3, j < 2 of (i + j) = 1 + 3 + 5 = 9.
+  auto r = run(R"mlir(
+    func.func @f(%t0: tensor<i32>) -> tensor<i32> {
+      %r = arr.for 3 iter_args(%t0 : tensor<i32>) -> (tensor<i32>) {
+      ^bb0(%i: tensor<i32>, %t: tensor<i32>):
+        %u = arr.for 2 consts(%i : tensor<i32>) iter_args(%t : tensor<i32>) -> (tensor<i32>) {
+        ^bb0(%j: tensor<i32>, %ic: tensor<i32>, %s: tensor<i32>):
+          %ij = arr.add %ic, %j : tensor<i32>
+          %s2 = arr.add %s, %ij : tensor<i32>
+          arr.yield %s2 : tensor<i32>
+        }
+        arr.yield %u : tensor<i32>
+      }
+      return %r : tensor<i32>
+    })mlir",
+               "f", {i32({}, {0})});
+  expectExact(r, 0, DType::I32, {}, {9});
+}
+
+TEST_F(OracleTest, ForBodyCallsAndVmapCalls) {
+  // p = (0,0), (1,1), (2,2): s += sqdist(p, q), d += sqdist(p, refs[k]).
+  std::string source = std::string(kSqdist) + R"mlir(
+    func.func @f(%q: tensor<2xf32>, %refs: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<f32>, tensor<3xf32>) {
+      %p0 = arr.constant dense<0.0> : tensor<2xf32>
+      %s0 = arr.constant dense<0.0> : tensor<f32>
+      %d0 = arr.constant dense<0.0> : tensor<3xf32>
+      %r:3 = arr.for 3 consts(%q, %refs : tensor<2xf32>, tensor<3x2xf32>) iter_args(%p0, %s0, %d0 : tensor<2xf32>, tensor<f32>, tensor<3xf32>) -> (tensor<2xf32>, tensor<f32>, tensor<3xf32>) {
+      ^bb0(%i: tensor<i32>, %qc: tensor<2xf32>, %rc: tensor<3x2xf32>, %p: tensor<2xf32>, %s: tensor<f32>, %d: tensor<3xf32>):
+        %c = func.call @sqdist(%p, %qc) : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>
+        %s2 = arr.add %s, %c : tensor<f32>
+        %v = arr.vmap_call @sqdist(%p, %rc) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 3 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> tensor<3xf32>
+        %d2 = arr.add %d, %v : tensor<3xf32>
+        %one = arr.constant dense<1.0> : tensor<2xf32>
+        %p2 = arr.add %p, %one : tensor<2xf32>
+        arr.yield %p2, %s2, %d2 : tensor<2xf32>, tensor<f32>, tensor<3xf32>
+      }
+      return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<f32>, tensor<3xf32>
+    })mlir";
+  // q = (1, 2): 5 + 1 + 1. refs (0,0), (1,1), (3,1):
+  // [0 2 10] + [2 0 4] + [8 2 2].
+  auto r =
+      run(source, "f", {f32({2}, {1, 2}), f32({3, 2}, {0, 0, 1, 1, 3, 1})});
+  expectExact(r, 0, DType::F32, {2}, {3, 3});
+  expectExact(r, 1, DType::F32, {}, {7});
+  expectExact(r, 2, DType::F32, {3}, {10, 4, 16});
+}
+
+TEST_F(OracleTest, ErrorInsideALoopNamesTheIteration) {
+  // i32 division by (2 - i) fails at i = 2.
+  std::string error = runError(R"mlir(
+    func.func @f(%x: tensor<i32>) -> tensor<i32> {
+      %r = arr.for 5 iter_args(%x : tensor<i32>) -> (tensor<i32>) {
+      ^bb0(%i: tensor<i32>, %a: tensor<i32>):
+        %two = arr.constant dense<2> : tensor<i32>
+        %d = arr.sub %two, %i : tensor<i32>
+        %q = arr.div %a, %d : tensor<i32>
+        arr.yield %q : tensor<i32>
+      }
+      return %r : tensor<i32>
+    })mlir",
+                               "f", {i32({}, {100})});
+  EXPECT_NE(error.find("arr.for"), std::string::npos) << error;
+  EXPECT_NE(error.find("iteration 2"), std::string::npos) << error;
+  EXPECT_NE(error.find("division by zero"), std::string::npos) << error;
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 
