@@ -240,7 +240,7 @@ def Arr_ConcatOp : Arr_Op<"concat", [Pure, Arr_Batchable]> {
     numpy's `concatenate(..., axis=dim)`: one or more operands of one dtype
     and rank whose sizes agree except on `dim`.
     ```mlir
-    %y = arr.concat %a, %b, dim = 1
+    %y = arr.concat %a, %b dim = 1
            : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x7xf32>
     ```
     Batching rule (JAX's `_concatenate_batch_rule`, without its copies):
@@ -251,7 +251,7 @@ def Arr_ConcatOp : Arr_Op<"concat", [Pure, Arr_Batchable]> {
   let arguments = (ins Variadic<Arr_Tensor>:$pieces, I64Attr:$dim);
   let results = (outs Arr_Tensor:$result);
   let assemblyFormat =
-      "$pieces `,` `dim` `=` $dim attr-dict `:` functional-type($pieces, $result)";
+      "$pieces `dim` `=` $dim attr-dict `:` functional-type($pieces, $result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -41,12 +41,14 @@ def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
     mapped) and otherwise a contraction generic that reads each operand
     through its own map (an operand without a batch dimension is read
     through a broadcast map, never copied); shape ops become tensor and
-    linalg ops.
+    linalg ops; `arr.for` becomes `scf.for` with iter_args.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {

@@ -12,8 +12,10 @@
 
 #include "dialect/ArrDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -46,13 +48,16 @@ struct ConvertArrToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<vmapc::arr::ArrDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect>();
+                           arith::ArithDialect, math::MathDialect,
+                           scf::SCFDialect,
+                           bufferization::BufferizationDialect>();
 
     RewritePatternSet patterns(ctx);
     vmapc::populateElementwisePatterns(patterns);
     vmapc::populateReductionPatterns(patterns);
     vmapc::populateContractionPatterns(patterns);
     vmapc::populateShapePatterns(patterns);
+    vmapc::populateLoopPatterns(patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

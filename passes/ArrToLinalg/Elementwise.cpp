@@ -1,7 +1,8 @@
 //===- Elementwise.cpp - elementwise arr ops to linalg.generic ------------===//
 //
-// Unary, binary and comparison ops become one all-parallel `linalg.generic`
-// with identity indexing maps whose body is the scalar arith/math op.
+// Unary, binary, comparison, select and convert ops become one all-parallel
+// `linalg.generic` with identity indexing maps whose body is the scalar
+// arith/math op.
 // `arr.broadcast_in_dim` becomes a `linalg.generic` that reads its operand
 // through a broadcast map: result dimension dims[i] for operand dimension i,
 // or the constant 0 where a size-1 operand dimension is stretched. Such a
@@ -57,6 +58,46 @@ Value buildScalar(arr::SqrtOp, OpBuilder &b, Location loc, Type,
   return math::SqrtOp::create(b, loc, args[0]);
 }
 
+Value buildScalar(arr::AbsOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  if (isa<FloatType>(elementType))
+    return math::AbsFOp::create(b, loc, args[0]);
+  return math::AbsIOp::create(b, loc, args[0]);
+}
+
+/// 1 for x > 0, -1 for x < 0, else x itself (0, -0.0 and NaN stay).
+Value buildScalar(arr::SignOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  Value x = args[0];
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  Value one, minusOne, positive, negative;
+  if (isa<FloatType>(elementType)) {
+    one = arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, 1.0));
+    minusOne =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elementType, -1.0));
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(elementType, 1));
+    minusOne =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(elementType, -1));
+    positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  }
+  Value notPositive = arith::SelectOp::create(b, loc, negative, minusOne, x);
+  return arith::SelectOp::create(b, loc, positive, one, notPositive);
+}
+
+Value buildScalar(arr::NotOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  Value trueValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  return arith::XOrIOp::create(b, loc, args[0], trueValue);
+}
+
 /// A binary op: `FloatOp` on f32, `IntOp` on i32.
 template <typename FloatOp, typename IntOp>
 Value buildBinary(OpBuilder &b, Location loc, Type elementType,
@@ -107,6 +148,76 @@ Value buildScalar(arr::DivOp, OpBuilder &b, Location loc, Type elementType,
   Value unsafe = arith::OrIOp::create(b, loc, byZero, overflows);
   Value divisor = arith::SelectOp::create(b, loc, unsafe, one, y);
   return arith::DivSIOp::create(b, loc, x, divisor);
+}
+
+/// NaN-propagating on f32 (`arith.maximumf`), as JAX's lax.max.
+Value buildScalar(arr::MaximumOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  return buildBinary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, elementType,
+                                                        args);
+}
+
+Value buildScalar(arr::MinimumOp, OpBuilder &b, Location loc, Type elementType,
+                  ValueRange args) {
+  return buildBinary<arith::MinimumFOp, arith::MinSIOp>(b, loc, elementType,
+                                                        args);
+}
+
+Value buildScalar(arr::PowOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::PowFOp::create(b, loc, args[0], args[1]);
+}
+
+Value buildScalar(arr::AndOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return arith::AndIOp::create(b, loc, args[0], args[1]);
+}
+
+Value buildScalar(arr::OrOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return arith::OrIOp::create(b, loc, args[0], args[1]);
+}
+
+Value buildScalar(arr::SelectOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+}
+
+/// f32 -> i32 truncates toward zero and saturates, NaN -> 0 (XLA's convert;
+/// a plain fptosi would be poison out of range); i32 -> f32 rounds to
+/// nearest; bool -> number is 1/0; number -> bool is `x != 0`.
+Value buildScalar(arr::ConvertOp op, OpBuilder &b, Location loc, Type from,
+                  ValueRange args) {
+  Type to = op.getType().getElementType();
+  Value x = args[0];
+  if (from == to)
+    return x;
+  auto constant = [&](TypedAttr attr) {
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  if (to.isInteger(1)) {
+    Value zero = constant(b.getZeroAttr(from));
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (from.isInteger(1)) {
+    if (isa<FloatType>(to))
+      return arith::UIToFPOp::create(b, loc, to, x);
+    return arith::ExtUIOp::create(b, loc, to, x);
+  }
+  if (isa<FloatType>(to))
+    return arith::SIToFPOp::create(b, loc, to, x);
+  // f32 -> i32: clamp to [-2^31, the largest f32 below 2^31], convert, and
+  // map NaN to 0.
+  Value low = constant(b.getFloatAttr(from, -2147483648.0));
+  Value high = constant(b.getFloatAttr(from, 2147483520.0));
+  Value clamped = arith::MinimumFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, x, low), high);
+  Value converted = arith::FPToSIOp::create(b, loc, to, clamped);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, loc, isNaN, constant(b.getZeroAttr(to)),
+                                 converted);
 }
 
 /// Ordered float predicates (false on NaN), except `ne`, which is unordered
@@ -240,5 +351,10 @@ void vmapc::populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseOpLowering<arr::SqrtOp>, ElementwiseOpLowering<arr::AddOp>,
       ElementwiseOpLowering<arr::SubOp>, ElementwiseOpLowering<arr::MulOp>,
       ElementwiseOpLowering<arr::DivOp>, ElementwiseOpLowering<arr::CmpOp>,
-      BroadcastInDimOpLowering>(ctx);
+      ElementwiseOpLowering<arr::AbsOp>, ElementwiseOpLowering<arr::SignOp>,
+      ElementwiseOpLowering<arr::NotOp>, ElementwiseOpLowering<arr::MaximumOp>,
+      ElementwiseOpLowering<arr::MinimumOp>, ElementwiseOpLowering<arr::PowOp>,
+      ElementwiseOpLowering<arr::AndOp>, ElementwiseOpLowering<arr::OrOp>,
+      ElementwiseOpLowering<arr::SelectOp>,
+      ElementwiseOpLowering<arr::ConvertOp>, BroadcastInDimOpLowering>(ctx);
 }

@@ -28,9 +28,12 @@ void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 /// `linalg.batch_matmul` for the plain cases (Contraction.cpp).
 void populateContractionPatterns(mlir::RewritePatternSet &patterns);
 
-/// `arr.transpose`, `arr.reshape` and `arr.constant`: tensor, linalg and
-/// arith ops (Shape.cpp).
+/// `arr.transpose`, `arr.reshape`, `arr.slice`, `arr.concat`, `arr.iota` and
+/// `arr.constant`: tensor, linalg and arith ops (Shape.cpp).
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
+
+/// `arr.for` and `arr.yield`: `scf.for` with iter_args (Loops.cpp).
+void populateLoopPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace vmapc
 

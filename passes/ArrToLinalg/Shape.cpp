@@ -6,6 +6,14 @@
 // reshape is one (adjacent dimensions merged or split), else a collapse to
 // 1-D followed by an expand to the result shape.
 // `arr.constant` -> `arith.constant` of the same elements.
+// `arr.slice` -> a `linalg.generic` reading its operand through the strided
+// map `d_i -> start_i + stride_i * d_i`; it fuses into its consumer like a
+// broadcast, so a slice that is only read is never materialised.
+// `arr.concat` -> per piece, a copy `linalg.generic` into an
+// `extract_slice` of one destination, inserted back: a piece produced by a
+// generic (a broadcast of an unbatched piece, say) fuses into its copy, and
+// bufferization writes every piece in place into the one result buffer.
+// `arr.iota` -> a `linalg.generic` yielding `linalg.index`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,9 +130,115 @@ struct ConstantOpLowering : OpConversionPattern<arr::ConstantOp> {
   }
 };
 
+/// `arr.slice`: result element i reads operand element start + stride * i.
+struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto resultType = op.getResult().getType();
+    unsigned rank = resultType.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (auto [d, start, stride] :
+         llvm::enumerate(op.getStart(), op.getStride()))
+      exprs.push_back(getAffineConstantExpr(start, ctx) +
+                      getAffineDimExpr(d, ctx) * stride);
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                   getIdentityMap(ctx, rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{adaptor.getOperand()},
+        ValueRange{createEmptyTensor(rewriter, loc, resultType)}, maps,
+        iterators, [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          linalg::YieldOp::create(b, bodyLoc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// `arr.concat`: each piece copied into its slice of one destination.
+struct ConcatOpLowering : OpConversionPattern<arr::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto resultType = op.getResult().getType();
+    unsigned rank = resultType.getRank();
+    int64_t dim = op.getDim();
+    Value dest = createEmptyTensor(rewriter, loc, resultType);
+    SmallVector<AffineMap> maps(2, getIdentityMap(ctx, rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    int64_t offset = 0;
+    for (Value piece : adaptor.getPieces()) {
+      auto pieceType = cast<RankedTensorType>(piece.getType());
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      offsets[dim] = rewriter.getIndexAttr(offset);
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t s : pieceType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(s));
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      Value slot = tensor::ExtractSliceOp::create(
+          rewriter, loc, pieceType, dest, offsets, sizes, strides);
+      auto copy = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{pieceType}, ValueRange{piece},
+          ValueRange{slot}, maps, iterators,
+          [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+            linalg::YieldOp::create(b, bodyLoc, args[0]);
+          });
+      dest = tensor::InsertSliceOp::create(rewriter, loc, copy.getResult(0),
+                                           dest, offsets, sizes, strides);
+      offset += pieceType.getDimSize(dim);
+    }
+    rewriter.replaceOp(op, dest);
+    return success();
+  }
+};
+
+/// `arr.iota`: the loop index along `dim`, converted to the element type.
+struct IotaOpLowering : OpConversionPattern<arr::IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arr::IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = op.getResult().getType();
+    unsigned rank = resultType.getRank();
+    int64_t dim = op.getDim();
+    Type elementType = resultType.getElementType();
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{},
+        ValueRange{createEmptyTensor(rewriter, loc, resultType)},
+        SmallVector<AffineMap>{getIdentityMap(op.getContext(), rank)},
+        iterators, [&](OpBuilder &b, Location bodyLoc, ValueRange) {
+          Value index = linalg::IndexOp::create(b, bodyLoc, dim);
+          Value i32 =
+              arith::IndexCastOp::create(b, bodyLoc, b.getI32Type(), index);
+          Value v = i32;
+          if (isa<FloatType>(elementType))
+            v = arith::SIToFPOp::create(b, bodyLoc, elementType, i32);
+          linalg::YieldOp::create(b, bodyLoc, v);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void vmapc::populateShapePatterns(RewritePatternSet &patterns) {
-  patterns.add<TransposeOpLowering, ReshapeOpLowering, ConstantOpLowering>(
+  patterns.add<TransposeOpLowering, ReshapeOpLowering, ConstantOpLowering,
+               SliceOpLowering, ConcatOpLowering, IotaOpLowering>(
       patterns.getContext());
 }
