@@ -194,6 +194,210 @@ func.func @shapes(%x: tensor<3x{B}x4xf32>, %v: tensor<1x4xf32>) -> (tensor<{B}x1
   return %r, %m, %i, %g : tensor<{B}x12xf32>, tensor<4x{B}xf32>, tensor<{B}x4xi32>, tensor<{B}x3x3xf32>
 }
 )mlir"},
+    // The elementwise ops of issue 3 with unmapped operands (y, b) next to
+    // operands mapped on axes 1 and 0: abs sign not maximum minimum pow and
+    // or select convert; a select whose condition is unbatched and one whose
+    // values are; a result of unbatched operands only (out axis unit).
+    {"new_elementwise_unmapped_operands", "elem", R"mlir(
+func.func private @elem_one(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %k: tensor<4x3xi32>, %b: tensor<4x3xi1>) -> (tensor<4x3xf32>, tensor<4x3xi32>, tensor<4x3xi1>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %a = arr.abs %x : tensor<4x3xf32>
+  %s = arr.sign %y : tensor<4x3xf32>
+  %m = arr.maximum %a, %y : tensor<4x3xf32>
+  %n = arr.minimum %x, %s : tensor<4x3xf32>
+  %p = arr.pow %a, %y : tensor<4x3xf32>
+  %c = arr.cmp gt, %x, %y : tensor<4x3xf32> -> tensor<4x3xi1>
+  %nb = arr.not %b : tensor<4x3xi1>
+  %and = arr.and %c, %nb : tensor<4x3xi1>
+  %or = arr.or %c, %b : tensor<4x3xi1>
+  %sel = arr.select %and, %m, %p : tensor<4x3xi1>, tensor<4x3xf32>
+  %sel2 = arr.select %b, %x, %y : tensor<4x3xi1>, tensor<4x3xf32>
+  %ten = arr.constant dense<10.0> : tensor<4x3xf32>
+  %xs = arr.mul %x, %ten : tensor<4x3xf32>
+  %xi = arr.convert %xs : tensor<4x3xf32> -> tensor<4x3xi32>
+  %ka = arr.abs %k : tensor<4x3xi32>
+  %ks = arr.sign %k : tensor<4x3xi32>
+  %kmax = arr.maximum %ka, %xi : tensor<4x3xi32>
+  %kmin = arr.minimum %kmax, %ks : tensor<4x3xi32>
+  %oi = arr.convert %or : tensor<4x3xi1> -> tensor<4x3xi32>
+  %ksum = arr.add %kmin, %oi : tensor<4x3xi32>
+  %kf = arr.convert %k : tensor<4x3xi32> -> tensor<4x3xf32>
+  %f = arr.add %sel, %sel2 : tensor<4x3xf32>
+  %f2 = arr.add %f, %kf : tensor<4x3xf32>
+  %xb = arr.convert %xi : tensor<4x3xi32> -> tensor<4x3xi1>
+  %o2 = arr.and %or, %xb : tensor<4x3xi1>
+  %u = arr.pow %s, %s : tensor<4x3xf32>
+  return %f2, %ksum, %o2, %n, %u : tensor<4x3xf32>, tensor<4x3xi32>, tensor<4x3xi1>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+func.func @elem(%x: tensor<4x{B}x3xf32>, %y: tensor<4x3xf32>, %k: tensor<{B}x4x3xi32>, %b: tensor<4x3xi1>) -> (tensor<4x{B}x3xf32>, tensor<{B}x4x3xi32>, tensor<4x3x{B}xi1>, tensor<{B}x4x3xf32>, tensor<4x3xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit, 0 : i64, unit], arr.out_axes = [1 : i64, 0 : i64, 2 : i64, 0 : i64, unit]} {
+  %r0, %r1, %r2, %r3, %r4 = arr.vmap_call @elem_one(%x, %y, %k, %b) {in_axes = [1 : i64, unit, 0 : i64, unit], out_axes = [1 : i64, 0 : i64, 2 : i64, 0 : i64, unit], axis_size = {B} : i64} : (tensor<4x{B}x3xf32>, tensor<4x3xf32>, tensor<{B}x4x3xi32>, tensor<4x3xi1>) -> (tensor<4x{B}x3xf32>, tensor<{B}x4x3xi32>, tensor<4x3x{B}xi1>, tensor<{B}x4x3xf32>, tensor<4x3xf32>)
+  return %r0, %r1, %r2, %r3, %r4 : tensor<4x{B}x3xf32>, tensor<{B}x4x3xi32>, tensor<4x3x{B}xi1>, tensor<{B}x4x3xf32>, tensor<4x3xf32>
+}
+)mlir"},
+    // concat of pieces batched on different dims (x on 1, z on 2) and an
+    // unbatched one (w), on dim 0 and on the last dim; slices with negative
+    // strides of batched values; iota; a concat of unbatched pieces only
+    // (out axis unit). (Generic form: see InterpreterTest's Concat.)
+    {"concat_slice_iota", "cs", R"mlir(
+func.func private @cs_one(%x: tensor<3x4xf32>, %w: tensor<2x4xf32>, %z: tensor<1x4xf32>) -> (tensor<3x4xf32>, tensor<2x3xf32>, tensor<2x8xf32>, tensor<6x4xf32>, tensor<4x3xi32>) {
+  %c0 = "arr.concat"(%x, %w) <{dim = 0 : i64}> : (tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  %c1 = "arr.concat"(%x, %x) <{dim = 1 : i64}> : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  %s0 = arr.slice %c0, start = [4, 3], stride = [-2, -1] : (tensor<5x4xf32>) -> tensor<3x4xf32>
+  %s1 = arr.slice %c1, start = [0, 1], stride = [2, 3] : (tensor<3x8xf32>) -> tensor<2x3xf32>
+  %io = arr.iota dim = 1 : tensor<3x4xf32>
+  %t = arr.add %s0, %io : tensor<3x4xf32>
+  %cu = "arr.concat"(%w, %w) <{dim = 1 : i64}> : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %c2 = "arr.concat"(%w, %x, %z) <{dim = 0 : i64}> : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<6x4xf32>
+  %xt = arr.transpose %x, perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %ten = arr.constant dense<10.0> : tensor<4x3xf32>
+  %xs = arr.mul %xt, %ten : tensor<4x3xf32>
+  %xi = arr.convert %xs : tensor<4x3xf32> -> tensor<4x3xi32>
+  %ii = arr.iota dim = 0 : tensor<4x3xi32>
+  %rev = arr.slice %xi, start = [3, 0], stride = [-1, 1] : (tensor<4x3xi32>) -> tensor<4x3xi32>
+  %sum = arr.add %rev, %ii : tensor<4x3xi32>
+  return %t, %s1, %cu, %c2, %sum : tensor<3x4xf32>, tensor<2x3xf32>, tensor<2x8xf32>, tensor<6x4xf32>, tensor<4x3xi32>
+}
+func.func @cs(%x: tensor<3x{B}x4xf32>, %w: tensor<2x4xf32>, %z: tensor<1x4x{B}xf32>) -> (tensor<{B}x3x4xf32>, tensor<2x3x{B}xf32>, tensor<2x8xf32>, tensor<6x{B}x4xf32>, tensor<4x3x{B}xi32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit, 2 : i64], arr.out_axes = [0 : i64, 2 : i64, unit, 1 : i64, 2 : i64]} {
+  %r0, %r1, %r2, %r3, %r4 = arr.vmap_call @cs_one(%x, %w, %z) {in_axes = [1 : i64, unit, 2 : i64], out_axes = [0 : i64, 2 : i64, unit, 1 : i64, 2 : i64], axis_size = {B} : i64} : (tensor<3x{B}x4xf32>, tensor<2x4xf32>, tensor<1x4x{B}xf32>) -> (tensor<{B}x3x4xf32>, tensor<2x3x{B}xf32>, tensor<2x8xf32>, tensor<6x{B}x4xf32>, tensor<4x3x{B}xi32>)
+  return %r0, %r1, %r2, %r3, %r4 : tensor<{B}x3x4xf32>, tensor<2x3x{B}xf32>, tensor<2x8xf32>, tensor<6x{B}x4xf32>, tensor<4x3x{B}xi32>
+}
+)mlir"},
+    // arr.for with a batched const (x), an unbatched const (w) and three
+    // carries of unbatched inits: acc becomes batched through the body, n
+    // never does (its result has out axis unit), the i32 count does.
+    {"for_consts_and_carries", "loop", R"mlir(
+func.func private @loop_one(%x: tensor<3xf32>, %w: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>, tensor<i32>) {
+  %acc0 = arr.constant dense<0.0> : tensor<3xf32>
+  %n0 = arr.constant dense<0.0> : tensor<f32>
+  %c0 = arr.constant dense<0> : tensor<i32>
+  %r:3 = arr.for 4 consts(%x, %w : tensor<3xf32>, tensor<3xf32>) iter_args(%acc0, %n0, %c0 : tensor<3xf32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<f32>, tensor<i32>) {
+  ^bb0(%i: tensor<i32>, %xc: tensor<3xf32>, %wc: tensor<3xf32>, %acc: tensor<3xf32>, %n: tensor<f32>, %cnt: tensor<i32>):
+    %fi = arr.convert %i : tensor<i32> -> tensor<f32>
+    %fb = arr.broadcast_in_dim %fi, dims = [] : (tensor<f32>) -> tensor<3xf32>
+    %t = arr.mul %xc, %fb : tensor<3xf32>
+    %t2 = arr.mul %t, %wc : tensor<3xf32>
+    %acc1 = arr.add %acc, %t2 : tensor<3xf32>
+    %acc2 = arr.tanh %acc1 : tensor<3xf32>
+    %one = arr.constant dense<1.0> : tensor<f32>
+    %n2 = arr.add %n, %one : tensor<f32>
+    %mx = arr.reduce_max %acc2, dims = [0] : (tensor<3xf32>) -> tensor<f32>
+    %zero = arr.constant dense<0.0> : tensor<f32>
+    %pos = arr.cmp gt, %mx, %zero : tensor<f32> -> tensor<i1>
+    %pi = arr.convert %pos : tensor<i1> -> tensor<i32>
+    %cnt2 = arr.add %cnt, %pi : tensor<i32>
+    arr.yield %acc2, %n2, %cnt2 : tensor<3xf32>, tensor<f32>, tensor<i32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<3xf32>, tensor<f32>, tensor<i32>
+}
+func.func @loop(%x: tensor<{B}x3xf32>, %w: tensor<3xf32>) -> (tensor<{B}x3xf32>, tensor<f32>, tensor<{B}xi32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [0 : i64, unit, 0 : i64]} {
+  %a, %n, %c = arr.vmap_call @loop_one(%x, %w) {in_axes = [0 : i64, unit], out_axes = [0 : i64, unit, 0 : i64], axis_size = {B} : i64} : (tensor<{B}x3xf32>, tensor<3xf32>) -> (tensor<{B}x3xf32>, tensor<f32>, tensor<{B}xi32>)
+  return %a, %n, %c : tensor<{B}x3xf32>, tensor<f32>, tensor<{B}xi32>
+}
+)mlir"},
+    // The carry fixpoint needs three rounds: c is batched through the const
+    // x (mapped on axis 1), then b through c, then a through b.
+    {"for_fixpoint_three_rounds", "chain", R"mlir(
+func.func private @chain_one(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %r:3 = arr.for 3 consts(%x : tensor<2xf32>) iter_args(%y, %y, %y : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  ^bb0(%i: tensor<i32>, %xc: tensor<2xf32>, %a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>):
+    %a2 = arr.add %a, %b : tensor<2xf32>
+    %b2 = arr.add %b, %c : tensor<2xf32>
+    %c2 = arr.mul %c, %xc : tensor<2xf32>
+    arr.yield %a2, %b2, %c2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+func.func @chain(%x: tensor<2x{B}xf32>, %y: tensor<2xf32>) -> (tensor<{B}x2xf32>, tensor<2x{B}xf32>, tensor<{B}x2xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit], arr.out_axes = [0 : i64, 1 : i64, 0 : i64]} {
+  %a, %b, %c = arr.vmap_call @chain_one(%x, %y) {in_axes = [1 : i64, unit], out_axes = [0 : i64, 1 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<2x{B}xf32>, tensor<2xf32>) -> (tensor<{B}x2xf32>, tensor<2x{B}xf32>, tensor<{B}x2xf32>)
+  return %a, %b, %c : tensor<{B}x2xf32>, tensor<2x{B}xf32>, tensor<{B}x2xf32>
+}
+)mlir"},
+    // Carries swapped every iteration: the init of a is batched on dim 2 of
+    // the export (x mapped on axis 2), b's init is unbatched; both end up
+    // batched. The same with 0 iterations (the results are the inits).
+    {"for_swap_and_zero_trips", "swap", R"mlir(
+func.func private @swap_one(%x: tensor<2x3xf32>, %w: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %r:2 = arr.for 3 iter_args(%x, %w : tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  ^bb0(%i: tensor<i32>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>):
+    %n = arr.neg %a : tensor<2x3xf32>
+    arr.yield %b, %n : tensor<2x3xf32>, tensor<2x3xf32>
+  }
+  %z:2 = arr.for 0 iter_args(%x, %w : tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  ^bb0(%i: tensor<i32>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>):
+    arr.yield %b, %a : tensor<2x3xf32>, tensor<2x3xf32>
+  }
+  return %r#0, %r#1, %z#0, %z#1 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+func.func @swap(%x: tensor<2x3x{B}xf32>, %w: tensor<2x3xf32>) -> (tensor<{B}x2x3xf32>, tensor<2x3x{B}xf32>, tensor<2x{B}x3xf32>, tensor<{B}x2x3xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [2 : i64, unit], arr.out_axes = [0 : i64, 2 : i64, 1 : i64, 0 : i64]} {
+  %a, %b, %c, %d = arr.vmap_call @swap_one(%x, %w) {in_axes = [2 : i64, unit], out_axes = [0 : i64, 2 : i64, 1 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<2x3x{B}xf32>, tensor<2x3xf32>) -> (tensor<{B}x2x3xf32>, tensor<2x3x{B}xf32>, tensor<2x{B}x3xf32>, tensor<{B}x2x3xf32>)
+  return %a, %b, %c, %d : tensor<{B}x2x3xf32>, tensor<2x3x{B}xf32>, tensor<2x{B}x3xf32>, tensor<{B}x2x3xf32>
+}
+)mlir"},
+    // A loop body with a func.call, an arr.vmap_call (over unmapped refs)
+    // and a nested arr.for reading a batched const.
+    {"for_body_calls_and_nested_for", "knnloop", R"mlir(
+func.func private @sqdist(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<f32> {
+  %d = arr.sub %a, %b : tensor<4xf32>
+  %m = arr.mul %d, %d : tensor<4xf32>
+  %s = arr.reduce_sum %m, dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func private @walk(%q: tensor<4xf32>, %refs: tensor<5x4xf32>) -> (tensor<5xf32>, tensor<f32>, tensor<4xf32>) {
+  %d0 = arr.constant dense<0.0> : tensor<5xf32>
+  %s0 = arr.constant dense<0.0> : tensor<f32>
+  %r:3 = arr.for 3 consts(%q, %refs : tensor<4xf32>, tensor<5x4xf32>) iter_args(%d0, %s0, %q : tensor<5xf32>, tensor<f32>, tensor<4xf32>) -> (tensor<5xf32>, tensor<f32>, tensor<4xf32>) {
+  ^bb0(%i: tensor<i32>, %qc: tensor<4xf32>, %rc: tensor<5x4xf32>, %d: tensor<5xf32>, %s: tensor<f32>, %p: tensor<4xf32>):
+    %v = arr.vmap_call @sqdist(%p, %rc) {in_axes = [unit, 0 : i64], out_axes = [0 : i64], axis_size = 5 : i64} : (tensor<4xf32>, tensor<5x4xf32>) -> tensor<5xf32>
+    %d2 = arr.add %d, %v : tensor<5xf32>
+    %c = func.call @sqdist(%p, %qc) : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+    %s2 = arr.add %s, %c : tensor<f32>
+    %half = arr.constant dense<0.5> : tensor<4xf32>
+    %p1 = arr.mul %p, %half : tensor<4xf32>
+    %p2 = arr.for 2 consts(%qc : tensor<4xf32>) iter_args(%p1 : tensor<4xf32>) -> (tensor<4xf32>) {
+    ^bb0(%j: tensor<i32>, %qq: tensor<4xf32>, %pp: tensor<4xf32>):
+      %sg = arr.sign %qq : tensor<4xf32>
+      %tenth = arr.constant dense<0.1> : tensor<4xf32>
+      %st = arr.mul %sg, %tenth : tensor<4xf32>
+      %pp2 = arr.add %pp, %st : tensor<4xf32>
+      arr.yield %pp2 : tensor<4xf32>
+    }
+    arr.yield %d2, %s2, %p2 : tensor<5xf32>, tensor<f32>, tensor<4xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<5xf32>, tensor<f32>, tensor<4xf32>
+}
+func.func @knnloop(%q: tensor<{B}x4xf32>, %refs: tensor<5x4xf32>) -> (tensor<{B}x5xf32>, tensor<{B}xf32>, tensor<4x{B}xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [0 : i64, 0 : i64, 1 : i64]} {
+  %d, %s, %p = arr.vmap_call @walk(%q, %refs) {in_axes = [0 : i64, unit], out_axes = [0 : i64, 0 : i64, 1 : i64], axis_size = {B} : i64} : (tensor<{B}x4xf32>, tensor<5x4xf32>) -> (tensor<{B}x5xf32>, tensor<{B}xf32>, tensor<4x{B}xf32>)
+  return %d, %s, %p : tensor<{B}x5xf32>, tensor<{B}xf32>, tensor<4x{B}xf32>
+}
+)mlir"},
+    // bool and i32 carries: a flag or-ed with a batched test, an i32
+    // carry (unbatched init) chosen by select on the flag; iota and the
+    // index in the body.
+    {"for_bool_i32_carries_select", "flags", R"mlir(
+func.func private @flags_one(%x: tensor<3xf32>, %k: tensor<3xi32>) -> (tensor<3xi1>, tensor<3xi32>) {
+  %f0 = arr.constant dense<false> : tensor<3xi1>
+  %r:2 = arr.for 5 consts(%x, %k : tensor<3xf32>, tensor<3xi32>) iter_args(%f0, %k : tensor<3xi1>, tensor<3xi32>) -> (tensor<3xi1>, tensor<3xi32>) {
+  ^bb0(%i: tensor<i32>, %xc: tensor<3xf32>, %kc: tensor<3xi32>, %flag: tensor<3xi1>, %acc: tensor<3xi32>):
+    %ib = arr.broadcast_in_dim %i, dims = [] : (tensor<i32>) -> tensor<3xi32>
+    %io = arr.iota dim = 0 : tensor<3xi32>
+    %s = arr.add %ib, %io : tensor<3xi32>
+    %m = arr.maximum %acc, %s : tensor<3xi32>
+    %fi = arr.convert %i : tensor<i32> -> tensor<f32>
+    %fb = arr.broadcast_in_dim %fi, dims = [] : (tensor<f32>) -> tensor<3xf32>
+    %q = arr.constant dense<0.25> : tensor<3xf32>
+    %th = arr.mul %fb, %q : tensor<3xf32>
+    %big = arr.cmp gt, %xc, %th : tensor<3xf32> -> tensor<3xi1>
+    %flag2 = arr.or %flag, %big : tensor<3xi1>
+    %sum = arr.add %acc, %kc : tensor<3xi32>
+    %acc2 = arr.select %flag2, %m, %sum : tensor<3xi1>, tensor<3xi32>
+    arr.yield %flag2, %acc2 : tensor<3xi1>, tensor<3xi32>
+  }
+  return %r#0, %r#1 : tensor<3xi1>, tensor<3xi32>
+}
+func.func @flags(%x: tensor<{B}x3xf32>, %k: tensor<3xi32>) -> (tensor<3x{B}xi1>, tensor<{B}x3xi32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [1 : i64, 0 : i64]} {
+  %f, %a = arr.vmap_call @flags_one(%x, %k) {in_axes = [0 : i64, unit], out_axes = [1 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<{B}x3xf32>, tensor<3xi32>) -> (tensor<3x{B}xi1>, tensor<{B}x3xi32>)
+  return %f, %a : tensor<3x{B}xi1>, tensor<{B}x3xi32>
+}
+)mlir"},
     // A result that does not depend on the mapped operand, out axis unit.
     {"unit_out_axis", "scaled", R"mlir(
 func.func private @scale(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
