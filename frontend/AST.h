@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ public:
     unary,        // -x
     binary,       // x + y
     call,         // f(x, axis=0), vmap(f, in_axes=0)(x)
+    slice,        // x[1:5, ::-1, 2]
+    transposeT,   // x.T
+    arrayLiteral, // [[1.0, 2.0], [3.0, 4.0]]
   };
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -110,11 +114,31 @@ struct UnaryExpr : Expr {
       : Expr(unary, loc), operand(std::move(operand)) {
     addChild(this->operand.get());
   }
-  ExprPtr operand; // The only unary operator is `-`.
+  UnaryExpr(llvm::SMLoc loc, ExprPtr operand, bool isNot)
+      : UnaryExpr(loc, std::move(operand)) {
+    this->isNot = isNot;
+  }
+  ExprPtr operand;
+  bool isNot = false; // `not x` (else `-x`)
   static bool classof(const Expr *e) { return e->getKind() == unary; }
 };
 
-enum class BinaryOp { add, sub, mul, div, matmul, lt, le, gt, ge, eq, ne };
+enum class BinaryOp {
+  add,
+  sub,
+  mul,
+  div,
+  matmul,
+  pow,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  logicalAnd,
+  logicalOr
+};
 
 /// The operator's source spelling (`+`, `<=`, ...).
 llvm::StringRef spelling(BinaryOp op);
@@ -154,13 +178,75 @@ struct CallExpr : Expr {
   static bool classof(const Expr *e) { return e->getKind() == call; }
 };
 
-/// `let name = value;` or `return value;`.
+/// One entry of `x[...]`: an integer index (`2`, `-1`) or a slice
+/// `start:stop:step` whose parts may be missing.
+struct SliceIndex {
+  llvm::SMLoc loc;
+  bool isIndex = false;
+  std::optional<int64_t> start, stop, step; // for an index: start
+};
+
+struct SliceExpr : Expr {
+  SliceExpr(llvm::SMLoc loc, ExprPtr base, std::vector<SliceIndex> indices)
+      : Expr(slice, loc), base(std::move(base)), indices(std::move(indices)) {
+    addChild(this->base.get());
+  }
+  ExprPtr base;
+  std::vector<SliceIndex> indices;
+  static bool classof(const Expr *e) { return e->getKind() == slice; }
+};
+
+/// `x.T` (numpy: the axes reversed).
+struct TransposeTExpr : Expr {
+  TransposeTExpr(llvm::SMLoc loc, ExprPtr base)
+      : Expr(transposeT, loc), base(std::move(base)) {
+    addChild(this->base.get());
+  }
+  ExprPtr base;
+  static bool classof(const Expr *e) { return e->getKind() == transposeT; }
+};
+
+/// A rectangular literal array; its elements are (possibly negated)
+/// literals, stored row-major.
+struct ArrayLiteralExpr : Expr {
+  ArrayLiteralExpr(llvm::SMLoc loc) : Expr(arrayLiteral, loc) {}
+  llvm::SmallVector<int64_t> shape;
+  std::vector<double> floatValues; // every element, as a double
+  std::vector<int64_t> intValues;  // every element, when !isFloat
+  bool isFloat = false;            // some element is a float literal
+  static bool classof(const Expr *e) { return e->getKind() == arrayLiteral; }
+};
+
+struct Stmt;
+
+/// `for i in range(N) carry (a = init, ...) { body; yield (...); }`.
+struct ForStmt {
+  std::string index;
+  llvm::SMLoc indexLoc;
+  int64_t tripCount = 0;
+  llvm::SMLoc tripCountLoc;
+  struct Carry {
+    std::string name;
+    llvm::SMLoc loc;
+    ExprPtr init;
+  };
+  std::vector<Carry> carries;
+  std::vector<Stmt> body;
+  llvm::SMLoc yieldLoc;
+  ExprPtr yieldValue; // a tuple for several carries
+};
+
+/// `let name = value;`, `let (a, b) = value;`, `return value;` or a loop.
 struct Stmt {
-  enum Kind { let, ret } kind;
+  enum Kind { let, ret, forLoop } kind;
   llvm::SMLoc loc;     // of the keyword
   std::string name;    // for `let`
   llvm::SMLoc nameLoc; // for `let`
+  /// For `let (a, b) = ...`: the names and their locations (name is empty).
+  std::vector<std::pair<std::string, llvm::SMLoc>> names;
+  bool destructure = false;
   ExprPtr value;
+  std::unique_ptr<ForStmt> forStmt; // for `for`
 };
 
 struct Param {
@@ -174,7 +260,9 @@ struct FunctionDecl {
   std::string name;
   llvm::SMLoc loc; // of the name
   std::vector<Param> params;
-  TypeAST resultType;
+  /// One type per result; `-> (f32[3], f32)` has two.
+  std::vector<TypeAST> resultTypes;
+  llvm::SMLoc resultLoc;
   std::vector<Stmt> body;
   llvm::SMLoc endLoc; // of the closing brace
 };

@@ -30,6 +30,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
@@ -50,13 +51,25 @@ namespace {
 /// An evaluated expression: a tensor value, or a weakly typed literal that
 /// takes its dtype from the operand next to it (JAX's weak types).
 struct Operand {
-  enum Kind { tensor, intLit, floatLit } kind = tensor;
+  /// `arrayLit` is a weakly typed literal array; `tuple` is several values
+  /// (a tuple expression or the results of a call), for `let (a, b) = ...`,
+  /// `return` and `yield`.
+  enum Kind { tensor, intLit, floatLit, arrayLit, tuple } kind = tensor;
   Value value;
   int64_t intValue = 0;
   double floatValue = 0.0;
   std::string text; // the literal as written, for messages
+  // A literal array: its shape and elements (row-major).
+  SmallVector<int64_t> shape;
+  std::vector<int64_t> intValues;
+  std::vector<double> floatValues;
+  bool isFloatArray = false;
+  std::vector<Operand> elements; // for `tuple`
 
-  bool isLiteral() const { return kind != tensor; }
+  /// A scalar literal (weakly typed, takes the other operand's shape).
+  bool isLiteral() const { return kind == intLit || kind == floatLit; }
+  /// Not yet a tensor: a scalar literal or a literal array.
+  bool isWeak() const { return isLiteral() || kind == arrayLit; }
   /// A literal's value as a double.
   double asDouble() const {
     return kind == intLit ? double(intValue) : floatValue;
@@ -79,6 +92,20 @@ struct Operand {
     o.floatValue = v;
     o.text = std::move(text);
     return o;
+  }
+  static Operand ofTuple(std::vector<Operand> elements) {
+    Operand o;
+    o.kind = tuple;
+    o.elements = std::move(elements);
+    return o;
+  }
+  static Operand ofValues(ValueRange values) {
+    if (values.size() == 1)
+      return ofTensor(values[0]);
+    std::vector<Operand> elements;
+    for (Value v : values)
+      elements.push_back(ofTensor(v));
+    return ofTuple(std::move(elements));
   }
 };
 
@@ -138,23 +165,22 @@ struct Variable {
 /// The per-example signature of a callable.
 struct Signature {
   SmallVector<RankedTensorType> params;
-  RankedTensorType result;
+  SmallVector<RankedTensorType> results;
 };
 
 constexpr llvm::StringLiteral kBuiltins[] = {
-    "exp", "log", "tanh", "sqrt", "sum", "max", "min", "argmin", "argmax"};
-/// Names from the design sketch that are not implemented yet.
-constexpr llvm::StringLiteral kFutureBuiltins[] = {
-    "abs",       "maximum", "minimum",      "where",  "mean",
-    "transpose", "reshape", "broadcast_to", "concat", "iota"};
+    "exp",    "log",    "tanh",  "sqrt", "sum",       "max",     "min",
+    "argmin", "argmax", "abs",   "sign", "maximum",   "minimum", "pow",
+    "where",  "f32",    "i32",   "mean", "transpose", "reshape", "broadcast_to",
+    "concat", "iota",   "zeros", "ones"};
 
 /// Bounds the import's recursion (call chains, chains of named maps).
 constexpr unsigned kMaxNesting = 256;
 
 bool isBuiltin(StringRef name) { return llvm::is_contained(kBuiltins, name); }
-bool isFutureBuiltin(StringRef name) {
-  return llvm::is_contained(kFutureBuiltins, name);
-}
+
+/// What dtype an operator accepts.
+enum class DTypeReq { numeric, floating, boolean, any };
 
 //===----------------------------------------------------------------------===//
 // The importer
@@ -206,19 +232,44 @@ private:
   FailureOr<func::FuncOp> materialize(const Callable &c,
                                       ArrayRef<RankedTensorType> types,
                                       llvm::SMLoc useLoc);
-  FailureOr<Value> applyTemplate(Template &t, ArrayRef<Operand> operands,
-                                 ArrayRef<llvm::SMLoc> operandLocs,
-                                 llvm::SMLoc callLoc, OpBuilder &b);
+  FailureOr<SmallVector<Value>> applyTemplate(Template &t,
+                                              ArrayRef<Operand> operands,
+                                              ArrayRef<llvm::SMLoc> operandLocs,
+                                              llvm::SMLoc callLoc,
+                                              OpBuilder &b);
+  unsigned numResults(const Callable &c) const;
   std::string freshInnerName(StringRef owner);
 
-  // Expressions.
+  // Statements and scopes.
   using Scope = llvm::StringMap<Variable>;
+  struct FnContext;
+  /// The body of a `for` being built: outer tensors it reads become consts
+  /// (block arguments after the index), in order of first use.
+  struct LoopFrame {
+    FnContext *outer;
+    Block *block;
+    SmallVector<Value> consts;
+    llvm::DenseMap<Value, Value> captured;
+  };
   struct FnContext {
     OpBuilder &b;
     Scope &scope;
     StringRef owner;
+    LoopFrame *loop = nullptr;
   };
+  const Variable *findVariable(StringRef name, FnContext &ctx);
+  std::optional<Variable> lookupVariable(StringRef name, FnContext &ctx);
+  Operand capture(const Operand &op, LoopFrame &frame);
+  LogicalResult execStmts(ArrayRef<Stmt> stmts, FnContext &ctx);
+  LogicalResult execLet(const Stmt &stmt, FnContext &ctx);
+  LogicalResult execFor(const Stmt &stmt, FnContext &ctx);
+  FailureOr<SmallVector<Value>> matchTypes(const Operand &value, Expr *expr,
+                                           ArrayRef<RankedTensorType> types,
+                                           StringRef what, OpBuilder &b);
+
+  // Expressions.
   FailureOr<Operand> eval(Expr *expr, FnContext &ctx);
+  FailureOr<Operand> evalAny(Expr *expr, FnContext &ctx);
   FailureOr<Operand> evalBinary(BinaryExpr *expr, FnContext &ctx);
   FailureOr<Operand> foldLiterals(BinaryExpr *expr, const Operand &lhs,
                                   const Operand &rhs, FnContext &ctx);
@@ -227,15 +278,26 @@ private:
   FailureOr<Operand> evalCall(CallExpr *expr, FnContext &ctx);
   FailureOr<Operand> evalBuiltin(CallExpr *expr, StringRef name,
                                  FnContext &ctx);
+  FailureOr<Operand> evalNewBuiltin(CallExpr *expr, StringRef name,
+                                    FnContext &ctx);
+  FailureOr<Operand> evalSlice(SliceExpr *expr, FnContext &ctx);
+  FailureOr<Value> transposeValue(Value v, ArrayRef<int64_t> perm,
+                                  llvm::SMLoc at, OpBuilder &b);
   FailureOr<SmallVector<Operand>> evalArgs(CallExpr *expr, FnContext &ctx);
+  FailureOr<SmallVector<Value>>
+  unify(ArrayRef<Operand> ops, ArrayRef<llvm::SMLoc> litLocs, llvm::SMLoc at,
+        StringRef opName, DTypeReq req, FnContext &ctx, Value cond = {});
   FailureOr<Value> materialize(const Operand &op, Type elementType,
                                ArrayRef<int64_t> shape, llvm::SMLoc useLoc,
                                OpBuilder &b, llvm::SMLoc litLoc);
   FailureOr<Value> materializeDefault(const Operand &op, llvm::SMLoc litLoc,
                                       OpBuilder &b);
+  FailureOr<Value> evalTensor(Expr *expr, FnContext &ctx);
   FailureOr<SmallVector<int64_t>> normalizeAxes(Expr *axis, int64_t rank,
                                                 bool single, StringRef fn);
-  LogicalResult checkNewName(StringRef name, llvm::SMLoc loc, Scope &scope,
+  FailureOr<SmallVector<int64_t>> staticInts(Expr *expr, StringRef what,
+                                             bool allowScalar);
+  LogicalResult checkNewName(StringRef name, llvm::SMLoc loc, FnContext &ctx,
                              StringRef what);
 
   Module &ast;
@@ -368,8 +430,10 @@ LogicalResult Importer::declareFunction(FnInfo &fn) {
                               "'; rename it");
     inputs.push_back(convertType(p.type));
   }
-  auto type =
-      FunctionType::get(context, inputs, {convertType(decl.resultType)});
+  SmallVector<Type> results;
+  for (const TypeAST &t : decl.resultTypes)
+    results.push_back(convertType(t));
+  auto type = FunctionType::get(context, inputs, results);
   fn.op = func::FuncOp::create(builder, loc(decl.loc), decl.name, type);
   fn.op.setPrivate();
   return success();
@@ -405,51 +469,243 @@ LogicalResult Importer::importBody(FnInfo &fn) {
     scope[p.name] = {Operand::ofTensor(entry->getArgument(i)), p.loc};
   }
   FnContext ctx{b, scope, decl.name};
-  RankedTensorType declared = convertType(decl.resultType);
+  SmallVector<RankedTensorType> declared;
+  for (const TypeAST &t : decl.resultTypes)
+    declared.push_back(convertType(t));
 
-  for (Stmt &stmt : decl.body) {
-    FailureOr<Operand> value = eval(stmt.value.get(), ctx);
-    if (failed(value))
-      return failure();
-    if (stmt.kind == Stmt::let) {
-      if (failed(checkNewName(stmt.name, stmt.nameLoc, scope, "variable")))
-        return failure();
-      scope[stmt.name] = {*value, stmt.nameLoc};
-      continue;
-    }
-    // return
-    Value result;
-    if (value->isLiteral()) {
-      // A returned literal takes the declared type, shape included (a splat).
-      FailureOr<Value> v =
-          materialize(*value, declared.getElementType(), declared.getShape(),
-                      stmt.value->getLoc(), b, stmt.value->getLoc());
-      if (failed(v))
-        return failure();
-      result = *v;
-    } else {
-      result = value->value;
-      if (result.getType() != declared)
-        return error(stmt.value->getLoc(),
-                     "return type " + str(result.getType()) +
-                         " does not match declared " + str(declared) + " of '" +
-                         decl.name + "'");
-    }
-    func::ReturnOp::create(b, loc(stmt.loc), result);
-  }
+  const Stmt &ret = decl.body.back();
+  if (failed(execStmts(ArrayRef<Stmt>(decl.body).drop_back(), ctx)))
+    return failure();
+  FailureOr<Operand> value = evalAny(ret.value.get(), ctx);
+  if (failed(value))
+    return failure();
+  FailureOr<SmallVector<Value>> results =
+      matchTypes(*value, ret.value.get(), declared, "'" + decl.name + "'", b);
+  if (failed(results))
+    return failure();
+  func::ReturnOp::create(b, loc(ret.loc), *results);
   activeFns.pop_back();
   fn.state = FnInfo::done;
   return success();
 }
 
+static std::string typeListStr(ArrayRef<RankedTensorType> types,
+                               std::string (*str)(Type)) {
+  std::string s = types.size() == 1 ? "" : "(";
+  for (auto [i, t] : llvm::enumerate(types))
+    s += (i ? ", " : "") + str(t);
+  return types.size() == 1 ? s : s + ")";
+}
+
+/// Checks a returned (or yielded) value against the declared types: one
+/// value per type; a weak literal takes its type (a scalar literal as a
+/// splat of the declared shape).
+FailureOr<SmallVector<Value>>
+Importer::matchTypes(const Operand &value, Expr *expr,
+                     ArrayRef<RankedTensorType> types, StringRef what,
+                     OpBuilder &b) {
+  SmallVector<const Operand *> items;
+  SmallVector<Expr *> exprs;
+  auto *tupleExpr = dyn_cast<TupleExpr>(expr);
+  if (value.kind == Operand::tuple) {
+    for (auto [i, e] : llvm::enumerate(value.elements)) {
+      items.push_back(&e);
+      exprs.push_back(tupleExpr ? tupleExpr->elements[i].get() : expr);
+    }
+  } else {
+    items.push_back(&value);
+    exprs.push_back(expr);
+  }
+  bool isYield = what.starts_with("the carried");
+  if (items.size() != types.size())
+    return error(expr->getLoc(),
+                 Twine(isYield ? "'yield' gives " : "'return' gives ") +
+                     Twine(items.size()) + " value" +
+                     (items.size() == 1 ? "" : "s") + ", but " + what +
+                     (isYield ? " are " : " returns ") + Twine(types.size()) +
+                     " (" + typeListStr(types, &Importer::str) + ")");
+  SmallVector<Value> values;
+  for (auto [i, item] : llvm::enumerate(items)) {
+    llvm::SMLoc at = exprs[i]->getLoc();
+    RankedTensorType type = types[i];
+    if (item->isWeak()) {
+      FailureOr<Value> v =
+          materialize(*item, type.getElementType(), type.getShape(), at, b, at);
+      if (failed(v))
+        return failure();
+      values.push_back(*v);
+      continue;
+    }
+    if (item->value.getType() != type) {
+      std::string which =
+          types.size() == 1 ? std::string() : " " + std::to_string(i);
+      return error(at, (isYield ? "yielded value" : "return type") + which +
+                           (isYield ? " has type " : " ") +
+                           str(item->value.getType()) + " does not match " +
+                           (isYield ? "the type " : "declared ") + str(type) +
+                           " of " + what);
+    }
+    values.push_back(item->value);
+  }
+  return values;
+}
+
+LogicalResult Importer::execStmts(ArrayRef<Stmt> stmts, FnContext &ctx) {
+  for (const Stmt &stmt : stmts) {
+    LogicalResult r =
+        stmt.kind == Stmt::forLoop ? execFor(stmt, ctx) : execLet(stmt, ctx);
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::execLet(const Stmt &stmt, FnContext &ctx) {
+  FailureOr<Operand> value = evalAny(stmt.value.get(), ctx);
+  if (failed(value))
+    return failure();
+  if (!stmt.destructure) {
+    if (failed(checkNewName(stmt.name, stmt.nameLoc, ctx, "variable")))
+      return failure();
+    ctx.scope[stmt.name] = {*value, stmt.nameLoc};
+    return success();
+  }
+  size_t n = stmt.names.size();
+  size_t got = value->kind == Operand::tuple ? value->elements.size() : 1;
+  if (got != n)
+    return error(stmt.nameLoc, "'let' unpacks " + Twine(n) + " name" +
+                                   (n == 1 ? "" : "s") + " from " + Twine(got) +
+                                   " value" + (got == 1 ? "" : "s"));
+  for (auto [i, nl] : llvm::enumerate(stmt.names)) {
+    for (size_t j = 0; j < i; ++j)
+      if (stmt.names[j].first == nl.first)
+        return error(nl.second,
+                     "'" + nl.first + "' appears twice in 'let (...)'");
+    if (failed(checkNewName(nl.first, nl.second, ctx, "variable")))
+      return failure();
+    ctx.scope[nl.first] = {
+        value->kind == Operand::tuple ? value->elements[i] : *value, nl.second};
+  }
+  return success();
+}
+
+const Variable *Importer::findVariable(StringRef name, FnContext &ctx) {
+  auto it = ctx.scope.find(name);
+  if (it != ctx.scope.end())
+    return &it->second;
+  return ctx.loop ? findVariable(name, *ctx.loop->outer) : nullptr;
+}
+
+Operand Importer::capture(const Operand &op, LoopFrame &frame) {
+  if (op.kind == Operand::tuple) {
+    std::vector<Operand> elements;
+    for (const Operand &e : op.elements)
+      elements.push_back(capture(e, frame));
+    return Operand::ofTuple(std::move(elements));
+  }
+  if (op.kind != Operand::tensor)
+    return op; // literals are rebuilt inside the body
+  auto it = frame.captured.find(op.value);
+  if (it != frame.captured.end())
+    return Operand::ofTensor(it->second);
+  BlockArgument arg = frame.block->insertArgument(
+      1 + frame.consts.size(), op.value.getType(), op.value.getLoc());
+  frame.consts.push_back(op.value);
+  frame.captured[op.value] = arg;
+  return Operand::ofTensor(arg);
+}
+
+std::optional<Variable> Importer::lookupVariable(StringRef name,
+                                                 FnContext &ctx) {
+  auto it = ctx.scope.find(name);
+  if (it != ctx.scope.end())
+    return it->second;
+  if (!ctx.loop)
+    return std::nullopt;
+  std::optional<Variable> outer = lookupVariable(name, *ctx.loop->outer);
+  if (!outer)
+    return std::nullopt;
+  Variable v{capture(outer->operand, *ctx.loop), outer->loc};
+  ctx.scope[name] = v;
+  return v;
+}
+
+LogicalResult Importer::execFor(const Stmt &stmt, FnContext &ctx) {
+  const ForStmt &f = *stmt.forStmt;
+  // The index and the carries are new names; the carries outlive the loop.
+  if (failed(checkNewName(f.index, f.indexLoc, ctx, "loop index")))
+    return failure();
+  for (auto [i, c] : llvm::enumerate(f.carries)) {
+    if (c.name == f.index)
+      return error(c.loc, "'" + c.name +
+                              "' is the loop index; choose another name for "
+                              "the carried variable");
+    for (size_t j = 0; j < i; ++j)
+      if (f.carries[j].name == c.name)
+        return error(c.loc, "'" + c.name + "' is carried twice");
+    if (failed(checkNewName(c.name, c.loc, ctx, "carried variable")))
+      return failure();
+  }
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (const ForStmt::Carry &c : f.carries) {
+    FailureOr<Operand> init = eval(c.init.get(), ctx);
+    if (failed(init))
+      return failure();
+    FailureOr<Value> v = materializeDefault(*init, c.init->getLoc(), ctx.b);
+    if (failed(v))
+      return failure();
+    inits.push_back(*v);
+    types.push_back(v->getType());
+  }
+
+  // The body is built in a temporary op without consts; the final op, with
+  // the consts found while building it, takes the body over.
+  auto staging = arr::ForOp::create(ctx.b, loc(stmt.loc), TypeRange(types),
+                                    static_cast<uint64_t>(f.tripCount),
+                                    ValueRange(), inits);
+  auto *block = new Block();
+  staging.getBody().push_back(block);
+  auto i32 = RankedTensorType::get({}, IntegerType::get(context, 32));
+  block->addArgument(i32, loc(f.indexLoc));
+  Scope bodyScope;
+  bodyScope[f.index] = {Operand::ofTensor(block->getArgument(0)), f.indexLoc};
+  for (auto [c, t] : llvm::zip(f.carries, types))
+    bodyScope[c.name] = {Operand::ofTensor(block->addArgument(t, loc(c.loc))),
+                         c.loc};
+  OpBuilder bb = OpBuilder::atBlockBegin(block);
+  LoopFrame frame{&ctx, block, {}, {}};
+  FnContext inner{bb, bodyScope, ctx.owner, &frame};
+  auto cleanup = llvm::make_scope_exit([&] { staging.erase(); });
+  if (failed(execStmts(f.body, inner)))
+    return failure();
+  FailureOr<Operand> yielded = evalAny(f.yieldValue.get(), inner);
+  if (failed(yielded))
+    return failure();
+  SmallVector<RankedTensorType> carryTypes;
+  for (Type t : types)
+    carryTypes.push_back(cast<RankedTensorType>(t));
+  FailureOr<SmallVector<Value>> next = matchTypes(
+      *yielded, f.yieldValue.get(), carryTypes, "the carried variables", bb);
+  if (failed(next))
+    return failure();
+  arr::YieldOp::create(bb, loc(f.yieldLoc), *next);
+  auto forOp = arr::ForOp::create(ctx.b, loc(stmt.loc), TypeRange(types),
+                                  static_cast<uint64_t>(f.tripCount),
+                                  frame.consts, inits);
+  forOp.getBody().takeBody(staging.getBody());
+  for (auto [c, r] : llvm::zip(f.carries, forOp.getResults()))
+    ctx.scope[c.name] = {Operand::ofTensor(r), c.loc};
+  return success();
+}
+
 LogicalResult Importer::checkNewName(StringRef name, llvm::SMLoc nameLoc,
-                                     Scope &scope, StringRef what) {
-  auto it = scope.find(name);
-  if (it != scope.end())
+                                     FnContext &ctx, StringRef what) {
+  if (const Variable *v = findVariable(name, ctx))
     return error(nameLoc, "'" + name + "' is already defined at line " +
-                              Twine(lineOf(it->second.loc)) +
-                              "; 'let' names cannot be redefined, choose "
-                              "another name");
+                              Twine(lineOf(v->loc)) +
+                              "; names cannot be redefined, choose another "
+                              "name");
   if (name == "vmap" || isBuiltin(name))
     return error(nameLoc,
                  "'" + name +
@@ -470,8 +726,47 @@ FailureOr<Value> Importer::materialize(const Operand &op, Type elemType,
                                        ArrayRef<int64_t> shape,
                                        llvm::SMLoc useLoc, OpBuilder &b,
                                        llvm::SMLoc litLoc) {
-  if (!op.isLiteral())
+  if (op.kind == Operand::tensor)
     return op.value;
+  if (op.kind == Operand::tuple)
+    return error(useLoc, "a tuple of " + Twine(op.elements.size()) +
+                             " values cannot be used as one value");
+  if (op.kind == Operand::arrayLit) {
+    auto type = RankedTensorType::get(op.shape, elemType);
+    std::string own = str(type);
+    if (ArrayRef<int64_t>(op.shape) != shape)
+      return error(useLoc, "the literal array has shape " +
+                               own.substr(own.find('[')) + ", but " +
+                               str(RankedTensorType::get(shape, elemType)) +
+                               " is expected here");
+    Attribute attr;
+    if (elemType.isF32()) {
+      SmallVector<float> values;
+      for (double d : op.floatValues)
+        values.push_back(static_cast<float>(d));
+      attr = DenseElementsAttr::get(type, ArrayRef<float>(values));
+    } else if (elemType.isInteger(32)) {
+      if (op.isFloatArray)
+        return error(useLoc, "a literal array with float elements cannot be "
+                             "used with an i32 operand (no implicit "
+                             "conversion); write integers");
+      SmallVector<int32_t> values;
+      for (int64_t v : op.intValues) {
+        if (v > std::numeric_limits<int32_t>::max() ||
+            v < std::numeric_limits<int32_t>::min())
+          return error(litLoc, "integer " + Twine(v) +
+                                   " in the literal array does not fit in "
+                                   "i32 (-2147483648..2147483647)");
+        values.push_back(static_cast<int32_t>(v));
+      }
+      attr = DenseElementsAttr::get(type, ArrayRef<int32_t>(values));
+    } else {
+      return error(useLoc,
+                   "a literal array cannot be used with a bool operand");
+    }
+    return arr::ConstantOp::create(b, loc(litLoc), type, cast<TypedAttr>(attr))
+        .getResult();
+  }
   auto type = RankedTensorType::get(shape, elemType);
   Attribute attr;
   if (elemType.isF32()) {
@@ -502,9 +797,22 @@ FailureOr<Value> Importer::materialize(const Operand &op, Type elemType,
 FailureOr<Value> Importer::materializeDefault(const Operand &op,
                                               llvm::SMLoc litLoc,
                                               OpBuilder &b) {
-  Type t = op.kind == Operand::intLit ? Type(IntegerType::get(context, 32))
-                                      : Type(Float32Type::get(context));
-  return materialize(op, t, {}, litLoc, b, litLoc);
+  bool isInt = op.kind == Operand::intLit ||
+               (op.kind == Operand::arrayLit && !op.isFloatArray);
+  Type t = isInt ? Type(IntegerType::get(context, 32))
+                 : Type(Float32Type::get(context));
+  return materialize(
+      op, t, op.kind == Operand::arrayLit ? op.shape : SmallVector<int64_t>(),
+      litLoc, b, litLoc);
+}
+
+/// Evaluates an operand that must be a tensor (a literal takes its default
+/// dtype).
+FailureOr<Value> Importer::evalTensor(Expr *expr, FnContext &ctx) {
+  FailureOr<Operand> v = eval(expr, ctx);
+  if (failed(v))
+    return failure();
+  return materializeDefault(*v, expr->getLoc(), ctx.b);
 }
 
 //===----------------------------------------------------------------------===//
@@ -512,6 +820,18 @@ FailureOr<Value> Importer::materializeDefault(const Operand &op,
 //===----------------------------------------------------------------------===//
 
 FailureOr<Operand> Importer::eval(Expr *expr, FnContext &ctx) {
+  FailureOr<Operand> v = evalAny(expr, ctx);
+  if (failed(v))
+    return failure();
+  if (v->kind == Operand::tuple)
+    return error(expr->getLoc(),
+                 "this is a tuple of " + Twine(v->elements.size()) +
+                     " values, not one value; unpack it with 'let (a, b) "
+                     "= ...'");
+  return v;
+}
+
+FailureOr<Operand> Importer::evalAny(Expr *expr, FnContext &ctx) {
   switch (expr->getKind()) {
   case Expr::intLiteral: {
     auto *lit = cast<IntLiteralExpr>(expr);
@@ -524,15 +844,51 @@ FailureOr<Operand> Importer::eval(Expr *expr, FnContext &ctx) {
   case Expr::none:
     return error(expr->getLoc(),
                  "'none' is only allowed in in_axes= and out_axes=");
-  case Expr::tuple:
-    return error(expr->getLoc(),
-                 "a tuple is only allowed as an axis=, in_axes= or out_axes= "
-                 "value (functions return one value)");
+  case Expr::tuple: {
+    auto *t = cast<TupleExpr>(expr);
+    if (t->elements.empty())
+      return error(expr->getLoc(), "the empty tuple () is only allowed as "
+                                   "an axis= or shape value");
+    std::vector<Operand> elements;
+    for (ExprPtr &e : t->elements) {
+      FailureOr<Operand> v = eval(e.get(), ctx);
+      if (failed(v))
+        return failure();
+      elements.push_back(*v);
+    }
+    return Operand::ofTuple(std::move(elements));
+  }
+  case Expr::arrayLiteral: {
+    auto *a = cast<ArrayLiteralExpr>(expr);
+    Operand o;
+    o.kind = Operand::arrayLit;
+    o.shape = a->shape;
+    o.intValues = a->intValues;
+    o.floatValues = a->floatValues;
+    o.isFloatArray = a->isFloat;
+    o.text = "literal array";
+    return o;
+  }
+  case Expr::slice:
+    return evalSlice(cast<SliceExpr>(expr), ctx);
+  case Expr::transposeT: {
+    auto *t = cast<TransposeTExpr>(expr);
+    FailureOr<Value> v = evalTensor(t->base.get(), ctx);
+    if (failed(v))
+      return failure();
+    int64_t rank = cast<RankedTensorType>(v->getType()).getRank();
+    SmallVector<int64_t> perm;
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+    FailureOr<Value> r = transposeValue(*v, perm, expr->getLoc(), ctx.b);
+    if (failed(r))
+      return failure();
+    return Operand::ofTensor(*r);
+  }
   case Expr::name: {
     auto *n = cast<NameExpr>(expr);
-    auto it = ctx.scope.find(n->name);
-    if (it != ctx.scope.end())
-      return it->second.operand;
+    if (std::optional<Variable> var = lookupVariable(n->name, ctx))
+      return var->operand;
     if (fns.count(n->name) || maps.count(n->name))
       return error(expr->getLoc(), "'" + n->name +
                                        "' is a function; call it with "
@@ -552,6 +908,26 @@ FailureOr<Operand> Importer::eval(Expr *expr, FnContext &ctx) {
     FailureOr<Operand> v = eval(u->operand.get(), ctx);
     if (failed(v))
       return failure();
+    if (u->isNot) {
+      if (v->isWeak())
+        return error(expr->getLoc(),
+                     "'not' needs a bool operand, got the " + v->text);
+      auto t = cast<RankedTensorType>(v->value.getType());
+      if (!t.getElementType().isInteger(1))
+        return error(expr->getLoc(), "'not' needs a bool operand, got " +
+                                         str(t) +
+                                         " (compare it first, e.g. x != 0)");
+      return Operand::ofTensor(
+          arr::NotOp::create(ctx.b, loc(expr->getLoc()), v->value).getResult());
+    }
+    if (v->kind == Operand::arrayLit) {
+      Operand r = *v;
+      for (int64_t &i : r.intValues)
+        i = -i;
+      for (double &d : r.floatValues)
+        d = -d;
+      return r;
+    }
     if (v->kind == Operand::intLit) {
       if (v->intValue == std::numeric_limits<int64_t>::min())
         return error(expr->getLoc(), "integer overflow in -" + v->text);
@@ -604,6 +980,33 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
   bool isFloat = l.kind == Operand::floatLit || r.kind == Operand::floatLit;
   if (expr->op == BinaryOp::matmul)
     return error(at, "'@' needs arrays of rank 1 or 2, not literals");
+  if (expr->op == BinaryOp::logicalAnd || expr->op == BinaryOp::logicalOr)
+    return error(at, "'" + spelling(expr->op) +
+                         "' needs bool operands, got the literals " + l.text +
+                         " and " + r.text);
+  if (expr->op == BinaryOp::pow) {
+    // Python: int ** non-negative int is an int; otherwise a float.
+    if (!isFloat && r.intValue >= 0) {
+      int64_t base = l.intValue, e = r.intValue, v = 1;
+      bool overflow = false;
+      if (base == 0 || base == 1 || base == -1)
+        v = e == 0 ? 1 : (base == -1 && e % 2 == 0 ? 1 : base);
+      else
+        for (int64_t i = 0; i < e && !overflow; ++i) // |base| >= 2: <= 63 steps
+          overflow = __builtin_mul_overflow(v, base, &v);
+      if (overflow)
+        return error(at, "integer overflow in " + text);
+      return Operand::ofInt(v, "(" + text + ")");
+    }
+    double v = std::pow(l.asDouble(), r.asDouble());
+    if (l.asDouble() == 0 && r.asDouble() < 0)
+      return error(at, "division by zero in " + text);
+    if (std::isnan(v))
+      return error(at, "the value of " + text + " is not a real number");
+    if (!(std::fabs(v) <= std::numeric_limits<float>::max()))
+      return error(at, "the value of " + text + " is out of range for f32");
+    return Operand::ofFloat(v, "(" + text + ")");
+  }
   if (isComparison(expr->op)) {
     bool v = isFloat ? compareLiterals(expr->op, l.asDouble(), r.asDouble())
                      : compareLiterals(expr->op, l.intValue, r.intValue);
@@ -656,6 +1059,127 @@ FailureOr<Operand> Importer::foldLiterals(BinaryExpr *expr, const Operand &l,
   return Operand::ofInt(v, "(" + text + ")");
 }
 
+/// Gives operands one dtype and one shape, as numpy and JAX do: tensors
+/// must agree on the dtype; weak scalar literals take it and the result's
+/// shape (a splat), literal arrays take it and are broadcast; then every
+/// operand whose shape differs from the result's gets an
+/// `arr.broadcast_in_dim`. `cond` (for where) takes part in the shape only
+/// and comes first in the result.
+FailureOr<SmallVector<Value>> Importer::unify(ArrayRef<Operand> ops,
+                                              ArrayRef<llvm::SMLoc> litLocs,
+                                              llvm::SMLoc at, StringRef opName,
+                                              DTypeReq req, FnContext &ctx,
+                                              Value cond) {
+  Type elem;
+  SmallVector<RankedTensorType> tensorTypes;
+  for (const Operand &op : ops) {
+    if (op.kind != Operand::tensor)
+      continue;
+    auto t = cast<RankedTensorType>(op.value.getType());
+    if (elem && t.getElementType() != elem) {
+      return error(at, "operands of '" + opName + "' have different dtypes: " +
+                           str(tensorTypes.front()) + " and " + str(t) +
+                           " (there is no implicit conversion; use f32(x) "
+                           "or i32(x))");
+    }
+    elem = t.getElementType();
+    tensorTypes.push_back(t);
+  }
+  if (!elem) {
+    // Only literals: an integer or float literal is i32 or f32 by default.
+    bool anyFloat = false;
+    for (const Operand &op : ops)
+      anyFloat |= op.kind == Operand::floatLit ||
+                  (op.kind == Operand::arrayLit && op.isFloatArray);
+    if (req == DTypeReq::boolean)
+      return error(at, "'" + opName + "' needs bool operands, got the " +
+                           ops.front().text);
+    elem = anyFloat || req == DTypeReq::floating
+               ? Type(Float32Type::get(context))
+               : Type(IntegerType::get(context, 32));
+  }
+  auto typesStr = [&] {
+    std::string s;
+    for (auto [i, t] : llvm::enumerate(tensorTypes))
+      s += (i ? " and " : "") + str(t);
+    return s;
+  };
+  if (req == DTypeReq::numeric && elem.isInteger(1))
+    return error(at, "'" + opName + "' needs f32 or i32 operands, got " +
+                         typesStr());
+  if (req == DTypeReq::floating && !elem.isF32())
+    return error(at, "'" + opName + "' needs f32 operands, got " + typesStr() +
+                         (elem.isInteger(32) ? " (convert with f32(x))" : ""));
+  if (req == DTypeReq::boolean && !elem.isInteger(1))
+    return error(at, "'" + opName + "' needs bool operands, got " + typesStr());
+
+  // numpy broadcasting of the shapes, in operand order.
+  SmallVector<int64_t> shape;
+  std::optional<RankedTensorType> running;
+  auto join = [&](RankedTensorType t) -> LogicalResult {
+    if (!running) {
+      running = t;
+      shape.assign(t.getShape().begin(), t.getShape().end());
+      return success();
+    }
+    int64_t rank = std::max<int64_t>(shape.size(), t.getRank());
+    SmallVector<int64_t> result(rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t li = i - (rank - int64_t(shape.size()));
+      int64_t ri = i - (rank - t.getRank());
+      int64_t ls = li >= 0 ? shape[li] : 1;
+      int64_t rs = ri >= 0 ? t.getDimSize(ri) : 1;
+      if (ls != rs && ls != 1 && rs != 1)
+        return error(at, "shapes " + str(*running) + " and " + str(t) +
+                             " cannot broadcast (dimension sizes " + Twine(ls) +
+                             " and " + Twine(rs) + " differ and neither is 1)");
+      result[i] = ls == 1 ? rs : ls;
+    }
+    shape = result;
+    running = RankedTensorType::get(shape, elem);
+    return success();
+  };
+  if (cond && failed(join(cast<RankedTensorType>(cond.getType()))))
+    return failure();
+  for (const Operand &op : ops) {
+    if (op.kind == Operand::tensor) {
+      if (failed(join(cast<RankedTensorType>(op.value.getType()))))
+        return failure();
+    } else if (op.kind == Operand::arrayLit) {
+      if (failed(join(RankedTensorType::get(op.shape, elem))))
+        return failure();
+    }
+  }
+  auto broadcast = [&](Value v) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() == ArrayRef<int64_t>(shape))
+      return v;
+    SmallVector<int64_t> dims;
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      dims.push_back(int64_t(shape.size()) - t.getRank() + i);
+    auto type = RankedTensorType::get(shape, t.getElementType());
+    return arr::BroadcastInDimOp::create(ctx.b, loc(at), type, v, dims)
+        .getResult();
+  };
+  SmallVector<Value> values;
+  if (cond)
+    values.push_back(broadcast(cond));
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (op.kind == Operand::tensor) {
+      values.push_back(broadcast(op.value));
+      continue;
+    }
+    FailureOr<Value> v =
+        op.kind == Operand::arrayLit
+            ? materialize(op, elem, op.shape, at, ctx.b, litLocs[i])
+            : materialize(op, elem, shape, at, ctx.b, litLocs[i]);
+    if (failed(v))
+      return failure();
+    values.push_back(broadcast(*v));
+  }
+  return values;
+}
+
 FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
   FailureOr<Operand> lhs = eval(expr->lhs.get(), ctx);
   if (failed(lhs))
@@ -668,69 +1192,49 @@ FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
   if (lhs->isLiteral() && rhs->isLiteral())
     return foldLiterals(expr, *lhs, *rhs, ctx);
 
-  // A literal takes the dtype and shape of the other operand.
-  Value l, r;
-  if (lhs->isLiteral() || rhs->isLiteral()) {
-    const Operand &lit = lhs->isLiteral() ? *lhs : *rhs;
-    Value other = lhs->isLiteral() ? rhs->value : lhs->value;
-    Expr *litExpr = lhs->isLiteral() ? expr->lhs.get() : expr->rhs.get();
-    auto t = cast<RankedTensorType>(other.getType());
-    if (expr->op == BinaryOp::matmul)
-      return error(at, "'@' needs arrays of rank 1 or 2 on both sides, got "
-                       "the literal " +
-                           lit.text);
-    if (t.getElementType().isInteger(1))
-      return error(at,
-                   "'" + opName + "' needs f32 or i32 operands, got " + str(t));
-    FailureOr<Value> v = materialize(lit, t.getElementType(), t.getShape(), at,
-                                     ctx.b, litExpr->getLoc());
-    if (failed(v))
-      return failure();
-    l = lhs->isLiteral() ? *v : other;
-    r = lhs->isLiteral() ? other : *v;
-  } else {
-    l = lhs->value;
-    r = rhs->value;
+  if (expr->op == BinaryOp::matmul) {
+    for (const Operand *o : {&*lhs, &*rhs})
+      if (o->isLiteral())
+        return error(at, "'@' needs arrays of rank 1 or 2 on both sides, got "
+                         "the literal " +
+                             o->text);
   }
-  auto lt = cast<RankedTensorType>(l.getType());
-  auto rt = cast<RankedTensorType>(r.getType());
-  if (lt.getElementType() != rt.getElementType())
-    return error(at, "operands of '" + opName +
-                         "' have different dtypes: " + str(lt) + " and " +
-                         str(rt) + " (there is no implicit conversion)");
-  if (lt.getElementType().isInteger(1))
-    return error(at, "'" + opName + "' needs f32 or i32 operands, got " +
-                         str(lt) + " and " + str(rt));
-  if (expr->op == BinaryOp::matmul)
-    return evalMatmul(expr, l, r, ctx);
-
-  // numpy broadcasting, made explicit.
-  int64_t rank = std::max(lt.getRank(), rt.getRank());
-  SmallVector<int64_t> shape(rank);
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t li = i - (rank - lt.getRank()), ri = i - (rank - rt.getRank());
-    int64_t ls = li >= 0 ? lt.getDimSize(li) : 1;
-    int64_t rs = ri >= 0 ? rt.getDimSize(ri) : 1;
-    if (ls != rs && ls != 1 && rs != 1)
-      return error(at, "shapes " + str(lt) + " and " + str(rt) +
-                           " cannot broadcast (dimension sizes " + Twine(ls) +
-                           " and " + Twine(rs) + " differ and neither is 1)");
-    shape[i] = ls == 1 ? rs : ls;
+  DTypeReq req =
+      expr->op == BinaryOp::pow ? DTypeReq::floating
+      : (expr->op == BinaryOp::logicalAnd || expr->op == BinaryOp::logicalOr)
+          ? DTypeReq::boolean
+          : DTypeReq::numeric;
+  Operand ops[] = {*lhs, *rhs};
+  llvm::SMLoc locs[] = {expr->lhs->getLoc(), expr->rhs->getLoc()};
+  if (expr->op == BinaryOp::matmul) {
+    // No broadcasting: only the dtypes are unified.
+    SmallVector<Value> vs;
+    Type elem;
+    for (auto [i, o] : llvm::enumerate(ops)) {
+      FailureOr<Value> v = o.kind == Operand::tensor
+                               ? FailureOr<Value>(o.value)
+                               : materializeDefault(o, locs[i], ctx.b);
+      if (failed(v))
+        return failure();
+      vs.push_back(*v);
+    }
+    auto lt = cast<RankedTensorType>(vs[0].getType());
+    auto rt = cast<RankedTensorType>(vs[1].getType());
+    if (lt.getElementType() != rt.getElementType())
+      return error(at, "operands of '@' have different dtypes: " + str(lt) +
+                           " and " + str(rt) +
+                           " (there is no implicit conversion; use f32(x) "
+                           "or i32(x))");
+    if (lt.getElementType().isInteger(1))
+      return error(at, "'@' needs f32 or i32 operands, got " + str(lt) +
+                           " and " + str(rt));
+    return evalMatmul(expr, vs[0], vs[1], ctx);
   }
-  auto resultShapeType = RankedTensorType::get(shape, lt.getElementType());
-  auto broadcast = [&](Value v) -> Value {
-    auto t = cast<RankedTensorType>(v.getType());
-    if (t == resultShapeType)
-      return v;
-    SmallVector<int64_t> dims;
-    for (int64_t i = 0; i < t.getRank(); ++i)
-      dims.push_back(rank - t.getRank() + i);
-    return arr::BroadcastInDimOp::create(ctx.b, loc(at), resultShapeType, v,
-                                         dims)
-        .getResult();
-  };
-  l = broadcast(l);
-  r = broadcast(r);
+  FailureOr<SmallVector<Value>> vs = unify(ops, locs, at, opName, req, ctx);
+  if (failed(vs))
+    return failure();
+  Value l = (*vs)[0], r = (*vs)[1];
+  auto shape = cast<RankedTensorType>(l.getType()).getShape();
   Location opLoc = loc(at);
   Value result;
   switch (expr->op) {
@@ -745,6 +1249,15 @@ FailureOr<Operand> Importer::evalBinary(BinaryExpr *expr, FnContext &ctx) {
     break;
   case BinaryOp::div:
     result = arr::DivOp::create(ctx.b, opLoc, l, r);
+    break;
+  case BinaryOp::pow:
+    result = arr::PowOp::create(ctx.b, opLoc, l, r);
+    break;
+  case BinaryOp::logicalAnd:
+    result = arr::AndOp::create(ctx.b, opLoc, l, r);
+    break;
+  case BinaryOp::logicalOr:
+    result = arr::OrOp::create(ctx.b, opLoc, l, r);
     break;
   default: {
     arr::CmpPredicate pred;
@@ -850,10 +1363,11 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
     FailureOr<SmallVector<Operand>> args = evalArgs(expr, ctx);
     if (failed(args))
       return failure();
-    FailureOr<Value> v = applyTemplate(**t, *args, argLocs, at, ctx.b);
+    FailureOr<SmallVector<Value>> v =
+        applyTemplate(**t, *args, argLocs, at, ctx.b);
     if (failed(v))
       return failure();
-    return Operand::ofTensor(*v);
+    return Operand::ofValues(*v);
   }
 
   auto *name = dyn_cast<NameExpr>(callee);
@@ -865,12 +1379,10 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
     return error(at, "vmap(...) must be applied to arguments, e.g. "
                      "vmap(f, in_axes=0)(x), or named with "
                      "'fn g = vmap(...);'");
-  if (ctx.scope.count(n))
+  if (findVariable(n, ctx))
     return error(at, "'" + n + "' is a variable, not a function");
   if (isBuiltin(n))
     return evalBuiltin(expr, n, ctx);
-  if (isFutureBuiltin(n))
-    return error(at, "builtin '" + n + "' is not supported yet");
 
   if (auto mit = maps.find(n); mit != maps.end()) {
     FailureOr<Template *> t = resolveMap(mit->second, at);
@@ -879,10 +1391,11 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
     FailureOr<SmallVector<Operand>> args = evalArgs(expr, ctx);
     if (failed(args))
       return failure();
-    FailureOr<Value> v = applyTemplate(**t, *args, argLocs, at, ctx.b);
+    FailureOr<SmallVector<Value>> v =
+        applyTemplate(**t, *args, argLocs, at, ctx.b);
     if (failed(v))
       return failure();
-    return Operand::ofTensor(*v);
+    return Operand::ofValues(*v);
   }
 
   auto fit = fns.find(n);
@@ -912,13 +1425,13 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
   for (auto [i, a] : llvm::enumerate(*args)) {
     auto pt = cast<RankedTensorType>(type.getInput(i));
     llvm::SMLoc argLoc = argLocs[i];
-    if (a.isLiteral()) {
-      if (pt.getRank() != 0)
+    if (a.isWeak()) {
+      if (a.isLiteral() && pt.getRank() != 0)
         return error(argLoc, "argument " + Twine(i) + " of '" + n +
                                  "' is a literal, but parameter '" +
                                  decl.params[i].name + "' has type " + str(pt));
-      FailureOr<Value> v =
-          materialize(a, pt.getElementType(), {}, argLoc, ctx.b, argLoc);
+      FailureOr<Value> v = materialize(a, pt.getElementType(), pt.getShape(),
+                                       argLoc, ctx.b, argLoc);
       if (failed(v))
         return failure();
       values.push_back(*v);
@@ -932,7 +1445,7 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
     values.push_back(a.value);
   }
   auto call = func::CallOp::create(ctx.b, loc(at), fn.op, values);
-  return Operand::ofTensor(call.getResult(0));
+  return Operand::ofValues(call.getResults());
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -984,7 +1497,10 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
   llvm::SMLoc at = expr->getLoc();
   bool isUnary =
       name == "exp" || name == "log" || name == "tanh" || name == "sqrt";
+  bool isReduce = name == "sum" || name == "max" || name == "min";
   bool isArg = name == "argmin" || name == "argmax";
+  if (!isUnary && !isReduce && !isArg)
+    return evalNewBuiltin(expr, name, ctx);
   if (expr->args.size() != 1)
     return error(at, "'" + name + "' takes 1 argument, got " +
                          Twine(expr->args.size()));
@@ -1005,8 +1521,10 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
   Location opLoc = loc(at);
 
   if (isUnary) {
-    FailureOr<Value> v =
-        materialize(*arg, Float32Type::get(context), {}, argLoc, ctx.b, argLoc);
+    FailureOr<Value> v = materialize(
+        *arg, Float32Type::get(context),
+        arg->kind == Operand::arrayLit ? arg->shape : SmallVector<int64_t>(),
+        argLoc, ctx.b, argLoc);
     if (failed(v))
       return failure();
     auto t = cast<RankedTensorType>(v->getType());
@@ -1091,6 +1609,552 @@ FailureOr<Operand> Importer::evalBuiltin(CallExpr *expr, StringRef name,
   return Operand::ofTensor(r);
 }
 
+/// Static integers: `3`, `-1`, or a tuple of them (`(2, -1)`, `()`).
+FailureOr<SmallVector<int64_t>> Importer::staticInts(Expr *expr, StringRef what,
+                                                     bool allowScalar) {
+  SmallVector<Expr *> items;
+  if (auto *tuple = dyn_cast<TupleExpr>(expr)) {
+    for (ExprPtr &e : tuple->elements)
+      items.push_back(e.get());
+  } else if (allowScalar) {
+    items.push_back(expr);
+  } else {
+    return error(expr->getLoc(), what + " must be a tuple of integers, e.g. "
+                                        "(1, 0)");
+  }
+  SmallVector<int64_t> values;
+  for (Expr *item : items) {
+    std::optional<int64_t> value;
+    if (auto *lit = dyn_cast<IntLiteralExpr>(item))
+      value = lit->value;
+    else if (auto *u = dyn_cast<UnaryExpr>(item); u && !u->isNot)
+      if (auto *lit = dyn_cast<IntLiteralExpr>(u->operand.get()))
+        value = -lit->value;
+    if (!value)
+      return error(item->getLoc(),
+                   what + " must be " +
+                       (allowScalar ? "an integer or a tuple of integers"
+                                    : "a tuple of integers") +
+                       " written as literals");
+    values.push_back(*value);
+  }
+  return values;
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+FailureOr<Value> Importer::transposeValue(Value v, ArrayRef<int64_t> perm,
+                                          llvm::SMLoc at, OpBuilder &b) {
+  auto t = cast<RankedTensorType>(v.getType());
+  bool identity = true;
+  SmallVector<int64_t> shape;
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    identity &= int64_t(i) == p;
+    shape.push_back(t.getDimSize(p));
+  }
+  if (identity)
+    return v;
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  return arr::TransposeOp::create(b, loc(at), type, v, perm).getResult();
+}
+
+FailureOr<Operand> Importer::evalSlice(SliceExpr *expr, FnContext &ctx) {
+  FailureOr<Value> v = evalTensor(expr->base.get(), ctx);
+  if (failed(v))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  int64_t rank = t.getRank();
+  if (int64_t(expr->indices.size()) > rank)
+    return error(expr->indices[rank].loc,
+                 "too many indices: " + str(t) + " has " + Twine(rank) +
+                     " dimension" + (rank == 1 ? "" : "s") + ", got " +
+                     Twine(expr->indices.size()) + " indices");
+  SmallVector<int64_t> start, stride, shape, kept;
+  bool full = true;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = t.getDimSize(d);
+    if (d >= int64_t(expr->indices.size())) {
+      start.push_back(0);
+      stride.push_back(1);
+      shape.push_back(n);
+      kept.push_back(n);
+      continue;
+    }
+    const SliceIndex &idx = expr->indices[d];
+    if (idx.isIndex) {
+      int64_t i = *idx.start;
+      if (i < -n || i >= n)
+        return error(idx.loc, "index " + Twine(i) +
+                                  " is out of range for dimension " + Twine(d) +
+                                  " of " + str(t) + " (size " + Twine(n) +
+                                  ", valid: " + rangeStr(n) + ")");
+      start.push_back(i < 0 ? i + n : i);
+      stride.push_back(1);
+      shape.push_back(1);
+      full = false;
+      continue;
+    }
+    // Python's slice.indices(n).
+    int64_t step = idx.step.value_or(1);
+    int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
+    auto clamp = [&](std::optional<int64_t> b, int64_t dflt) {
+      if (!b)
+        return dflt;
+      int64_t x = *b;
+      if (x < 0) {
+        x += n;
+        return x < lower ? lower : x;
+      }
+      return x > upper ? upper : x;
+    };
+    int64_t b0 = clamp(idx.start, step > 0 ? lower : upper);
+    int64_t e0 = clamp(idx.stop, step > 0 ? upper : lower);
+    int64_t len = step > 0 ? (e0 > b0 ? (e0 - b0 - 1) / step + 1 : 0)
+                           : (b0 > e0 ? (b0 - e0 - 1) / (-step) + 1 : 0);
+    if (len == 0) {
+      auto part = [](std::optional<int64_t> x) {
+        return x ? std::to_string(*x) : std::string();
+      };
+      std::string text = part(idx.start) + ":" + part(idx.stop) +
+                         (idx.step ? ":" + part(idx.step) : "");
+      return error(idx.loc, "the slice " + text + " of dimension " + Twine(d) +
+                                " of " + str(t) + " (size " + Twine(n) +
+                                ") is empty; empty arrays are not supported");
+    }
+    start.push_back(b0);
+    stride.push_back(step);
+    shape.push_back(len);
+    kept.push_back(len);
+    full &= b0 == 0 && step == 1 && len == n;
+  }
+  if (full)
+    return Operand::ofTensor(*v);
+  Location at = loc(expr->getLoc());
+  auto sliced = RankedTensorType::get(shape, t.getElementType());
+  Value r = arr::SliceOp::create(ctx.b, at, sliced, *v, start, stride);
+  if (kept.size() != shape.size())
+    r = arr::ReshapeOp::create(
+        ctx.b, at, RankedTensorType::get(kept, t.getElementType()), r);
+  return Operand::ofTensor(r);
+}
+
+FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
+                                            FnContext &ctx) {
+  llvm::SMLoc at = expr->getLoc();
+  Location opLoc = loc(at);
+  auto checkArgs = [&](size_t minPos, size_t maxPos,
+                       ArrayRef<StringRef> keywords) -> LogicalResult {
+    for (KeywordArg &kw : expr->kwargs) {
+      if (llvm::is_contained(keywords, kw.name))
+        continue;
+      std::string expected;
+      for (auto [i, k] : llvm::enumerate(keywords))
+        expected += (i ? ", " : "") + k.str() + "=";
+      return error(kw.loc,
+                   "unknown keyword argument '" + kw.name + "' for '" + name +
+                       "'" +
+                       (keywords.empty() ? std::string(" (it takes none)")
+                                         : " (expected " + expected + ")"));
+    }
+    size_t n = expr->args.size();
+    if (n < minPos || n > maxPos)
+      return error(
+          at, "'" + name + "' takes " +
+                  (minPos == maxPos ? Twine(minPos)
+                                    : Twine(minPos) + " or " + Twine(maxPos)) +
+                  " argument" + (maxPos == 1 ? "" : "s") + ", got " + Twine(n));
+    return success();
+  };
+  auto keyword = [&](StringRef k) -> Expr * {
+    for (KeywordArg &kw : expr->kwargs)
+      if (kw.name == k)
+        return kw.value.get();
+    return nullptr;
+  };
+  auto argLoc = [&](size_t i) { return expr->args[i]->getLoc(); };
+
+  if (name == "abs" || name == "sign") {
+    if (failed(checkArgs(1, 1, {})))
+      return failure();
+    FailureOr<Value> v = evalTensor(expr->args[0].get(), ctx);
+    if (failed(v))
+      return failure();
+    auto t = cast<RankedTensorType>(v->getType());
+    if (t.getElementType().isInteger(1))
+      return error(argLoc(0),
+                   "'" + name + "' needs an f32 or i32 operand, got " + str(t));
+    Value r = name == "abs" ? arr::AbsOp::create(ctx.b, opLoc, *v).getResult()
+                            : arr::SignOp::create(ctx.b, opLoc, *v).getResult();
+    return Operand::ofTensor(r);
+  }
+
+  if (name == "maximum" || name == "minimum" || name == "pow") {
+    if (failed(checkArgs(2, 2, {})))
+      return failure();
+    FailureOr<SmallVector<Operand>> args = evalArgs(expr, ctx);
+    if (failed(args))
+      return failure();
+    llvm::SMLoc locs[] = {argLoc(0), argLoc(1)};
+    FailureOr<SmallVector<Value>> vs =
+        unify(*args, locs, at, name,
+              name == "pow" ? DTypeReq::floating : DTypeReq::numeric, ctx);
+    if (failed(vs))
+      return failure();
+    Value l = (*vs)[0], r = (*vs)[1];
+    Value result;
+    if (name == "maximum")
+      result = arr::MaximumOp::create(ctx.b, opLoc, l, r);
+    else if (name == "minimum")
+      result = arr::MinimumOp::create(ctx.b, opLoc, l, r);
+    else
+      result = arr::PowOp::create(ctx.b, opLoc, l, r);
+    return Operand::ofTensor(result);
+  }
+
+  if (name == "where") {
+    if (failed(checkArgs(3, 3, {})))
+      return failure();
+    FailureOr<SmallVector<Operand>> args = evalArgs(expr, ctx);
+    if (failed(args))
+      return failure();
+    const Operand &c = (*args)[0];
+    if (c.kind != Operand::tensor || !cast<RankedTensorType>(c.value.getType())
+                                          .getElementType()
+                                          .isInteger(1))
+      return error(argLoc(0),
+                   "the condition of 'where' must be bool, got " +
+                       (c.kind == Operand::tensor ? str(c.value.getType())
+                                                  : "the " + c.text));
+    Operand ops[] = {(*args)[1], (*args)[2]};
+    llvm::SMLoc locs[] = {argLoc(1), argLoc(2)};
+    FailureOr<SmallVector<Value>> vs =
+        unify(ops, locs, at, name, DTypeReq::any, ctx, c.value);
+    if (failed(vs))
+      return failure();
+    Value r = arr::SelectOp::create(ctx.b, opLoc, (*vs)[1].getType(), (*vs)[0],
+                                    (*vs)[1], (*vs)[2]);
+    return Operand::ofTensor(r);
+  }
+
+  if (name == "f32" || name == "i32") {
+    if (failed(checkArgs(1, 1, {})))
+      return failure();
+    FailureOr<Operand> a = eval(expr->args[0].get(), ctx);
+    if (failed(a))
+      return failure();
+    Type target = name == "f32" ? Type(Float32Type::get(context))
+                                : Type(IntegerType::get(context, 32));
+    FailureOr<Value> v;
+    if (a->kind == Operand::intLit || name == "f32")
+      v = a->kind == Operand::tensor ? FailureOr<Value>(a->value)
+                                     : materialize(*a, target,
+                                                   a->kind == Operand::arrayLit
+                                                       ? a->shape
+                                                       : SmallVector<int64_t>(),
+                                                   argLoc(0), ctx.b, argLoc(0));
+    else
+      v = materializeDefault(*a, argLoc(0), ctx.b);
+    if (failed(v))
+      return failure();
+    auto t = cast<RankedTensorType>(v->getType());
+    if (t.getElementType() == target)
+      return Operand::ofTensor(*v);
+    auto type = RankedTensorType::get(t.getShape(), target);
+    return Operand::ofTensor(
+        arr::ConvertOp::create(ctx.b, opLoc, type, *v).getResult());
+  }
+
+  if (name == "mean") {
+    if (failed(checkArgs(1, 1, {"axis"})))
+      return failure();
+    FailureOr<Value> v = evalTensor(expr->args[0].get(), ctx);
+    if (failed(v))
+      return failure();
+    auto t = cast<RankedTensorType>(v->getType());
+    if (!t.getElementType().isF32())
+      return error(argLoc(0), "'mean' needs an f32 operand, got " + str(t) +
+                                  " (convert it with f32(x))");
+    SmallVector<int64_t> dims;
+    Expr *axisExpr = keyword("axis");
+    if (axisExpr && !isa<NoneExpr>(axisExpr)) {
+      FailureOr<SmallVector<int64_t>> d =
+          normalizeAxes(axisExpr, t.getRank(), false, name);
+      if (failed(d))
+        return failure();
+      dims = *d;
+    } else {
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        dims.push_back(i);
+    }
+    SmallVector<int64_t> shape;
+    int64_t count = 1;
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      if (llvm::is_contained(dims, i))
+        count *= t.getDimSize(i);
+      else
+        shape.push_back(t.getDimSize(i));
+    }
+    auto type = RankedTensorType::get(shape, t.getElementType());
+    Value sum = arr::ReduceSumOp::create(ctx.b, opLoc, type, *v, dims);
+    auto attr = DenseElementsAttr::get(
+        type, llvm::ArrayRef<float>(static_cast<float>(count)));
+    Value n = arr::ConstantOp::create(ctx.b, opLoc, type, attr);
+    return Operand::ofTensor(arr::DivOp::create(ctx.b, opLoc, sum, n));
+  }
+
+  if (name == "transpose") {
+    if (failed(checkArgs(1, 1, {"perm"})))
+      return failure();
+    FailureOr<Value> v = evalTensor(expr->args[0].get(), ctx);
+    if (failed(v))
+      return failure();
+    int64_t rank = cast<RankedTensorType>(v->getType()).getRank();
+    SmallVector<int64_t> perm;
+    if (Expr *permExpr = keyword("perm")) {
+      FailureOr<SmallVector<int64_t>> p = staticInts(permExpr, "perm=", false);
+      if (failed(p))
+        return failure();
+      if (int64_t(p->size()) != rank)
+        return error(permExpr->getLoc(),
+                     "perm= has " + Twine(p->size()) + " entries for " +
+                         str(v->getType()) + " of rank " + Twine(rank));
+      for (int64_t a : *p) {
+        if (a < -rank || a >= rank)
+          return error(permExpr->getLoc(),
+                       "perm= entry " + Twine(a) +
+                           " is out of range for rank " + Twine(rank) +
+                           " (valid: " + rangeStr(rank) + ")");
+        a = a < 0 ? a + rank : a;
+        if (llvm::is_contained(perm, a))
+          return error(permExpr->getLoc(), "perm= is not a permutation: axis " +
+                                               Twine(a) + " appears twice");
+        perm.push_back(a);
+      }
+    } else {
+      for (int64_t i = rank - 1; i >= 0; --i)
+        perm.push_back(i);
+    }
+    FailureOr<Value> r = transposeValue(*v, perm, at, ctx.b);
+    if (failed(r))
+      return failure();
+    return Operand::ofTensor(*r);
+  }
+
+  if (name == "reshape" || name == "broadcast_to") {
+    if (failed(checkArgs(2, 2, {})))
+      return failure();
+    FailureOr<Operand> a = eval(expr->args[0].get(), ctx);
+    if (failed(a))
+      return failure();
+    FailureOr<SmallVector<int64_t>> target = staticInts(
+        expr->args[1].get(), "the shape of '" + name.str() + "'", true);
+    if (failed(target))
+      return failure();
+    SmallVector<int64_t> shape = *target;
+    if (name == "broadcast_to") {
+      for (int64_t d : shape)
+        if (d < 1)
+          return error(argLoc(1), "dimension sizes must be at least 1, got " +
+                                      shapeStr(shape));
+      if (a->isLiteral()) {
+        FailureOr<Value> m = materializeDefault(*a, argLoc(0), ctx.b);
+        if (failed(m))
+          return failure();
+        a = Operand::ofTensor(*m);
+      }
+      FailureOr<Value> v = materializeDefault(*a, argLoc(0), ctx.b);
+      if (failed(v))
+        return failure();
+      auto t = cast<RankedTensorType>(v->getType());
+      int64_t rank = shape.size();
+      bool ok = t.getRank() <= rank;
+      SmallVector<int64_t> dims;
+      for (int64_t i = 0; ok && i < t.getRank(); ++i) {
+        int64_t d = rank - t.getRank() + i;
+        int64_t s = t.getDimSize(i);
+        ok = s == shape[d] || s == 1;
+        dims.push_back(d);
+      }
+      if (!ok)
+        return error(at, "cannot broadcast " + str(t) + " to shape " +
+                             shapeStr(shape) +
+                             " (numpy rules: align the last dimensions; each "
+                             "size must match or be 1)");
+      if (t.getShape() == ArrayRef<int64_t>(shape))
+        return Operand::ofTensor(*v);
+      auto type = RankedTensorType::get(shape, t.getElementType());
+      return Operand::ofTensor(
+          arr::BroadcastInDimOp::create(ctx.b, opLoc, type, *v, dims)
+              .getResult());
+    }
+    FailureOr<Value> v = materializeDefault(*a, argLoc(0), ctx.b);
+    if (failed(v))
+      return failure();
+    auto t = cast<RankedTensorType>(v->getType());
+    int64_t known = 1;
+    int inferred = -1;
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      if (d == -1) {
+        if (inferred >= 0)
+          return error(argLoc(1), "only one dimension of the shape " +
+                                      shapeStr(shape) + " can be -1");
+        inferred = i;
+        continue;
+      }
+      if (d < 1)
+        return error(argLoc(1), "dimension sizes must be at least 1 (or one "
+                                "-1, inferred), got " +
+                                    shapeStr(shape));
+      known *= d;
+      if (known > (int64_t(1) << 48))
+        return error(argLoc(1),
+                     "the shape " + shapeStr(shape) + " has too many elements");
+    }
+    int64_t total = t.getNumElements();
+    if (inferred >= 0) {
+      if (total % known != 0)
+        return error(argLoc(1), "cannot reshape " + str(t) + " (" +
+                                    Twine(total) + " elements) to " +
+                                    shapeStr(shape) +
+                                    ": the -1 cannot be inferred");
+      shape[inferred] = total / known;
+    } else if (known != total) {
+      return error(argLoc(1), "cannot reshape " + str(t) + " (" + Twine(total) +
+                                  " elements) to " + shapeStr(shape) + " (" +
+                                  Twine(known) + " elements)");
+    }
+    if (t.getShape() == ArrayRef<int64_t>(shape))
+      return Operand::ofTensor(*v);
+    auto type = RankedTensorType::get(shape, t.getElementType());
+    return Operand::ofTensor(
+        arr::ReshapeOp::create(ctx.b, opLoc, type, *v).getResult());
+  }
+
+  if (name == "concat") {
+    if (failed(checkArgs(1, 1, {"axis"})))
+      return failure();
+    FailureOr<Operand> a = evalAny(expr->args[0].get(), ctx);
+    if (failed(a))
+      return failure();
+    if (a->kind != Operand::tuple)
+      return error(argLoc(0), "'concat' takes a tuple of arrays, e.g. "
+                              "concat((a, b), axis=0)");
+    auto *tupleExpr = dyn_cast<TupleExpr>(expr->args[0].get());
+    SmallVector<Value> pieces;
+    RankedTensorType first;
+    for (auto [i, piece] : llvm::enumerate(a->elements)) {
+      llvm::SMLoc pl = tupleExpr ? tupleExpr->elements[i]->getLoc() : argLoc(0);
+      if (piece.kind != Operand::tensor)
+        return error(pl, "piece " + Twine(i) + " of 'concat' is the " +
+                             piece.text +
+                             ", which has no dtype of its own; convert it "
+                             "with f32(...) or i32(...)");
+      auto t = cast<RankedTensorType>(piece.value.getType());
+      if (t.getRank() == 0)
+        return error(pl, "piece " + Twine(i) + " of 'concat' is a scalar (" +
+                             str(t) +
+                             "); concat joins arrays of rank at least 1");
+      if (!first) {
+        first = t;
+      } else if (t.getElementType() != first.getElementType()) {
+        return error(pl, "pieces of 'concat' have different dtypes: " +
+                             str(first) + " and " + str(t));
+      } else if (t.getRank() != first.getRank()) {
+        return error(pl, "pieces of 'concat' have different ranks: " +
+                             str(first) + " and " + str(t));
+      }
+      pieces.push_back(piece.value);
+    }
+    int64_t rank = first.getRank();
+    int64_t axis = 0;
+    if (Expr *axisExpr = keyword("axis")) {
+      FailureOr<SmallVector<int64_t>> d =
+          normalizeAxes(axisExpr, rank, true, name);
+      if (failed(d))
+        return failure();
+      axis = (*d)[0];
+    }
+    SmallVector<int64_t> shape(first.getShape());
+    shape[axis] = 0;
+    for (auto [i, p] : llvm::enumerate(pieces)) {
+      auto t = cast<RankedTensorType>(p.getType());
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+          return error(
+              tupleExpr ? tupleExpr->elements[i]->getLoc() : argLoc(0),
+              "pieces of 'concat' along axis " + Twine(axis) +
+                  " must agree on the other dimensions: " + str(first) +
+                  " and " + str(t) + " differ on dimension " + Twine(d));
+      shape[axis] += t.getDimSize(axis);
+    }
+    auto type = RankedTensorType::get(shape, first.getElementType());
+    return Operand::ofTensor(arr::ConcatOp::create(ctx.b, opLoc, type, pieces,
+                                                   static_cast<uint64_t>(axis))
+                                 .getResult());
+  }
+
+  if (name == "iota") {
+    if (failed(checkArgs(1, 1, {})))
+      return failure();
+    auto *lit = dyn_cast<IntLiteralExpr>(expr->args[0].get());
+    if (!lit || lit->value < 1 ||
+        lit->value > std::numeric_limits<int32_t>::max())
+      return error(argLoc(0), "the size of 'iota' must be an integer literal "
+                              "from 1 to 2147483647");
+    auto type =
+        RankedTensorType::get({lit->value}, IntegerType::get(context, 32));
+    return Operand::ofTensor(
+        arr::IotaOp::create(ctx.b, opLoc, type, uint64_t(0)).getResult());
+  }
+
+  // zeros / ones
+  if (failed(checkArgs(1, 1, {"dtype"})))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = staticInts(
+      expr->args[0].get(), "the shape of '" + name.str() + "'", true);
+  if (failed(shape))
+    return failure();
+  int64_t elements = 1;
+  for (int64_t d : *shape) {
+    if (d < 1 || d > std::numeric_limits<int32_t>::max())
+      return error(argLoc(0), "dimension sizes must be from 1 to 2147483647, "
+                              "got " +
+                                  shapeStr(*shape));
+    if (elements > (int64_t(1) << 48) / d)
+      return error(argLoc(0), "the shape " + shapeStr(*shape) +
+                                  " has too many elements (at most 2^48)");
+    elements *= d;
+  }
+  Type elem = Float32Type::get(context);
+  if (Expr *dt = keyword("dtype")) {
+    auto *n = dyn_cast<NameExpr>(dt);
+    StringRef dn = n ? StringRef(n->name) : StringRef();
+    if (dn == "i32")
+      elem = IntegerType::get(context, 32);
+    else if (dn == "bool")
+      elem = IntegerType::get(context, 1);
+    else if (dn != "f32")
+      return error(dt->getLoc(), "dtype= must be f32, i32 or bool");
+  }
+  bool one = name == "ones";
+  auto type = RankedTensorType::get(*shape, elem);
+  Attribute attr;
+  if (elem.isF32())
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(one ? 1.f : 0.f));
+  else if (elem.isInteger(32))
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(one ? 1 : 0));
+  else
+    attr = DenseElementsAttr::get(type, one);
+  return Operand::ofTensor(
+      arr::ConstantOp::create(ctx.b, opLoc, type, cast<TypedAttr>(attr))
+          .getResult());
+}
+
 //===----------------------------------------------------------------------===//
 // vmap templates
 //===----------------------------------------------------------------------===//
@@ -1100,6 +2164,12 @@ unsigned Importer::arity(const Callable &c) const {
     return c.fn->decl->params.size();
   return c.map->inAxes.isTuple ? c.map->inAxes.entries.size()
                                : arity(c.map->inner);
+}
+
+unsigned Importer::numResults(const Callable &c) const {
+  if (c.fn)
+    return c.fn->decl->resultTypes.size();
+  return numResults(c.map->inner);
 }
 
 std::string Importer::displayName(const Callable &c) const {
@@ -1130,7 +2200,7 @@ FailureOr<Callable> Importer::resolveCallable(Expr *expr, StringRef owner) {
       return failure();
     return Callable{nullptr, *t};
   }
-  if (isBuiltin(n) || isFutureBuiltin(n))
+  if (isBuiltin(n))
     return error(expr->getLoc(), "builtin '" + n +
                                      "' cannot be mapped directly; wrap it "
                                      "in a fn");
@@ -1245,10 +2315,12 @@ FailureOr<Template *> Importer::buildTemplate(CallExpr *call, StringRef owner,
                                     Twine(t->inAxes.entries.size()) +
                                     " entries for a function of " + Twine(n) +
                                     " parameter" + (n == 1 ? "" : "s"));
-  if (t->outAxes.isTuple && t->outAxes.entries.size() != 1)
-    return error(t->outAxes.loc, "out_axes has " +
-                                     Twine(t->outAxes.entries.size()) +
-                                     " entries for a function of 1 result");
+  unsigned results = numResults(*inner);
+  if (t->outAxes.isTuple && t->outAxes.entries.size() != results)
+    return error(t->outAxes.loc,
+                 "out_axes has " + Twine(t->outAxes.entries.size()) +
+                     " entries for a function of " + Twine(results) +
+                     " result" + (results == 1 ? "" : "s"));
   bool anyMapped = false;
   for (unsigned i = 0; i < n; ++i)
     anyMapped |= t->inAxes.get(i).has_value();
@@ -1326,19 +2398,20 @@ FailureOr<func::FuncOp> Importer::materialize(const Callable &c,
     args.push_back(Operand::ofTensor(a));
     argLocs.push_back(useLoc);
   }
-  FailureOr<Value> r = applyTemplate(*c.map, args, argLocs, useLoc, body);
+  FailureOr<SmallVector<Value>> r =
+      applyTemplate(*c.map, args, argLocs, useLoc, body);
   if (failed(r))
     return failure();
   func::ReturnOp::create(body, fnLoc, *r);
-  fn.setType(FunctionType::get(context, inputs, {r->getType()}));
+  fn.setType(FunctionType::get(context, inputs, ValueRange(*r).getTypes()));
   innerCache[cacheKey] = fn;
   return fn;
 }
 
-FailureOr<Value> Importer::applyTemplate(Template &t,
-                                         ArrayRef<Operand> operands,
-                                         ArrayRef<llvm::SMLoc> operandLocs,
-                                         llvm::SMLoc callLoc, OpBuilder &b) {
+FailureOr<SmallVector<Value>>
+Importer::applyTemplate(Template &t, ArrayRef<Operand> operands,
+                        ArrayRef<llvm::SMLoc> operandLocs, llvm::SMLoc callLoc,
+                        OpBuilder &b) {
   unsigned n = arity(t.inner);
   if (operands.size() != n)
     return error(callLoc, t.display + " takes " + Twine(n) + " argument" +
@@ -1353,15 +2426,22 @@ FailureOr<Value> Importer::applyTemplate(Template &t,
   for (auto [i, op] : llvm::enumerate(operands)) {
     std::optional<int64_t> axis = t.inAxes.get(i);
     Value v;
-    if (op.isLiteral()) {
+    if (op.isLiteral() || (op.kind == Operand::arrayLit && !axis)) {
       if (axis)
         return error(operandLocs[i],
                      "operand " + Twine(i) + " is the literal " + op.text +
                          ", which has no axis to map over; use none for it "
                          "in in_axes");
       auto pt = cast<RankedTensorType>(base->op.getFunctionType().getInput(i));
-      FailureOr<Value> m = materialize(op, pt.getElementType(), {},
-                                       operandLocs[i], b, operandLocs[i]);
+      FailureOr<Value> m = materialize(
+          op, pt.getElementType(),
+          op.kind == Operand::arrayLit ? op.shape : SmallVector<int64_t>(),
+          operandLocs[i], b, operandLocs[i]);
+      if (failed(m))
+        return failure();
+      v = *m;
+    } else if (op.kind == Operand::arrayLit) {
+      FailureOr<Value> m = materializeDefault(op, operandLocs[i], b);
       if (failed(m))
         return failure();
       v = *m;
@@ -1433,29 +2513,36 @@ FailureOr<Value> Importer::applyTemplate(Template &t,
                        base->decl->params[i].name + "'");
     }
 
-  auto resultType = cast<RankedTensorType>(ct.getResult(0));
-  std::optional<int64_t> out = t.outAxes.get(0);
-  Attribute outAttr = UnitAttr::get(context);
-  RankedTensorType batched = resultType;
-  if (out) {
+  SmallVector<Type> batchedTypes;
+  SmallVector<Attribute> outAttrs;
+  for (auto [j, rt] : llvm::enumerate(ct.getResults())) {
+    auto resultType = cast<RankedTensorType>(rt);
+    std::optional<int64_t> out = t.outAxes.get(j);
+    if (!out) {
+      outAttrs.push_back(UnitAttr::get(context));
+      batchedTypes.push_back(resultType);
+      continue;
+    }
     int64_t r = resultType.getRank();
     int64_t a = *out;
+    std::string which =
+        ct.getNumResults() == 1 ? std::string() : "[" + std::to_string(j) + "]";
     if (a < -(r + 1) || a > r)
-      return error(t.outAxes.getLoc(0),
-                   "out_axes: axis " + Twine(a) +
+      return error(t.outAxes.getLoc(j),
+                   "out_axes" + which + ": axis " + Twine(a) +
                        " is out of range for a result of per-example type " +
                        str(resultType) + " (valid: " + rangeStr(r + 1) + ")");
     if (a < 0)
       a += r + 1;
-    batched = arr::insertDim(resultType, a, axisSize);
-    outAttr = builder.getI64IntegerAttr(a);
+    batchedTypes.push_back(arr::insertDim(resultType, a, axisSize));
+    outAttrs.push_back(builder.getI64IntegerAttr(a));
   }
   auto call = arr::VmapCallOp::create(
-      b, loc(callLoc), TypeRange{batched},
+      b, loc(callLoc), TypeRange(batchedTypes),
       FlatSymbolRefAttr::get(callee->getSymNameAttr()), values,
-      builder.getArrayAttr(inAttrs), builder.getArrayAttr({outAttr}),
+      builder.getArrayAttr(inAttrs), builder.getArrayAttr(outAttrs),
       builder.getI64IntegerAttr(axisSize));
-  return call.getResult(0);
+  return SmallVector<Value>(call.getResults());
 }
 
 FailureOr<Signature> Importer::deriveSignature(const Callable &c,
@@ -1465,7 +2552,8 @@ FailureOr<Signature> Importer::deriveSignature(const Callable &c,
     Signature sig;
     for (Type t : ft.getInputs())
       sig.params.push_back(cast<RankedTensorType>(t));
-    sig.result = cast<RankedTensorType>(ft.getResult(0));
+    for (Type t : ft.getResults())
+      sig.results.push_back(cast<RankedTensorType>(t));
     return sig;
   }
   Template &t = *c.map;
@@ -1494,12 +2582,14 @@ FailureOr<Signature> Importer::deriveSignature(const Callable &c,
     sig.params.push_back(
         arr::insertDim(pt, *a < 0 ? *a + r + 1 : *a, *t.axisSize));
   }
-  sig.result = inner->result;
-  if (std::optional<int64_t> a = t.outAxes.get(0)) {
-    int64_t r = inner->result.getRank();
-    if (*a >= -(r + 1) && *a <= r)
-      sig.result =
-          arr::insertDim(inner->result, *a < 0 ? *a + r + 1 : *a, *t.axisSize);
+  for (auto [j, rt] : llvm::enumerate(inner->results)) {
+    RankedTensorType result = rt;
+    if (std::optional<int64_t> a = t.outAxes.get(j)) {
+      int64_t r = rt.getRank();
+      if (*a >= -(r + 1) && *a <= r)
+        result = arr::insertDim(rt, *a < 0 ? *a + r + 1 : *a, *t.axisSize);
+    }
+    sig.results.push_back(result);
   }
   return sig;
 }
@@ -1549,19 +2639,25 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
     args.push_back(Operand::ofTensor(a));
     argLocs.push_back(call->getLoc());
   }
-  FailureOr<Value> r = applyTemplate(t, args, argLocs, call->getLoc(), body);
+  FailureOr<SmallVector<Value>> r =
+      applyTemplate(t, args, argLocs, call->getLoc(), body);
   if (failed(r))
     return failure();
   func::ReturnOp::create(body, exLoc, *r);
-  fn.setType(FunctionType::get(context, inputs, {r->getType()}));
-  auto vcall = cast<arr::VmapCallOp>(r->getDefiningOp());
+  fn.setType(FunctionType::get(context, inputs, ValueRange(*r).getTypes()));
+  auto vcall = cast<arr::VmapCallOp>(r->front().getDefiningOp());
   fn->setAttr("arr.batch", builder.getI64IntegerAttr(batch));
   fn->setAttr("arr.in_axes", vcall.getInAxes());
   fn->setAttr("arr.out_axes", vcall.getOutAxes());
   FnInfo *base = innermostFn(t.inner);
   for (auto [i, p] : llvm::enumerate(base->decl->params))
     fn.setArgAttr(i, "arr.name", builder.getStringAttr(p.name));
-  fn.setResultAttr(0, "arr.name", builder.getStringAttr("out"));
+  // Results are named out, or out0, out1, ... for several.
+  for (size_t j = 0; j < r->size(); ++j)
+    fn.setResultAttr(j, "arr.name",
+                     builder.getStringAttr(r->size() == 1
+                                               ? std::string("out")
+                                               : "out" + std::to_string(j)));
   return success();
 }
 

@@ -34,6 +34,18 @@ llvm::StringRef vmapc::frontend::describe(Token::Kind kind) {
     return "'export'";
   case Token::kwNone:
     return "'none'";
+  case Token::kwAnd:
+    return "'and'";
+  case Token::kwOr:
+    return "'or'";
+  case Token::kwNot:
+    return "'not'";
+  case Token::kwFor:
+    return "'for'";
+  case Token::kwIn:
+    return "'in'";
+  case Token::kwYield:
+    return "'yield'";
   case Token::lParen:
     return "'('";
   case Token::rParen:
@@ -62,6 +74,10 @@ llvm::StringRef vmapc::frontend::describe(Token::Kind kind) {
     return "'-'";
   case Token::star:
     return "'*'";
+  case Token::starStar:
+    return "'**'";
+  case Token::dot:
+    return "'.'";
   case Token::slash:
     return "'/'";
   case Token::at:
@@ -154,7 +170,9 @@ Token Lexer::next() {
   case '+':
     return make(Token::plus, start);
   case '*':
-    return make(Token::star, start);
+    return two('*', Token::starStar, Token::star);
+  case '.':
+    return make(Token::dot, start);
   case '/':
     return make(Token::slash, start);
   case '@':
@@ -173,7 +191,7 @@ Token Lexer::next() {
       return make(Token::notEqual, start);
     }
     return makeError(start, cur,
-                     "unexpected character '!' (did you mean '!='?)");
+                     "unexpected character '!' (did you mean '!=' or 'not'?)");
   default:
     break;
   }
@@ -267,6 +285,12 @@ Token Lexer::lexIdentifier(const char *start) {
                          .Case("return", Token::kwReturn)
                          .Case("export", Token::kwExport)
                          .Case("none", Token::kwNone)
+                         .Case("and", Token::kwAnd)
+                         .Case("or", Token::kwOr)
+                         .Case("not", Token::kwNot)
+                         .Case("for", Token::kwFor)
+                         .Case("in", Token::kwIn)
+                         .Case("yield", Token::kwYield)
                          .Default(Token::identifier);
   return make(kind, start);
 }

@@ -6,6 +6,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
 #include <limits>
 
 using namespace vmapc::frontend;
@@ -22,6 +23,12 @@ llvm::StringRef vmapc::frontend::spelling(BinaryOp op) {
     return "/";
   case BinaryOp::matmul:
     return "@";
+  case BinaryOp::pow:
+    return "**";
+  case BinaryOp::logicalAnd:
+    return "and";
+  case BinaryOp::logicalOr:
+    return "or";
   case BinaryOp::lt:
     return "<";
   case BinaryOp::le:
@@ -91,12 +98,29 @@ private:
   bool parseExport(Module &module);
   bool parseType(TypeAST &type);
   bool parseBlock(FunctionDecl &fn);
+  bool parseLet(Stmt &stmt);
+  bool parseFor(Stmt &stmt);
+  bool parseSliceIndices(std::vector<SliceIndex> &indices);
+  bool parseSignedInt(std::optional<int64_t> &value, llvm::StringRef what);
+  ExprPtr parseArrayLiteral();
   ExprPtr parseExpr();
+  ExprPtr parseOr();
+  ExprPtr parseAnd();
+  ExprPtr parseNot();
+  ExprPtr parseComparison();
   ExprPtr parseAdditive();
   ExprPtr parseMultiplicative();
   ExprPtr parseUnary();
+  ExprPtr parsePower();
   ExprPtr parsePostfix();
   ExprPtr parsePrimary();
+  bool tooDeep() {
+    if (depth <= kMaxDepth)
+      return false;
+    error("expression is nested too deeply (more than " +
+          llvm::Twine(kMaxDepth) + " levels)");
+    return true;
+  }
   bool parseCallArgs(std::vector<ExprPtr> &args,
                      std::vector<KeywordArg> &kwargs);
   bool checkHeight(const Expr &e) {
@@ -224,8 +248,25 @@ bool Parser::parseFunctionOrMap(Module &module) {
     return false;
   if (!expect(Token::arrow, "'->' and a result type after parameters"))
     return false;
-  if (!parseType(fn->resultType))
-    return false;
+  fn->resultLoc = tok.getLoc();
+  if (consumeIf(Token::lParen)) {
+    // A tuple of result types: `-> (f32[3], f32)`.
+    do {
+      if (tok.is(Token::rParen) && !fn->resultTypes.empty())
+        break; // trailing comma
+      TypeAST type;
+      if (!parseType(type))
+        return false;
+      fn->resultTypes.push_back(std::move(type));
+    } while (consumeIf(Token::comma));
+    if (!expect(Token::rParen, "')' after the result types"))
+      return false;
+  } else {
+    TypeAST type;
+    if (!parseType(type))
+      return false;
+    fn->resultTypes.push_back(std::move(type));
+  }
   if (!parseBlock(*fn))
     return false;
   module.functions.push_back(std::move(fn));
@@ -303,36 +344,175 @@ bool Parser::parseBlock(FunctionDecl &fn) {
                    fn.name + "'");
     Stmt stmt;
     stmt.loc = tok.getLoc();
-    if (consumeIf(Token::kwLet)) {
-      stmt.kind = Stmt::let;
-      if (!tok.is(Token::identifier))
-        return error("expected a variable name after 'let', found " + found());
-      stmt.name = tok.spelling.str();
-      stmt.nameLoc = tok.getLoc();
-      consume();
-      if (!expect(Token::equal, "'=' after 'let " + stmt.name + "'"))
+    if (tok.is(Token::kwLet)) {
+      if (!parseLet(stmt))
+        return false;
+    } else if (tok.is(Token::kwFor)) {
+      if (!parseFor(stmt))
         return false;
     } else if (consumeIf(Token::kwReturn)) {
       stmt.kind = Stmt::ret;
       returned = true;
+      stmt.value = parseExpr();
+      if (!stmt.value)
+        return false;
+      if (!expect(Token::semicolon, "';' after 'return ...'"))
+        return false;
+    } else if (tok.is(Token::kwYield)) {
+      return error("'yield' is only allowed at the end of a 'for' body; a "
+                   "function ends with 'return'");
     } else {
-      return error("expected 'let' or 'return' in the body of '" + fn.name +
-                   "', found " + found());
+      return error("expected 'let', 'for' or 'return' in the body of '" +
+                   fn.name + "', found " + found());
     }
-    stmt.value = parseExpr();
-    if (!stmt.value)
-      return false;
-    std::string after = stmt.kind == Stmt::let
-                            ? "';' after 'let " + stmt.name + " = ...'"
-                            : std::string("';' after 'return ...'");
-    if (!expect(Token::semicolon, after))
-      return false;
     fn.body.push_back(std::move(stmt));
   }
   fn.endLoc = tok.getLoc();
   if (!returned)
     return error("function '" + fn.name + "' must end with 'return <value>;'");
   consume(); // }
+  return true;
+}
+
+bool Parser::parseLet(Stmt &stmt) {
+  consume(); // let
+  stmt.kind = Stmt::let;
+  if (tok.is(Token::lParen)) {
+    // let (a, b) = ...;
+    stmt.destructure = true;
+    consume();
+    do {
+      if (tok.is(Token::rParen) && !stmt.names.empty())
+        break; // trailing comma
+      if (!tok.is(Token::identifier))
+        return error("expected a variable name in 'let (...)', found " +
+                     found());
+      stmt.names.emplace_back(tok.spelling.str(), tok.getLoc());
+      consume();
+    } while (consumeIf(Token::comma));
+    if (!expect(Token::rParen, "')' after the names of 'let (...)'"))
+      return false;
+    stmt.nameLoc = stmt.names.front().second;
+    if (!expect(Token::equal, "'=' after 'let (...)'"))
+      return false;
+  } else {
+    if (!tok.is(Token::identifier))
+      return error("expected a variable name after 'let', found " + found());
+    stmt.name = tok.spelling.str();
+    stmt.nameLoc = tok.getLoc();
+    consume();
+    if (!expect(Token::equal, "'=' after 'let " + stmt.name + "'"))
+      return false;
+  }
+  stmt.value = parseExpr();
+  if (!stmt.value)
+    return false;
+  std::string what = stmt.destructure ? std::string("(...)") : stmt.name;
+  return expect(Token::semicolon, "';' after 'let " + what + " = ...'");
+}
+
+bool Parser::parseFor(Stmt &stmt) {
+  DepthGuard guard(depth);
+  if (depth > kMaxDepth)
+    return error("'for' loops are nested too deeply (more than " +
+                 llvm::Twine(kMaxDepth) + " levels)");
+  consume(); // for
+  stmt.kind = Stmt::forLoop;
+  auto loop = std::make_unique<ForStmt>();
+  if (!tok.is(Token::identifier))
+    return error("expected the loop index name after 'for', found " + found());
+  loop->index = tok.spelling.str();
+  loop->indexLoc = tok.getLoc();
+  consume();
+  if (!expect(Token::kwIn, "'in range(N)' after 'for " + loop->index + "'"))
+    return false;
+  if (!tok.is(Token::identifier) || tok.spelling != "range")
+    return error("expected 'range(N)' after 'in', found " + found());
+  consume();
+  if (!expect(Token::lParen, "'(' after 'range'"))
+    return false;
+  if (!tok.is(Token::intLiteral))
+    return error("the trip count of range(N) must be a non-negative integer "
+                 "literal, found " +
+                 found());
+  if (tok.intValue > std::numeric_limits<int32_t>::max())
+    return error("trip count " + tok.spelling +
+                 " is too large (at most 2147483647)");
+  loop->tripCount = tok.intValue;
+  loop->tripCountLoc = tok.getLoc();
+  consume();
+  if (!expect(Token::rParen, "')' after the trip count of range(N)"))
+    return false;
+  if (!tok.is(Token::identifier) || tok.spelling != "carry")
+    return error("expected 'carry (name = init, ...)' after 'range(N)', "
+                 "found " +
+                 found());
+  consume();
+  if (!expect(Token::lParen, "'(' after 'carry'"))
+    return false;
+  do {
+    if (tok.is(Token::rParen) && !loop->carries.empty())
+      break; // trailing comma
+    if (!tok.is(Token::identifier))
+      return error("expected a carried variable 'name = init', found " +
+                   found());
+    ForStmt::Carry carry;
+    carry.name = tok.spelling.str();
+    carry.loc = tok.getLoc();
+    consume();
+    if (!expect(Token::equal,
+                "'=' and an initial value after carried variable '" +
+                    carry.name + "'"))
+      return false;
+    carry.init = parseExpr();
+    if (!carry.init)
+      return false;
+    loop->carries.push_back(std::move(carry));
+  } while (consumeIf(Token::comma));
+  if (!expect(Token::rParen, "')' after the carried variables"))
+    return false;
+  if (!expect(Token::lBrace, "'{' to start the body of the 'for' loop"))
+    return false;
+  bool yielded = false;
+  while (!tok.is(Token::rBrace)) {
+    if (tok.is(Token::eof))
+      return error("expected '}' at the end of the 'for' body, found end of "
+                   "input");
+    if (yielded)
+      return error("statement after 'yield' is unreachable; 'yield' must be "
+                   "the last statement of a 'for' body");
+    Stmt inner;
+    inner.loc = tok.getLoc();
+    if (tok.is(Token::kwLet)) {
+      if (!parseLet(inner))
+        return false;
+    } else if (tok.is(Token::kwFor)) {
+      if (!parseFor(inner))
+        return false;
+    } else if (tok.is(Token::kwYield)) {
+      loop->yieldLoc = tok.getLoc();
+      consume();
+      loop->yieldValue = parseExpr();
+      if (!loop->yieldValue)
+        return false;
+      if (!expect(Token::semicolon, "';' after 'yield ...'"))
+        return false;
+      yielded = true;
+      continue;
+    } else if (tok.is(Token::kwReturn)) {
+      return error("'return' is not allowed in a 'for' body; end it with "
+                   "'yield (...)'");
+    } else {
+      return error("expected 'let', 'for' or 'yield' in a 'for' body, found " +
+                   found());
+    }
+    loop->body.push_back(std::move(inner));
+  }
+  if (!yielded)
+    return error("a 'for' body must end with 'yield (...);', one value per "
+                 "carried variable");
+  consume(); // }
+  stmt.forStmt = std::move(loop);
   return true;
 }
 
@@ -357,11 +537,59 @@ static std::optional<BinaryOp> comparison(Token::Kind kind) {
 
 ExprPtr Parser::parseExpr() {
   DepthGuard guard(depth);
-  if (depth > kMaxDepth) {
-    error("expression is nested too deeply (more than " +
-          llvm::Twine(kMaxDepth) + " levels)");
+  if (tooDeep())
     return nullptr;
+  return parseOr();
+}
+
+ExprPtr Parser::parseOr() {
+  ExprPtr lhs = parseAnd();
+  while (lhs && tok.is(Token::kwOr)) {
+    llvm::SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr rhs = parseAnd();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, BinaryOp::logicalOr, std::move(lhs),
+                                       std::move(rhs));
+    if (!checkHeight(*lhs))
+      return nullptr;
   }
+  return lhs;
+}
+
+ExprPtr Parser::parseAnd() {
+  ExprPtr lhs = parseNot();
+  while (lhs && tok.is(Token::kwAnd)) {
+    llvm::SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr rhs = parseNot();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(loc, BinaryOp::logicalAnd,
+                                       std::move(lhs), std::move(rhs));
+    if (!checkHeight(*lhs))
+      return nullptr;
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseNot() {
+  DepthGuard guard(depth);
+  if (tooDeep())
+    return nullptr;
+  if (tok.is(Token::kwNot)) {
+    llvm::SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr operand = parseNot();
+    if (!operand)
+      return nullptr;
+    return std::make_unique<UnaryExpr>(loc, std::move(operand), true);
+  }
+  return parseComparison();
+}
+
+ExprPtr Parser::parseComparison() {
   ExprPtr lhs = parseAdditive();
   if (!lhs)
     return nullptr;
@@ -421,11 +649,8 @@ ExprPtr Parser::parseMultiplicative() {
 
 ExprPtr Parser::parseUnary() {
   DepthGuard guard(depth);
-  if (depth > kMaxDepth) {
-    error("expression is nested too deeply (more than " +
-          llvm::Twine(kMaxDepth) + " levels)");
+  if (tooDeep())
     return nullptr;
-  }
   if (tok.is(Token::minus)) {
     llvm::SMLoc loc = tok.getLoc();
     consume();
@@ -434,28 +659,192 @@ ExprPtr Parser::parseUnary() {
       return nullptr;
     return std::make_unique<UnaryExpr>(loc, std::move(operand));
   }
-  return parsePostfix();
+  if (tok.is(Token::kwNot)) {
+    error("'not' binds more loosely than arithmetic and comparisons; put "
+          "'not ...' in parentheses here");
+    return nullptr;
+  }
+  return parsePower();
+}
+
+// Python: power = postfix ["**" unary]; so -x**2 is -(x**2), 2**-1 is
+// 2**(-1) and a**b**c is a**(b**c).
+ExprPtr Parser::parsePower() {
+  ExprPtr base = parsePostfix();
+  if (!base || !tok.is(Token::starStar))
+    return base;
+  llvm::SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr exponent = parseUnary();
+  if (!exponent)
+    return nullptr;
+  auto result = std::make_unique<BinaryExpr>(
+      loc, BinaryOp::pow, std::move(base), std::move(exponent));
+  if (!checkHeight(*result))
+    return nullptr;
+  return result;
 }
 
 ExprPtr Parser::parsePostfix() {
   ExprPtr expr = parsePrimary();
-  while (expr && tok.is(Token::lParen)) {
-    consume();
-    std::vector<ExprPtr> args;
-    std::vector<KeywordArg> kwargs;
-    if (!parseCallArgs(args, kwargs))
-      return nullptr;
-    llvm::SMLoc loc = expr->getLoc();
-    expr = std::make_unique<CallExpr>(loc, std::move(expr), std::move(args),
-                                      std::move(kwargs));
+  while (expr) {
+    if (tok.is(Token::lParen)) {
+      consume();
+      std::vector<ExprPtr> args;
+      std::vector<KeywordArg> kwargs;
+      if (!parseCallArgs(args, kwargs))
+        return nullptr;
+      llvm::SMLoc loc = expr->getLoc();
+      expr = std::make_unique<CallExpr>(loc, std::move(expr), std::move(args),
+                                        std::move(kwargs));
+    } else if (tok.is(Token::lSquare)) {
+      llvm::SMLoc loc = tok.getLoc();
+      consume();
+      std::vector<SliceIndex> indices;
+      if (!parseSliceIndices(indices))
+        return nullptr;
+      expr =
+          std::make_unique<SliceExpr>(loc, std::move(expr), std::move(indices));
+    } else if (tok.is(Token::dot)) {
+      llvm::SMLoc loc = tok.getLoc();
+      consume();
+      if (!tok.is(Token::identifier) || tok.spelling != "T") {
+        error("expected 'T' after '.' (x.T is the only attribute), found " +
+              found());
+        return nullptr;
+      }
+      consume();
+      expr = std::make_unique<TransposeTExpr>(loc, std::move(expr));
+    } else {
+      break;
+    }
     if (!checkHeight(*expr))
       return nullptr;
   }
-  if (expr && tok.is(Token::lSquare)) {
-    error("indexing and slices (`x[1:5]`, `x[:, 2]`) are not supported yet");
-    return nullptr;
-  }
   return expr;
+}
+
+bool Parser::parseSignedInt(std::optional<int64_t> &value,
+                            llvm::StringRef what) {
+  bool negative = consumeIf(Token::minus);
+  if (!tok.is(Token::intLiteral))
+    return error(what +
+                 " must be an integer literal (static slices only), "
+                 "found " +
+                 found());
+  value = negative ? -tok.intValue : tok.intValue;
+  consume();
+  return true;
+}
+
+bool Parser::parseSliceIndices(std::vector<SliceIndex> &indices) {
+  do {
+    if (tok.is(Token::rSquare) && !indices.empty())
+      break; // trailing comma
+    SliceIndex index;
+    index.loc = tok.getLoc();
+    auto startsBound = [&] {
+      return tok.is(Token::minus) || tok.is(Token::intLiteral);
+    };
+    if (startsBound() && !parseSignedInt(index.start, "a slice bound or index"))
+      return false;
+    if (!consumeIf(Token::colon)) {
+      if (!index.start)
+        return error("expected an integer index or a slice 'start:stop:step' "
+                     "in '[...]', found " +
+                     found());
+      index.isIndex = true;
+      indices.push_back(index);
+      continue;
+    }
+    if (startsBound() && !parseSignedInt(index.stop, "a slice bound"))
+      return false;
+    if (consumeIf(Token::colon)) {
+      llvm::SMLoc stepLoc = tok.getLoc();
+      if (startsBound()) {
+        if (!parseSignedInt(index.step, "a slice step"))
+          return false;
+        if (*index.step == 0)
+          return errorAt(stepLoc, "slice step cannot be zero");
+      }
+    }
+    indices.push_back(index);
+  } while (consumeIf(Token::comma));
+  return expect(Token::rSquare, "']' after the indices");
+}
+
+/// `[` elements `]`: nested lists of (possibly negated) number literals.
+ExprPtr Parser::parseArrayLiteral() {
+  auto lit = std::make_unique<ArrayLiteralExpr>(tok.getLoc());
+  // Parses one list (after its `[`) and returns its shape in `shape`; every
+  // element must have the shape of the first.
+  std::function<bool(unsigned, llvm::SMLoc, llvm::SmallVector<int64_t> &)>
+      parseList = [&](unsigned level, llvm::SMLoc open,
+                      llvm::SmallVector<int64_t> &shape) -> bool {
+    if (level > 32)
+      return errorAt(open, "literal array is nested too deeply (more than 32 "
+                           "levels)");
+    int64_t count = 0;
+    std::optional<llvm::SmallVector<int64_t>> first;
+    do {
+      if (tok.is(Token::rSquare) && count > 0)
+        break; // trailing comma
+      llvm::SMLoc elemLoc = tok.getLoc();
+      llvm::SmallVector<int64_t> elemShape;
+      if (consumeIf(Token::lSquare)) {
+        if (!parseList(level + 1, elemLoc, elemShape))
+          return false;
+      } else {
+        bool negative = consumeIf(Token::minus);
+        if (tok.is(Token::intLiteral)) {
+          int64_t v = negative ? -tok.intValue : tok.intValue;
+          lit->intValues.push_back(v);
+          lit->floatValues.push_back(double(v));
+        } else if (tok.is(Token::floatLiteral)) {
+          lit->isFloat = true;
+          lit->intValues.push_back(0);
+          lit->floatValues.push_back(negative ? -tok.floatValue
+                                              : tok.floatValue);
+        } else {
+          return error("the elements of a literal array must be number "
+                       "literals (possibly negated) or lists, found " +
+                       found());
+        }
+        consume();
+      }
+      if (!first) {
+        first = elemShape;
+      } else if (*first != elemShape) {
+        auto describeShape = [](llvm::ArrayRef<int64_t> s) {
+          if (s.empty())
+            return std::string("a number");
+          std::string r = "a list of shape [";
+          for (auto [i, d] : llvm::enumerate(s))
+            r += (i ? ", " : "") + std::to_string(d);
+          return r + "]";
+        };
+        return errorAt(elemLoc, "literal array is not rectangular: found " +
+                                    describeShape(elemShape) +
+                                    " where the first element is " +
+                                    describeShape(*first));
+      }
+      ++count;
+    } while (consumeIf(Token::comma));
+    if (!expect(Token::rSquare, "']' after the elements of a literal array"))
+      return false;
+    if (count == 0)
+      return errorAt(open, "a literal array cannot be empty (every dimension "
+                           "size is at least 1)");
+    shape.push_back(count);
+    shape.append(first->begin(), first->end());
+    return true;
+  };
+  consume(); // [
+  llvm::SmallVector<int64_t> shape;
+  if (!parseList(0, lit->getLoc(), shape))
+    return nullptr;
+  lit->shape = shape;
+  return lit;
 }
 
 bool Parser::parseCallArgs(std::vector<ExprPtr> &args,
@@ -521,6 +910,8 @@ ExprPtr Parser::parsePrimary() {
     consume();
     return e;
   }
+  case Token::lSquare:
+    return parseArrayLiteral();
   case Token::lParen: {
     consume();
     std::vector<ExprPtr> elements;
