@@ -66,6 +66,16 @@ struct ArrOutputsToDestinationsPass
 
     OpBuilder b(ret);
     for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      // A result assembled piece by piece (`arr.concat`: insert_slices into
+      // a tensor.empty) is assembled in the output itself: the empty tensor
+      // (undefined contents, so any tensor may stand for it) becomes the
+      // output argument, and every piece is written through a subview of it.
+      Value root = value;
+      while (auto insert = root.getDefiningOp<tensor::InsertSliceOp>())
+        root = insert.getDest();
+      if (root != value && root.getType() == value.getType())
+        if (auto empty = root.getDefiningOp<tensor::EmptyOp>())
+          empty.getResult().replaceAllUsesWith(fn.getArgument(numInputs + i));
       // The tensor form: its result is unused; one-shot bufferization
       // writes `value` into the writable argument's buffer in place.
       bufferization::MaterializeInDestinationOp::create(

@@ -39,6 +39,8 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // CSE can merge the two subviews of a copy into one: fold such self-copies.
+  pm.addPass(createCanonicalizerPass());
   if (!plan)
     return;
   pm.addPass(createArrPlanBuffers());
