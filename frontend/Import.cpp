@@ -265,7 +265,8 @@ private:
   LogicalResult execFor(const Stmt &stmt, FnContext &ctx);
   FailureOr<SmallVector<Value>> matchTypes(const Operand &value, Expr *expr,
                                            ArrayRef<RankedTensorType> types,
-                                           StringRef what, OpBuilder &b);
+                                           StringRef what, OpBuilder &b,
+                                           ArrayRef<std::string> carries = {});
 
   // Expressions.
   FailureOr<Operand> eval(Expr *expr, FnContext &ctx);
@@ -489,21 +490,13 @@ LogicalResult Importer::importBody(FnInfo &fn) {
   return success();
 }
 
-static std::string typeListStr(ArrayRef<RankedTensorType> types,
-                               std::string (*str)(Type)) {
-  std::string s = types.size() == 1 ? "" : "(";
-  for (auto [i, t] : llvm::enumerate(types))
-    s += (i ? ", " : "") + str(t);
-  return types.size() == 1 ? s : s + ")";
-}
-
-/// Checks a returned (or yielded) value against the declared types: one
-/// value per type; a weak literal takes its type (a scalar literal as a
-/// splat of the declared shape).
+/// Checks a returned (or yielded) value against the declared types (or the
+/// carries' types, named by `carries`): one value per type; a weak literal
+/// takes its type (a scalar literal as a splat of the declared shape).
 FailureOr<SmallVector<Value>>
 Importer::matchTypes(const Operand &value, Expr *expr,
                      ArrayRef<RankedTensorType> types, StringRef what,
-                     OpBuilder &b) {
+                     OpBuilder &b, ArrayRef<std::string> carries) {
   SmallVector<const Operand *> items;
   SmallVector<Expr *> exprs;
   auto *tupleExpr = dyn_cast<TupleExpr>(expr);
@@ -516,14 +509,26 @@ Importer::matchTypes(const Operand &value, Expr *expr,
     items.push_back(&value);
     exprs.push_back(expr);
   }
-  bool isYield = what.starts_with("the carried");
-  if (items.size() != types.size())
-    return error(expr->getLoc(),
-                 Twine(isYield ? "'yield' gives " : "'return' gives ") +
-                     Twine(items.size()) + " value" +
-                     (items.size() == 1 ? "" : "s") + ", but " + what +
-                     (isYield ? " are " : " returns ") + Twine(types.size()) +
-                     " (" + typeListStr(types, &Importer::str) + ")");
+  bool isYield = !carries.empty();
+  auto plural = [](size_t n, StringRef word) {
+    return std::to_string(n) + " " + word.str() + (n == 1 ? "" : "s");
+  };
+  if (items.size() != types.size()) {
+    std::string expected;
+    for (auto [i, t] : llvm::enumerate(types))
+      expected +=
+          (i ? ", " : "") + (isYield ? carries[i] + ": " + str(t) : str(t));
+    if (isYield)
+      return error(expr->getLoc(),
+                   "'yield' gives " + plural(items.size(), "value") + " for " +
+                       plural(types.size(), "carried variable") + " (" +
+                       expected + ")");
+    return error(
+        expr->getLoc(),
+        "'return' gives " + plural(items.size(), "value") + ", but " + what +
+            " returns " + plural(types.size(), "value") +
+            (types.size() == 1 ? ": " + expected : ": (" + expected + ")"));
+  }
   SmallVector<Value> values;
   for (auto [i, item] : llvm::enumerate(items)) {
     llvm::SMLoc at = exprs[i]->getLoc();
@@ -536,16 +541,21 @@ Importer::matchTypes(const Operand &value, Expr *expr,
       values.push_back(*v);
       continue;
     }
-    if (item->value.getType() != type) {
-      std::string which =
-          types.size() == 1 ? std::string() : " " + std::to_string(i);
-      return error(at, (isYield ? "yielded value" : "return type") + which +
-                           (isYield ? " has type " : " ") +
-                           str(item->value.getType()) + " does not match " +
-                           (isYield ? "the type " : "declared ") + str(type) +
-                           " of " + what);
+    Type got = item->value.getType();
+    if (got == type) {
+      values.push_back(item->value);
+      continue;
     }
-    values.push_back(item->value);
+    if (isYield)
+      return error(at, "yielded value " + Twine(i) + " has type " + str(got) +
+                           ", but carried variable '" + carries[i] +
+                           "' has type " + str(type));
+    if (types.size() == 1)
+      return error(at, "return type " + str(got) + " does not match declared " +
+                           str(type) + " of " + what);
+    return error(at, "returned value " + Twine(i) + " has type " + str(got) +
+                         ", but result " + Twine(i) + " of " + what +
+                         " is declared " + str(type));
   }
   return values;
 }
@@ -685,8 +695,11 @@ LogicalResult Importer::execFor(const Stmt &stmt, FnContext &ctx) {
   SmallVector<RankedTensorType> carryTypes;
   for (Type t : types)
     carryTypes.push_back(cast<RankedTensorType>(t));
+  SmallVector<std::string> carryNames;
+  for (const ForStmt::Carry &c : f.carries)
+    carryNames.push_back(c.name);
   FailureOr<SmallVector<Value>> next = matchTypes(
-      *yielded, f.yieldValue.get(), carryTypes, "the carried variables", bb);
+      *yielded, f.yieldValue.get(), carryTypes, "the loop", bb, carryNames);
   if (failed(next))
     return failure();
   arr::YieldOp::create(bb, loc(f.yieldLoc), *next);

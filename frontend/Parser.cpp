@@ -786,6 +786,9 @@ ExprPtr Parser::parseArrayLiteral() {
                            "levels)");
     int64_t count = 0;
     std::optional<llvm::SmallVector<int64_t>> first;
+    if (tok.is(Token::rSquare))
+      return errorAt(open, "a literal array cannot be empty (every dimension "
+                           "size is at least 1)");
     do {
       if (tok.is(Token::rSquare) && count > 0)
         break; // trailing comma

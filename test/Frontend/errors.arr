@@ -363,7 +363,7 @@ fn f(a: f32) -> f32 { return a + none; }
 
 # -----
 
-# expected-error @+1 {{'return' gives 2 values, but 'f' returns 1 (f32)}}
+# expected-error @+1 {{'return' gives 2 values, but 'f' returns 1 value: f32}}
 fn f(a: f32) -> f32 { return (a, a); }
 
 # -----
@@ -576,3 +576,340 @@ fn g(a: f32) -> f32 { return a; }
 export e = vmap(g, batch=8);
 # expected-error @+1 {{'e' is an entry point for host programs and cannot be mapped}}
 export e2 = vmap(e, batch=2);
+
+# -----
+
+#===------------------------------------------------------------------===#
+# Tuples, loops, slices, literal arrays and the builtins of issue 3
+#===------------------------------------------------------------------===#
+
+# expected-error @+1 {{index 3 is out of range for dimension 0 of f32[3] (size 3, valid: -3..2)}}
+fn f(x: f32[3]) -> f32 { return x[3]; }
+
+# -----
+
+# expected-error @+1 {{the slice 2:1 of dimension 0 of f32[3] (size 3) is empty; empty arrays are not supported}}
+fn f(x: f32[3]) -> f32[1] { return x[2:1]; }
+
+# -----
+
+# expected-error @+1 {{too many indices: f32[3] has 1 dimension, got 2 indices}}
+fn f(x: f32[3]) -> f32 { return x[0, 1]; }
+
+# -----
+
+# expected-error @+1 {{slice step cannot be zero}}
+fn f(x: f32[3]) -> f32 { return x[::0]; }
+
+# -----
+
+# expected-error @+1 {{expected an integer index or a slice 'start:stop:step' in '[...]', found 'a'}}
+fn f(x: f32[3]) -> f32 { return x[a]; }
+
+# -----
+
+# expected-error @+1 {{expected 'T' after '.' (x.T is the only attribute), found 'shape'}}
+fn f(x: f32[3]) -> f32 { return x.shape; }
+
+# -----
+
+# expected-error @+1 {{'let' unpacks 2 names from 1 value}}
+fn f(x: f32[3]) -> f32 { let (a, b) = x; return a; }
+
+# -----
+
+# expected-error @+2 {{this is a tuple of 2 values, not one value; unpack it with 'let (a, b) = ...'}}
+fn g(x: f32) -> (f32, f32) { return (x, x); }
+fn f(x: f32) -> f32 { return g(x) + 1.0; }
+
+# -----
+
+# expected-error @+2 {{'return' gives 2 values, but 'f' returns 3 values: (f32, f32, f32)}}
+fn g(x: f32) -> (f32, f32) { return (x, x); }
+fn f(x: f32) -> (f32, f32, f32) { return g(x); }
+
+# -----
+
+# expected-error @+2 {{out_axes has 3 entries for a function of 2 results}}
+fn g(x: f32) -> (f32, f32) { return (x, x); }
+fn f(x: f32[4]) -> f32[4] { return vmap(g, out_axes=(0, 0, 0))(x); }
+
+# -----
+
+# expected-error @+1 {{returned value 1 has type f32, but result 1 of 'f' is declared i32}}
+fn f(x: f32) -> (f32, i32) { return (x, x); }
+
+# -----
+
+# expected-error @+2 {{'x' is already defined at line 4; names cannot be redefined, choose another name}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (x = 0.0) { yield x; }
+  return x;
+}
+
+# -----
+
+# expected-error @+2 {{'yield' gives 2 values for 1 carried variable (a: f32)}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = 0.0) { let t = a; yield (a, a); }
+  return a;
+}
+
+# -----
+
+# expected-error @+2 {{yielded value 0 has type bool, but carried variable 'a' has type f32}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = 0.0) { yield f32(i) > a; }
+  return a;
+}
+
+# -----
+
+# expected-error @+3 {{unknown name 't'}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = 0.0) { let t = a; yield t; }
+  return t;
+}
+
+# -----
+
+# expected-error @+3 {{unknown name 'i'}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = 0.0) { yield a; }
+  return f32(i);
+}
+
+# -----
+
+# expected-error @+2 {{the trip count of range(N) must be a non-negative integer literal, found 'n'}}
+fn f(x: f32) -> f32 {
+  for i in range(n) carry (a = 0.0) { yield a; }
+  return a;
+}
+
+# -----
+
+# expected-error @+2 {{a 'for' body must end with 'yield (...);', one value per carried variable}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = 0.0) { let t = a; }
+  return a;
+}
+
+# -----
+
+# expected-error @+2 {{expected 'carry (name = init, ...)' after 'range(N)', found '{'}}
+fn f(x: f32) -> f32 {
+  for i in range(3) { yield x; }
+  return x;
+}
+
+# -----
+
+# expected-error @+2 {{'a' is carried twice}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = 0.0, a = 1.0) { yield (a, a); }
+  return a;
+}
+
+# -----
+
+# expected-error @+2 {{'i' is the loop index; choose another name for the carried variable}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (i = 0.0) { yield i; }
+  return x;
+}
+
+# -----
+
+# expected-error @+1 {{'return' is not allowed in a 'for' body; end it with 'yield (...)'}}
+fn f(x: f32) -> f32 { for i in range(3) carry (a = 0.0) { return a; } return x; }
+
+# -----
+
+# expected-error @+1 {{'yield' is only allowed at the end of a 'for' body; a function ends with 'return'}}
+fn f(x: f32) -> f32 { yield x; }
+
+# -----
+
+# expected-error @+1 {{'and' needs bool operands, got f32[3] and f32[3]}}
+fn f(x: f32[3]) -> f32[3] { return x and x; }
+
+# -----
+
+# expected-error @+1 {{'not' needs a bool operand, got f32[3] (compare it first, e.g. x != 0)}}
+fn f(x: f32[3]) -> f32[3] { return not x; }
+
+# -----
+
+# expected-error @+1 {{'**' needs f32 operands, got i32[3] (convert with f32(x))}}
+fn f(x: i32[3]) -> i32[3] { return x ** 2; }
+
+# -----
+
+# expected-error @+1 {{the condition of 'where' must be bool, got f32[3]}}
+fn f(x: f32[3]) -> f32[3] { return where(x, x, x); }
+
+# -----
+
+# expected-error @+1 {{dtype= must be f32, i32 or bool}}
+fn f(x: f32[3]) -> f32[3] { return zeros(3, dtype=f16); }
+
+# -----
+
+# expected-error @+1 {{the size of 'iota' must be an integer literal from 1 to 2147483647}}
+fn f(x: f32[3]) -> i32[3] { return iota(0); }
+
+# -----
+
+# expected-error @+1 {{piece 1 of 'concat' is the 1.0, which has no dtype of its own; convert it with f32(...) or i32(...)}}
+fn f(x: f32[3]) -> f32[6] { return concat((x, 1.0)); }
+
+# -----
+
+# expected-error @+1 {{'concat' takes a tuple of arrays, e.g. concat((a, b), axis=0)}}
+fn f(x: f32[3]) -> f32[6] { return concat(x); }
+
+# -----
+
+# expected-error @+1 {{pieces of 'concat' have different ranks: f32[3] and f32[2, 3]}}
+fn f(x: f32[3], y: f32[2, 3]) -> f32[6] { return concat((x, y)); }
+
+# -----
+
+# expected-error @+1 {{pieces of 'concat' have different dtypes: f32[3] and i32[3]}}
+fn f(x: f32[3], y: i32[3]) -> f32[6] { return concat((x, y)); }
+
+# -----
+
+# expected-error @+1 {{pieces of 'concat' along axis 1 must agree on the other dimensions: f32[2, 3] and f32[3, 3] differ on dimension 0}}
+fn f(x: f32[2, 3], y: f32[3, 3]) -> f32[6] { return concat((x, y), axis=1); }
+
+# -----
+
+# expected-error @+1 {{cannot reshape f32[2, 3] (6 elements) to (4, 2) (8 elements)}}
+fn f(x: f32[2, 3]) -> f32[6] { return reshape(x, (4, 2)); }
+
+# -----
+
+# expected-error @+1 {{only one dimension of the shape (-1, -1) can be -1}}
+fn f(x: f32[2, 3]) -> f32[6] { return reshape(x, (-1, -1)); }
+
+# -----
+
+# expected-error @+1 {{cannot reshape f32[2, 3] (6 elements) to (4, -1): the -1 cannot be inferred}}
+fn f(x: f32[2, 3]) -> f32[6] { return reshape(x, (4, -1)); }
+
+# -----
+
+# expected-error @+1 {{cannot broadcast f32[2, 3] to shape (3, 3) (numpy rules: align the last dimensions; each size must match or be 1)}}
+fn f(x: f32[2, 3]) -> f32[6] { return broadcast_to(x, (3, 3)); }
+
+# -----
+
+# expected-error @+1 {{perm= is not a permutation: axis 0 appears twice}}
+fn f(x: f32[2, 3]) -> f32[6] { return transpose(x, perm=(0, 0)); }
+
+# -----
+
+# expected-error @+1 {{perm= has 1 entries for f32[2, 3] of rank 2}}
+fn f(x: f32[2, 3]) -> f32[6] { return transpose(x, perm=(0,)); }
+
+# -----
+
+# expected-error @+1 {{literal array is not rectangular: found a list of shape [1] where the first element is a list of shape [2]}}
+fn f(x: f32[2, 3]) -> f32[6] { return [[1.0, 2.0], [3.0]]; }
+
+# -----
+
+# expected-error @+1 {{literal array is not rectangular: found a number where the first element is a list of shape [2]}}
+fn f(x: f32[2, 3]) -> f32[6] { return [[1.0, 2.0], 3.0]; }
+
+# -----
+
+# expected-error @+1 {{a literal array cannot be empty (every dimension size is at least 1)}}
+fn f(x: f32[2, 3]) -> f32[6] { return []; }
+
+# -----
+
+# expected-error @+1 {{the elements of a literal array must be number literals (possibly negated) or lists, found 'x'}}
+fn f(x: f32[2, 3]) -> f32[6] { return [x]; }
+
+# -----
+
+# expected-error @+1 {{a literal array with float elements cannot be used with an i32 operand (no implicit conversion); write integers}}
+fn f(x: i32[2]) -> i32[2] { return x + [1.5, 2.0]; }
+
+# -----
+
+# expected-error @+1 {{the literal array has shape [2], but f32[3] is expected here}}
+fn f(x: f32[2]) -> f32[3] { return [1.0, 2.0]; }
+
+# -----
+
+# expected-error @+1 {{axis 1 is out of range for rank 1 (valid: -1..0)}}
+fn f(x: f32[3]) -> f32 { return mean(x, axis=1); }
+
+# -----
+
+# expected-error @+1 {{'maximum' takes 2 arguments, got 1}}
+fn f(x: f32[3]) -> f32 { return maximum(x); }
+
+# -----
+
+# expected-error @+1 {{unknown keyword argument 'axis' for 'abs' (it takes none)}}
+fn f(x: f32[3]) -> f32 { return abs(x, axis=0); }
+
+# -----
+
+# expected-error @+1 {{'not' binds more loosely than arithmetic and comparisons; put 'not ...' in parentheses here}}
+fn f(x: f32[3]) -> f32 { return a == not x; }
+
+# -----
+
+# expected-error @+1 {{this is a tuple of 2 values, not one value; unpack it with 'let (a, b) = ...'}}
+fn f(x: f32[3]) -> f32 { let t = (x, x); return t + 1; }
+
+# -----
+
+# expected-error @+1 {{'a' appears twice in 'let (...)'}}
+fn f(x: f32[3]) -> f32 { let (a, a) = (x, x); return a; }
+
+# -----
+
+# expected-error @+1 {{the slice 5: of dimension 1 of f32[2, 3] (size 3) is empty; empty arrays are not supported}}
+fn f(x: f32[2, 3]) -> f32 { return x[0:2:1, 5:]; }
+
+# -----
+
+# expected-error @+1 {{this is a tuple of 2 values, not one value; unpack it with 'let (a, b) = ...'}}
+fn f(x: f32[3]) -> f32[3] { return x + (1, 2); }
+
+# -----
+
+# expected-error @+1 {{dimension sizes must be from 1 to 2147483647, got (2, 0)}}
+fn f(x: f32[3]) -> f32 { return sum([1.0, 2.0]) + zeros((2, 0))[0, 0]; }
+
+# -----
+
+# expected-error @+1 {{perm= entry 1 is out of range for rank 1 (valid: -1..0)}}
+fn f(x: f32[3]) -> f32[3] { return [1, 2.5, 3] * 2 + reshape(x, 3) + broadcast_to(1.0, (3,)) + transpose(x, perm=(1,)); }
+
+# -----
+
+# expected-error @+2 {{'let' unpacks 3 names from 2 values}}
+fn g(x: f32) -> (f32, f32) { return (x, x); }
+fn f(x: f32[4]) -> f32[4] { let (a, b, c) = vmap(g)(x); return a; }
+
+# -----
+
+# expected-error @+2 {{out_axes[1]: axis 2 is out of range for a result of per-example type f32 (valid: -1..0)}}
+fn g(x: f32) -> (f32, f32) { return (x, x); }
+fn f(x: f32[4]) -> f32[4] { let (a, b) = vmap(g, out_axes=(0, 2))(x); return a; }
+
+# -----
+
+# expected-error @+2 {{this is a tuple of 2 values, not one value; unpack it with 'let (a, b) = ...'}}
+fn f(x: f32) -> f32 {
+  for i in range(3) carry (a = (x, x)) { yield a; }
+  return x;
+}
