@@ -545,9 +545,25 @@ TEST_P(RandomBatchingInvariant, BatchedEqualsPerExample) {
 
 std::vector<RandomCase> randomCases() {
   std::vector<RandomCase> cases;
-  for (uint64_t seed = 0; seed < 40; ++seed)
-    cases.push_back({seed, seed % 4 == 0 ? 1 : 3});
+  for (uint64_t seed = 0; seed < 60; ++seed)
+    cases.push_back({seed, seed % 5 == 4 ? 0 : seed % 4 == 0 ? 1 : 3});
   return cases;
+}
+
+// The random programs of these seeds use every op of issue 3 at least once
+// (so that the random suite checks their batching rules too).
+TEST(RandomPrograms, CoverTheNewOps) {
+  std::string all;
+  for (const RandomCase &c : randomCases())
+    all += randomProgram(c.seed);
+  for (const char *op :
+       {"arr.abs", "arr.sign", "arr.not", "arr.maximum", "arr.minimum",
+        "arr.pow", "arr.and", "arr.or", "arr.select", "arr.convert",
+        "\"arr.concat\"", "arr.slice", "arr.iota", "arr.for", "arr.yield"})
+    EXPECT_NE(all.find(op), std::string::npos) << op << " never generated";
+  // A loop with 0 iterations and one with a scalar carry.
+  EXPECT_NE(all.find("arr.for 0 "), std::string::npos);
+  EXPECT_NE(all.find(":2 = arr.for"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomBatchingInvariant,

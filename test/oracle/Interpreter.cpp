@@ -1090,11 +1090,15 @@ Expected<Results> Evaluator::slice(arr::SliceOp op, const Array &x) {
   SmallVector<int64_t, 4> inStrides = rowMajorStrides(x.shape);
   SmallVector<int64_t, 4> srcStrides;
   int64_t offset = 0;
+  bool empty = type.getNumElements() == 0;
   for (int64_t d = 0; d < x.rank(); ++d) {
     int64_t n = type.getDimSize(d);
     int64_t first = start[d], last = start[d] + stride[d] * (n - 1);
-    if (stride[d] == 0 || n < 1 || first < 0 || first >= x.shape[d] ||
-        last < 0 || last >= x.shape[d])
+    if (stride[d] == 0)
+      return opError(op, "dimension " + Twine(d) + " has stride 0");
+    // An empty result (a batched program over 0 examples) reads nothing.
+    if (!empty &&
+        (first < 0 || first >= x.shape[d] || last < 0 || last >= x.shape[d]))
       return opError(op, "dimension " + Twine(d) + " reads out of bounds");
     offset += first * inStrides[d];
     srcStrides.push_back(stride[d] * inStrides[d]);

@@ -38,8 +38,9 @@
 //     f32-rounded value; NaN -> true).
 //   - `arr.concat ..., dim = d`: the pieces one after the other along d.
 //   - `arr.slice %x, start = s, stride = t`: result[i] = x[s + t * i] per
-//     dimension (t may be negative); an index out of bounds, a zero stride
-//     or an empty result dimension is an error.
+//     dimension (t may be negative); a zero stride or an index out of
+//     bounds is an error. An empty result (a size-0 batch dimension of a
+//     batched program over 0 examples) reads nothing and is allowed.
 //   - `arr.iota dim = d`: element [i0, ...] is i_d (as i32 or f32).
 //   - `arr.for N consts(...) iter_args(...)`: the body block runs N times
 //     (N = 0: the results are the inits); iteration i binds the block

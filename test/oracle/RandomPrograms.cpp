@@ -79,6 +79,15 @@ private:
     pool.push_back({name, std::move(shape)});
   }
   void step();
+  bool newStep(const Value &a);
+  std::string constant(const Shape &shape, const char *value) {
+    std::string c = fresh();
+    body << "  " << c << " = arr.constant dense<" << value
+         << "> : " << tensorType(shape, "f32") << "\n";
+    return c;
+  }
+  std::string cond(const Value &a);
+  void forLoop(const Value &a);
 
   std::mt19937_64 rng;
   std::ostringstream body;
@@ -86,10 +95,220 @@ private:
   int counter = 0;
 };
 
+/// A bool of `a`'s shape: a comparison of `a` with another value, possibly
+/// combined by not / and / or with a second comparison.
+std::string Generator::cond(const Value &a) {
+  std::string t = tensorType(a.shape, "f32");
+  std::string tb = tensorType(a.shape, "i1");
+  const char *preds[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+  auto cmp = [&]() {
+    std::string c = fresh();
+    body << "  " << c << " = arr.cmp " << preds[pick(6)] << ", " << a.name
+         << ", " << sameShape(a.shape).name << " : " << t << " -> " << tb
+         << "\n";
+    return c;
+  };
+  std::string c = cmp();
+  switch (pick(4)) {
+  case 0:
+    return c;
+  case 1: {
+    std::string n = fresh();
+    body << "  " << n << " = arr.not " << c << " : " << tb << "\n";
+    return n;
+  }
+  default: {
+    std::string d = cmp(), r = fresh();
+    body << "  " << r << " = arr." << (coin() ? "and" : "or") << " " << c
+         << ", " << d << " : " << tb << "\n";
+    return r;
+  }
+  }
+}
+
+/// A bounded loop: a const (a value of `a`'s shape), a carry of that shape
+/// (init `a` or zeros) and a scalar carry; 0 to 3 iterations; the carries
+/// may swap roles.
+void Generator::forLoop(const Value &a) {
+  std::string t = tensorType(a.shape, "f32");
+  int64_t rank = static_cast<int64_t>(a.shape.size());
+  const Value &k = sameShape(a.shape);
+  std::string init = coin() ? a.name : constant(a.shape, "0.5");
+  std::string s0 = coin() ? constant({}, "0.0") : std::string();
+  int64_t trips = pick(4);
+  std::string r = fresh();
+  std::string st = tensorType({}, "f32");
+  std::string idx = fresh(), kc = fresh(), c = fresh(), sc = fresh();
+  bool scalar = !s0.empty();
+  body << "  " << r << ":" << (scalar ? 2 : 1) << " = arr.for " << trips
+       << " consts(" << k.name << " : " << t << ") iter_args(" << init
+       << (scalar ? ", " + s0 : "") << " : " << t << (scalar ? ", " + st : "")
+       << ") -> (" << t << (scalar ? ", " + st : "") << ") {\n";
+  body << "  ^bb0(" << idx << ": tensor<i32>, " << kc << ": " << t << ", " << c
+       << ": " << t << (scalar ? ", " + sc + ": " + st : "") << "):\n";
+  std::string m = fresh(), fi = fresh(), fb = fresh(), ad = fresh(),
+              c2 = fresh();
+  body << "    " << m << " = arr.mul " << c << ", " << kc << " : " << t << "\n";
+  body << "    " << fi << " = arr.convert " << idx
+       << " : tensor<i32> -> tensor<f32>\n";
+  body << "    " << fb << " = arr.broadcast_in_dim " << fi
+       << ", dims = [] : (tensor<f32>) -> " << t << "\n";
+  body << "    " << ad << " = arr.add " << m << ", " << fb << " : " << t
+       << "\n";
+  body << "    " << c2 << " = arr.tanh " << ad << " : " << t << "\n";
+  std::string yielded = c2, yieldTypes = t;
+  if (scalar) {
+    std::string rs = c2;
+    if (rank > 0) {
+      rs = fresh();
+      std::vector<int64_t> dims(rank);
+      std::iota(dims.begin(), dims.end(), 0);
+      body << "    " << rs << " = arr.reduce_sum " << c2
+           << ", dims = " << list(dims) << " : (" << t << ") -> " << st << "\n";
+    }
+    std::string s2 = fresh();
+    body << "    " << s2 << " = arr.add " << sc << ", " << rs << " : " << st
+         << "\n";
+    yielded += ", " + s2;
+    yieldTypes += ", " + st;
+  }
+  body << "    arr.yield " << yielded << " : " << yieldTypes << "\n  }\n";
+  add(r + "#0", a.shape);
+  if (scalar)
+    add(r + "#1", {});
+}
+
+/// One op of issue 3 on `a` (false when none fits).
+bool Generator::newStep(const Value &a) {
+  std::string t = tensorType(a.shape, "f32");
+  int64_t rank = static_cast<int64_t>(a.shape.size());
+  switch (pick(8)) {
+  case 0: { // abs, sign.
+    std::string r = fresh();
+    body << "  " << r << " = arr." << (coin() ? "abs" : "sign") << " " << a.name
+         << " : " << t << "\n";
+    add(r, a.shape);
+    return true;
+  }
+  case 1: { // maximum, minimum, pow (of |a|, by a bounded exponent).
+    const Value &b = sameShape(a.shape);
+    std::string r = fresh();
+    int64_t which = pick(3);
+    if (which < 2) {
+      body << "  " << r << " = arr." << (which ? "maximum" : "minimum") << " "
+           << a.name << ", " << b.name << " : " << t << "\n";
+    } else {
+      std::string base = fresh(), e = fresh();
+      body << "  " << base << " = arr.abs " << a.name << " : " << t << "\n";
+      body << "  " << e << " = arr.tanh " << b.name << " : " << t << "\n";
+      body << "  " << r << " = arr.pow " << base << ", " << e << " : " << t
+           << "\n";
+    }
+    add(r, a.shape);
+    return true;
+  }
+  case 2: { // select on a condition built of cmp / not / and / or.
+    std::string c = cond(a);
+    std::string r = fresh();
+    body << "  " << r << " = arr.select " << c << ", " << a.name << ", "
+         << sameShape(a.shape).name << " : " << tensorType(a.shape, "i1")
+         << ", " << t << "\n";
+    add(r, a.shape);
+    return true;
+  }
+  case 3: { // convert: f32 -> i32 (after scaling by 4) or bool -> f32.
+    std::string ti = tensorType(a.shape, "i32");
+    std::string r = fresh();
+    if (coin()) {
+      std::string four = constant(a.shape, "4.0");
+      std::string m = fresh(), i = fresh(), ka = fresh();
+      body << "  " << m << " = arr.mul " << a.name << ", " << four << " : " << t
+           << "\n";
+      body << "  " << i << " = arr.convert " << m << " : " << t << " -> " << ti
+           << "\n";
+      body << "  " << ka << " = arr." << (coin() ? "abs" : "sign") << " " << i
+           << " : " << ti << "\n";
+      body << "  " << r << " = arr.convert " << ka << " : " << ti << " -> " << t
+           << "\n";
+    } else {
+      std::string b = fresh();
+      body << "  " << b << " = arr.convert " << a.name << " : " << t << " -> "
+           << tensorType(a.shape, "i1") << "\n";
+      body << "  " << r << " = arr.convert " << b << " : "
+           << tensorType(a.shape, "i1") << " -> " << t << "\n";
+    }
+    add(r, a.shape);
+    return true;
+  }
+  case 4: { // concat of two or three values of one shape on a dimension.
+    if (rank < 1)
+      return false;
+    int64_t d = pick(rank);
+    if (a.shape[d] > 4)
+      return false;
+    std::vector<std::string> pieces = {a.name, sameShape(a.shape).name};
+    if (coin())
+      pieces.push_back(sameShape(a.shape).name);
+    Shape shape = a.shape;
+    shape[d] *= static_cast<int64_t>(pieces.size());
+    std::string r = fresh(), names, types;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      names += (i ? ", " : "") + pieces[i];
+      types += (i ? ", " : "") + t;
+    }
+    // The generic form (the custom one does not parse yet).
+    body << "  " << r << " = \"arr.concat\"(" << names << ") <{dim = " << d
+         << " : i64}> : (" << types << ") -> " << tensorType(shape, "f32")
+         << "\n";
+    add(r, shape);
+    return true;
+  }
+  case 5: { // slice: random start, a stride of +-1 or +-2, in bounds.
+    if (rank < 1)
+      return false;
+    std::vector<int64_t> start, stride;
+    Shape shape;
+    for (int64_t n : a.shape) {
+      int64_t s = (coin() ? 1 : 2) * (coin() ? 1 : -1);
+      int64_t m = 1 + pick((n - 1) / std::abs(s) + 1);
+      int64_t span = std::abs(s) * (m - 1);
+      int64_t first = s > 0 ? pick(n - span) : span + pick(n - span);
+      start.push_back(first);
+      stride.push_back(s);
+      shape.push_back(m);
+    }
+    std::string r = fresh();
+    body << "  " << r << " = arr.slice " << a.name
+         << ", start = " << list(start) << ", stride = " << list(stride)
+         << " : (" << t << ") -> " << tensorType(shape, "f32") << "\n";
+    add(r, shape);
+    return true;
+  }
+  case 6: { // iota added to a value.
+    if (rank < 1)
+      return false;
+    std::string io = fresh(), r = fresh();
+    body << "  " << io << " = arr.iota dim = " << pick(rank) << " : " << t
+         << "\n";
+    body << "  " << r << " = arr.add " << a.name << ", " << io << " : " << t
+         << "\n";
+    add(r, a.shape);
+    return true;
+  }
+  case 7: // A loop.
+    forLoop(a);
+    return true;
+  }
+  return false;
+}
+
 void Generator::step() {
   Value a = any();
   std::string t = tensorType(a.shape, "f32");
   int64_t rank = static_cast<int64_t>(a.shape.size());
+  // Half of the steps use the ops of issue 3 (newStep).
+  if (coin() && newStep(a))
+    return;
   std::string r = fresh();
   switch (pick(7)) {
   case 0: { // Elementwise binary.
@@ -234,6 +453,21 @@ std::string Generator::run() {
          << tensorType(v.shape, "f32") << ") -> " << tensorType(s, "i32")
          << "\n";
     results.push_back({r, s, "i32"});
+  }
+  // An i32 result: a value scaled, converted, and combined with its sign.
+  if (coin()) {
+    Value v = any();
+    std::string t = tensorType(v.shape, "f32"), ti = tensorType(v.shape, "i32");
+    std::string four = constant(v.shape, "4.0");
+    std::string m = fresh(), k = fresh(), sg = fresh(), r = fresh();
+    body << "  " << m << " = arr.mul " << v.name << ", " << four << " : " << t
+         << "\n";
+    body << "  " << k << " = arr.convert " << m << " : " << t << " -> " << ti
+         << "\n";
+    body << "  " << sg << " = arr.sign " << k << " : " << ti << "\n";
+    body << "  " << r << " = arr." << (coin() ? "maximum" : "minimum") << " "
+         << k << ", " << sg << " : " << ti << "\n";
+    results.push_back({r, v.shape, "i32"});
   }
   // A comparison of two values of one shape.
   if (coin()) {
