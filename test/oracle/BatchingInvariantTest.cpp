@@ -13,11 +13,13 @@
 #include "test/oracle/RandomPrograms.h"
 #include "test/oracle/TestUtil.h"
 
+#include "dialect/Batching.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -443,52 +445,68 @@ std::string leftovers(mlir::func::FuncOp fn, llvm::StringRef perExample) {
   return found;
 }
 
-/// Checks the invariant for `source` with {B} = `batchSize`: the reference
-/// (per example, on the original module) against the batched export
-/// (interpreted after the passes, on a clone).
-void checkInvariant(const char *source, const char *exportedName,
-                    int64_t batchSize, uint64_t seed) {
+/// The invariant for `source` with {B} = `batchSize`: the reference (per
+/// example, on the original module) against the batched export (interpreted
+/// after the passes, on a clone). Returns "" when they agree, else what went
+/// wrong (with the program after the passes).
+std::string invariantMismatch(const char *source, const char *exportedName,
+                              int64_t batchSize, uint64_t seed) {
   auto context = makeContext();
   std::string text = substitute(source, "B", std::to_string(batchSize));
   auto module = parse(*context, text);
-  ASSERT_TRUE(module) << "does not parse:\n" << text;
+  if (!module)
+    return "does not parse:\n" + text;
   auto exported = module->lookupSymbol<mlir::func::FuncOp>(exportedName);
-  ASSERT_TRUE(exported);
+  if (!exported)
+    return "no export @" + std::string(exportedName);
   auto perExample = perExampleFunction(exported);
-  ASSERT_TRUE(bool(perExample)) << llvm::toString(perExample.takeError());
+  if (!perExample)
+    return llvm::toString(perExample.takeError());
   std::string perExampleName = perExample->getSymName().str();
 
   std::vector<Array> inputs = randomInputs(exported, seed);
   auto expected = evaluatePerExample(exported, inputs);
-  ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+  if (!expected)
+    return "the reference: " + llvm::toString(expected.takeError());
 
   mlir::OwningOpRef<mlir::ModuleOp> batched = module->clone();
   std::string diagnostics;
-  ASSERT_TRUE(mlir::succeeded(batch(*batched, diagnostics)))
-      << "--arr-vmap,inline,canonicalize failed:\n"
-      << diagnostics;
+  if (mlir::failed(batch(*batched, diagnostics)))
+    return "--arr-vmap,inline,canonicalize failed:\n" + diagnostics;
   auto batchedFn = batched->lookupSymbol<mlir::func::FuncOp>(exportedName);
-  ASSERT_TRUE(batchedFn) << "the export @" << exportedName
-                         << " is gone after the passes";
+  if (!batchedFn)
+    return "the export @" + std::string(exportedName) +
+           " is gone after the passes";
   std::string printed;
   llvm::raw_string_ostream os(printed);
   batched->print(os);
-  EXPECT_EQ(leftovers(batchedFn, perExampleName), "") << "after the passes:\n"
-                                                      << printed;
+  std::string left = leftovers(batchedFn, perExampleName);
+  if (!left.empty())
+    return "left after the passes: " + left + "\n" + printed;
 
   auto actual = evaluate(batchedFn, inputs);
-  ASSERT_TRUE(bool(actual))
-      << llvm::toString(actual.takeError()) << "\nafter the passes:\n"
-      << printed;
-  ASSERT_EQ(actual->size(), expected->size());
+  if (!actual)
+    return llvm::toString(actual.takeError()) + "\nafter the passes:\n" +
+           printed;
+  if (actual->size() != expected->size())
+    return "wrong number of results\nafter the passes:\n" + printed;
+  std::string mismatches;
   for (size_t i = 0; i < expected->size(); ++i) {
     std::string why;
-    EXPECT_TRUE(allClose((*expected)[i], (*actual)[i], 1e-5, 1e-6, &why))
-        << "result " << i << ": " << why << "\nexpected "
-        << (*expected)[i].toString() << "\nactual   " << (*actual)[i].toString()
-        << "\nafter the passes:\n"
-        << printed;
+    if (!allClose((*expected)[i], (*actual)[i], 1e-5, 1e-6, &why))
+      mismatches += "result " + std::to_string(i) + ": " + why + "\nexpected " +
+                    (*expected)[i].toString() + "\nactual   " +
+                    (*actual)[i].toString() + "\n";
   }
+  if (!mismatches.empty())
+    return mismatches + "after the passes:\n" + printed;
+  return "";
+}
+
+/// Expects the invariant to hold.
+void checkInvariant(const char *source, const char *exportedName,
+                    int64_t batchSize, uint64_t seed) {
+  EXPECT_EQ(invariantMismatch(source, exportedName, batchSize, seed), "");
 }
 
 struct InvariantCase {
@@ -633,6 +651,25 @@ func.func @bad(%x: tensor<3x8xf32>, %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, 
   return %y : tensor<3x4xf32>
 }
 )mlir";
+
+// With the elementwise rule broken on purpose (a reshape where a transpose
+// belongs), the invariant fails on the program of the new elementwise ops
+// (operands batched on dims 1 and 0 meet) and still holds where no batched
+// operand has to move (B = 1: the reshape is a transpose).
+TEST(BatchingInvariantHarness, CatchesABrokenElementwiseRule) {
+  const Program *elem = nullptr;
+  for (const Program &p : kPrograms)
+    if (llvm::StringRef(p.name) == "new_elementwise_unmapped_operands")
+      elem = &p;
+  ASSERT_TRUE(elem);
+  vmapc::arr::testing::setBreakElementwiseRule(true);
+  llvm::scope_exit restore(
+      [] { vmapc::arr::testing::setBreakElementwiseRule(false); });
+  std::string why = invariantMismatch(elem->source, elem->exported, 2, 5);
+  EXPECT_NE(why, "") << "the broken rule went unnoticed";
+  EXPECT_NE(why.find("expected"), std::string::npos) << why;
+  EXPECT_EQ(invariantMismatch(elem->source, elem->exported, 1, 5), "");
+}
 
 TEST(BatchingInvariantHarness, HandBatchedProgramsPassAndFail) {
   auto context = makeContext();

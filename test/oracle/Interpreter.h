@@ -9,8 +9,9 @@
 //   - f32 ops are computed in double precision and NOT rounded to f32 between
 //     ops (inputs and constants are f32 values, so the first op is exact up to
 //     double rounding). Compare f32 results with a tolerance.
-//   - Discrete decisions on f32 data (`arr.cmp`, `arr.argmin`, `arr.argmax`)
-//     are taken on the values rounded to f32 first (`(double)(float)x`), so
+//   - Discrete decisions on f32 data (`arr.cmp`, `arr.argmin`, `arr.argmax`,
+//     `arr.sign`, `arr.convert` to i32 or bool) are taken on the values
+//     rounded to f32 first (`(double)(float)x`), so
 //     that a double-only difference does not flip them.
 //   - i32 ops are exact and wrap modulo 2^32 as two's complement (add, sub,
 //     mul, neg, reduce_sum, dot_general); `arr.div` truncates toward zero as
