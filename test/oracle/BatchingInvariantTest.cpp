@@ -400,6 +400,33 @@ func.func @flags(%x: tensor<{B}x3xf32>, %k: tensor<3xi32>) -> (tensor<3x{B}xi1>,
   return %f, %a : tensor<3x{B}xi1>, tensor<{B}x3xi32>
 }
 )mlir"},
+    // Yields that need moving: a carry (unbatched init) takes the const x
+    // (batched on dim 1 of the example) as it is; a carry with a batched init
+    // gets an unbatched constant; an identity carry; the index as a value;
+    // an inner loop whose init is a batched outer carry and whose const is
+    // unbatched.
+    {"for_yield_moves", "moves", R"mlir(
+func.func private @moves_one(%x: tensor<2x3xf32>, %w: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<2x3xf32>) {
+  %k0 = arr.constant dense<0> : tensor<i32>
+  %r:5 = arr.for 2 consts(%x, %w : tensor<2x3xf32>, tensor<2x3xf32>) iter_args(%w, %x, %x, %k0, %w : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<2x3xf32>) {
+  ^bb0(%i: tensor<i32>, %xc: tensor<2x3xf32>, %wc: tensor<2x3xf32>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<2x3xf32>, %k: tensor<i32>, %e: tensor<2x3xf32>):
+    %two = arr.constant dense<2.0> : tensor<2x3xf32>
+    %e1 = arr.add %e, %a : tensor<2x3xf32>
+    %e2 = arr.for 3 consts(%wc : tensor<2x3xf32>) iter_args(%e1 : tensor<2x3xf32>) -> (tensor<2x3xf32>) {
+    ^bb0(%j: tensor<i32>, %wi: tensor<2x3xf32>, %ee: tensor<2x3xf32>):
+      %m = arr.mul %ee, %wi : tensor<2x3xf32>
+      %t = arr.tanh %m : tensor<2x3xf32>
+      arr.yield %t : tensor<2x3xf32>
+    }
+    arr.yield %xc, %two, %c, %i, %e2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<2x3xf32>
+  }
+  return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<i32>, tensor<2x3xf32>
+}
+func.func @moves(%x: tensor<2x{B}x3xf32>, %w: tensor<2x3xf32>) -> (tensor<2x3x{B}xf32>, tensor<{B}x2x3xf32>, tensor<2x{B}x3xf32>, tensor<i32>, tensor<{B}x2x3xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit], arr.out_axes = [2 : i64, 0 : i64, 1 : i64, unit, 0 : i64]} {
+  %a, %b, %c, %k, %e = arr.vmap_call @moves_one(%x, %w) {in_axes = [1 : i64, unit], out_axes = [2 : i64, 0 : i64, 1 : i64, unit, 0 : i64], axis_size = {B} : i64} : (tensor<2x{B}x3xf32>, tensor<2x3xf32>) -> (tensor<2x3x{B}xf32>, tensor<{B}x2x3xf32>, tensor<2x{B}x3xf32>, tensor<i32>, tensor<{B}x2x3xf32>)
+  return %a, %b, %c, %k, %e : tensor<2x3x{B}xf32>, tensor<{B}x2x3xf32>, tensor<2x{B}x3xf32>, tensor<i32>, tensor<{B}x2x3xf32>
+}
+)mlir"},
     // A result that does not depend on the mapped operand, out axis unit.
     {"unit_out_axis", "scaled", R"mlir(
 func.func private @scale(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
