@@ -238,17 +238,17 @@ func.func @elem(%x: tensor<4x{B}x3xf32>, %y: tensor<4x3xf32>, %k: tensor<{B}x4x3
     // concat of pieces batched on different dims (x on 1, z on 2) and an
     // unbatched one (w), on dim 0 and on the last dim; slices with negative
     // strides of batched values; iota; a concat of unbatched pieces only
-    // (out axis unit). (Generic form: see InterpreterTest's Concat.)
+    // (out axis unit).
     {"concat_slice_iota", "cs", R"mlir(
 func.func private @cs_one(%x: tensor<3x4xf32>, %w: tensor<2x4xf32>, %z: tensor<1x4xf32>) -> (tensor<3x4xf32>, tensor<2x3xf32>, tensor<2x8xf32>, tensor<6x4xf32>, tensor<4x3xi32>) {
-  %c0 = "arr.concat"(%x, %w) <{dim = 0 : i64}> : (tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<5x4xf32>
-  %c1 = "arr.concat"(%x, %x) <{dim = 1 : i64}> : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  %c0 = arr.concat %x, %w dim = 0 : (tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  %c1 = arr.concat %x, %x dim = 1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
   %s0 = arr.slice %c0, start = [4, 3], stride = [-2, -1] : (tensor<5x4xf32>) -> tensor<3x4xf32>
   %s1 = arr.slice %c1, start = [0, 1], stride = [2, 3] : (tensor<3x8xf32>) -> tensor<2x3xf32>
   %io = arr.iota dim = 1 : tensor<3x4xf32>
   %t = arr.add %s0, %io : tensor<3x4xf32>
-  %cu = "arr.concat"(%w, %w) <{dim = 1 : i64}> : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
-  %c2 = "arr.concat"(%w, %x, %z) <{dim = 0 : i64}> : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<6x4xf32>
+  %cu = arr.concat %w, %w dim = 1 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %c2 = arr.concat %w, %x, %z dim = 0 : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<6x4xf32>
   %xt = arr.transpose %x, perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
   %ten = arr.constant dense<10.0> : tensor<4x3xf32>
   %xs = arr.mul %xt, %ten : tensor<4x3xf32>
@@ -604,7 +604,7 @@ TEST(RandomPrograms, CoverTheNewOps) {
   for (const char *op :
        {"arr.abs", "arr.sign", "arr.not", "arr.maximum", "arr.minimum",
         "arr.pow", "arr.and", "arr.or", "arr.select", "arr.convert",
-        "\"arr.concat\"", "arr.slice", "arr.iota", "arr.for", "arr.yield"})
+        "arr.concat", "arr.slice", "arr.iota", "arr.for", "arr.yield"})
     EXPECT_NE(all.find(op), std::string::npos) << op << " never generated";
   // A loop with 0 iterations and one with a scalar carry.
   EXPECT_NE(all.find("arr.for 0 "), std::string::npos);

@@ -623,16 +623,14 @@ TEST_F(OracleTest, ConvertBetweenAllDTypes) {
   expectExact(r, 7, DType::Bool, {2}, {1, 0});
 }
 
-// The generic form: `arr.concat %a, %b, dim = 1` does not parse (the
-// variadic operand list takes the comma before `dim`).
 TEST_F(OracleTest, Concat) {
   auto r = run(R"mlir(
     func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<1x3xf32>, %p: tensor<1xi32>, %q: tensor<2xi32>) -> (tensor<2x4xf32>, tensor<3x3xf32>, tensor<4xi32>, tensor<2x3xf32>, tensor<2x5xf32>) {
-      %last = "arr.concat"(%a, %b) <{dim = 1 : i64}> : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
-      %first = "arr.concat"(%a, %c) <{dim = 0 : i64}> : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
-      %three = "arr.concat"(%p, %q, %p) <{dim = 0 : i64}> : (tensor<1xi32>, tensor<2xi32>, tensor<1xi32>) -> tensor<4xi32>
-      %one = "arr.concat"(%a) <{dim = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
-      %mid = "arr.concat"(%b, %a, %b) <{dim = 1 : i64}> : (tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+      %last = arr.concat %a, %b dim = 1 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+      %first = arr.concat %a, %c dim = 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+      %three = arr.concat %p, %q, %p dim = 0 : (tensor<1xi32>, tensor<2xi32>, tensor<1xi32>) -> tensor<4xi32>
+      %one = arr.concat %a dim = 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %mid = arr.concat %b, %a, %b dim = 1 : (tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
       return %last, %first, %three, %one, %mid : tensor<2x4xf32>, tensor<3x3xf32>, tensor<4xi32>, tensor<2x3xf32>, tensor<2x5xf32>
     })mlir",
                "f",

@@ -256,10 +256,8 @@ bool Generator::newStep(const Value &a) {
       names += (i ? ", " : "") + pieces[i];
       types += (i ? ", " : "") + t;
     }
-    // The generic form (the custom one does not parse yet).
-    body << "  " << r << " = \"arr.concat\"(" << names << ") <{dim = " << d
-         << " : i64}> : (" << types << ") -> " << tensorType(shape, "f32")
-         << "\n";
+    body << "  " << r << " = arr.concat " << names << " dim = " << d << " : ("
+         << types << ") -> " << tensorType(shape, "f32") << "\n";
     add(r, shape);
     return true;
   }
