@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace vmapc::arr;
@@ -155,7 +156,7 @@ LogicalResult ConcatOp::verify() {
   if (getPieces().empty())
     return emitOpError("needs at least one operand");
   auto out = getResult().getType();
-  int64_t dim = getDim();
+  int64_t dim = getDimAttr().getInt();
   if (dim < 0 || dim >= out.getRank())
     return emitOpError() << "dim " << dim << " is out of range for rank "
                          << out.getRank();
@@ -204,12 +205,21 @@ LogicalResult SliceOp::verify() {
     int64_t n = out.getDimSize(d), size = in.getDimSize(d);
     if (stride[d] == 0)
       return emitOpError() << "stride of dimension " << d << " is 0";
-    if (n < 1)
-      return emitOpError() << "result dimension " << d << " is empty";
-    int64_t last = start[d] + stride[d] * (n - 1);
-    if (start[d] < 0 || start[d] >= size || last < 0 || last >= size)
+    if (ShapedType::isDynamic(n) || ShapedType::isDynamic(size))
+      return emitOpError("needs static shapes");
+    // An empty result dimension reads nothing (a batch of 0 examples).
+    if (n == 0)
+      continue;
+    std::optional<int64_t> span = llvm::checkedMul(stride[d], n - 1);
+    std::optional<int64_t> last =
+        span ? llvm::checkedAdd(start[d], *span) : std::nullopt;
+    if (!last)
+      return emitOpError() << "dimension " << d
+                           << ": start + stride * (size - 1) overflows";
+    if (start[d] < 0 || start[d] >= size || *last < 0 || *last >= size)
       return emitOpError() << "dimension " << d << " reads indices " << start[d]
-                           << " to " << last << ", outside [0, " << size << ")";
+                           << " to " << *last << ", outside [0, " << size
+                           << ")";
   }
   return success();
 }
@@ -228,8 +238,9 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
 
 LogicalResult IotaOp::verify() {
   int64_t rank = getResult().getType().getRank();
-  if (getDim() < 0 || getDim() >= rank)
-    return emitOpError() << "dim " << getDim() << " is out of range for rank "
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for rank "
                          << rank;
   return success();
 }
@@ -239,7 +250,7 @@ LogicalResult IotaOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ForOp::verify() {
-  if (getTripCount() < 0)
+  if (getTripCountAttr().getInt() < 0)
     return emitOpError("trip_count must be non-negative");
   if (getInits().getTypes() != getResultTypes())
     return emitOpError("result types must equal the types of the inits");
@@ -263,7 +274,7 @@ LogicalResult ForOp::verify() {
     if (std::get<0>(pair) != std::get<1>(pair))
       return emitOpError() << "carry " << i << " has type " << std::get<0>(pair)
                            << " but its body argument " << std::get<1>(pair);
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("body must end with arr.yield");
   if (yield.getValues().getTypes() != getResultTypes())
@@ -303,7 +314,7 @@ OpFoldResult ReduceMinOp::fold(FoldAdaptor) { return foldReduce(*this); }
 
 template <typename OpT> static LogicalResult verifyArgReduce(OpT op) {
   auto in = op.getOperand().getType();
-  int64_t axis = op.getAxis();
+  int64_t axis = op.getAxisAttr().getInt();
   if (axis < 0 || axis >= in.getRank())
     return op.emitOpError()
            << "axis " << axis << " is out of range for rank " << in.getRank();

@@ -262,7 +262,8 @@ def Arr_SliceOp : Arr_Op<"slice", [Pure, Arr_Batchable]> {
     `result[i0, i1, ...] = operand[start0 + stride0 * i0, start1 + stride1 *
     i1, ...]`: numpy's basic slicing `x[a:b:s, ...]` with the bounds
     resolved. A stride is non-zero and may be negative (`x[::-1]`); every
-    index read is in bounds and every result dimension is at least 1.
+    index read is in bounds. A result dimension is empty only for a batch
+    of 0 examples (the front end rejects empty slices).
     ```mlir
     %y = arr.slice %x, start = [1, 0], stride = [1, 2]
            : (tensor<8x6xf32>) -> tensor<4x3xf32>
@@ -433,7 +434,8 @@ def Arr_ForOp : Arr_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $trip_count (`consts` `(` $consts^ `:` type($consts) `)`)?
-    `iter_args` `(` ($inits^ `:` type($inits))? `)` attr-dict `->` `(` type($results) `)`
+    `iter_args` `(` ($inits^ `:` type($inits))? `)`
+    (`->` `(` type($results)^ `)`)? attr-dict-with-keyword
     $body
   }];
   let hasVerifier = 1;

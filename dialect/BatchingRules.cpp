@@ -205,7 +205,8 @@ LogicalResult ConcatOp::batch(BatchingContext &ctx, ValueRange operands,
     pieces.push_back(
         d ? moveBatchDim(b, getLoc(), v, *d, bd)
           : broadcastBatchDim(b, getLoc(), v, bd, ctx.getBatchSize()));
-  int64_t dim = getDim() < bd ? getDim() : getDim() + 1;
+  int64_t oldDim = getDimAttr().getInt();
+  int64_t dim = oldDim < bd ? oldDim : oldDim + 1;
   results.push_back(ConcatOp::create(
       b, getLoc(), insertDim(getType(), bd, ctx.getBatchSize()), pieces,
       b.getI64IntegerAttr(dim)));

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace vmapc;
 
@@ -62,7 +64,13 @@ Value buildScalar(arr::AbsOp, OpBuilder &b, Location loc, Type elementType,
                   ValueRange args) {
   if (isa<FloatType>(elementType))
     return math::AbsFOp::create(b, loc, args[0]);
-  return math::AbsIOp::create(b, loc, args[0]);
+  // x < 0 ? 0 - x : x (wraps at INT_MIN, as neg does). Not math.absi:
+  // convert-math-to-libm rejects it.
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, args[0], zero);
+  Value negated = arith::SubIOp::create(b, loc, zero, args[0]);
+  return arith::SelectOp::create(b, loc, negative, negated, args[0]);
 }
 
 /// 1 for x > 0, -1 for x < 0, else x itself (0, -0.0 and NaN stay).
@@ -208,16 +216,23 @@ Value buildScalar(arr::ConvertOp op, OpBuilder &b, Location loc, Type from,
   }
   if (isa<FloatType>(to))
     return arith::SIToFPOp::create(b, loc, to, x);
-  // f32 -> i32: clamp to [-2^31, the largest f32 below 2^31], convert, and
-  // map NaN to 0.
+  // f32 -> i32: clamp to [-2^31, the largest f32 below 2^31], convert, give
+  // INT_MAX from 2^31 up, and map NaN to 0.
   Value low = constant(b.getFloatAttr(from, -2147483648.0));
   Value high = constant(b.getFloatAttr(from, 2147483520.0));
   Value clamped = arith::MinimumFOp::create(
       b, loc, arith::MaximumFOp::create(b, loc, x, low), high);
   Value converted = arith::FPToSIOp::create(b, loc, to, clamped);
+  Value tooLarge =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                            constant(b.getFloatAttr(from, 2147483648.0)));
+  Value saturated = arith::SelectOp::create(
+      b, loc, tooLarge,
+      constant(b.getIntegerAttr(to, std::numeric_limits<int32_t>::max())),
+      converted);
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
   return arith::SelectOp::create(b, loc, isNaN, constant(b.getZeroAttr(to)),
-                                 converted);
+                                 saturated);
 }
 
 /// Ordered float predicates (false on NaN), except `ne`, which is unordered

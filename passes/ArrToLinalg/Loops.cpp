@@ -16,6 +16,7 @@
 #include "dialect/ArrDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -33,8 +34,8 @@ struct ForOpLowering : OpConversionPattern<arr::ForOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value upper =
-        arith::ConstantIndexOp::create(rewriter, loc, op.getTripCount());
+    Value upper = arith::ConstantIndexOp::create(
+        rewriter, loc, op.getTripCountAttr().getInt());
     Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
     auto loop = scf::ForOp::create(rewriter, loc, lower, upper, step,
                                    adaptor.getInits());
@@ -68,18 +69,35 @@ struct YieldOpLowering : OpConversionPattern<arr::YieldOp> {
     // iteration). Empty-tensor elimination then lets the producer write
     // there directly; where that would clobber a value still read, the
     // analysis copies instead.
-    SmallVector<Value> yielded;
+    //
+    // A yielded value that no destination-style op computes (a block
+    // argument, as when carries swap; a nested loop's result, which lives in
+    // a carry's buffer; a view) is first copied into a new tensor: the copy
+    // may be placed out of place, where materializing the value itself
+    // could not avoid overwriting a carry that is still to be read.
+    // All copies come before all materializations, so that no copy reads a
+    // carry already overwritten.
+    SmallVector<Value> values;
     for (auto [value, carry] :
          llvm::zip(adaptor.getValues(), loop.getRegionIterArgs())) {
-      if (value == carry) {
-        yielded.push_back(value);
-        continue;
+      if (value != carry &&
+          !value.getDefiningOp<DestinationStyleOpInterface>()) {
+        auto type = cast<RankedTensorType>(value.getType());
+        Value empty = tensor::EmptyOp::create(
+            rewriter, op.getLoc(), type.getShape(), type.getElementType());
+        value = linalg::CopyOp::create(rewriter, op.getLoc(), value, empty)
+                    .getResult(0);
       }
-      yielded.push_back(
-          bufferization::MaterializeInDestinationOp::create(
-              rewriter, op.getLoc(), value.getType(), value, carry)
-              .getResult());
+      values.push_back(value);
     }
+    SmallVector<Value> yielded;
+    for (auto [value, carry] : llvm::zip(values, loop.getRegionIterArgs()))
+      yielded.push_back(
+          value == carry
+              ? value
+              : bufferization::MaterializeInDestinationOp::create(
+                    rewriter, op.getLoc(), value.getType(), value, carry)
+                    .getResult());
     rewriter.replaceOpWithNewOp<scf::YieldOp>(op, yielded);
     return success();
   }

@@ -141,7 +141,7 @@ struct ArgReduceOpLowering : OpConversionPattern<OpTy> {
     Type elementType = inType.getElementType();
     auto valueType = indexType.clone(elementType);
     unsigned rank = inType.getRank();
-    int64_t axis = op.getAxis();
+    int64_t axis = op.getAxisAttr().getInt();
 
     SmallVector<utils::IteratorType> iterators;
     AffineMap outMap = getReductionLoops(ctx, rank, {axis}, iterators);

@@ -172,7 +172,7 @@ struct ConcatOpLowering : OpConversionPattern<arr::ConcatOp> {
     MLIRContext *ctx = op.getContext();
     auto resultType = op.getResult().getType();
     unsigned rank = resultType.getRank();
-    int64_t dim = op.getDim();
+    int64_t dim = op.getDimAttr().getInt();
     Value dest = createEmptyTensor(rewriter, loc, resultType);
     SmallVector<AffineMap> maps(2, getIdentityMap(ctx, rank));
     SmallVector<utils::IteratorType> iterators(rank,
@@ -213,7 +213,7 @@ struct IotaOpLowering : OpConversionPattern<arr::IotaOp> {
     Location loc = op.getLoc();
     auto resultType = op.getResult().getType();
     unsigned rank = resultType.getRank();
-    int64_t dim = op.getDim();
+    int64_t dim = op.getDimAttr().getInt();
     Type elementType = resultType.getElementType();
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);

@@ -26,7 +26,10 @@ func.func @abs_f32(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @abs_i32(
 // CHECK: linalg.generic
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: i32, %{{[^:]+}}: i32):
-// CHECK-NEXT: %[[V:.+]] = math.absi %[[X]] : i32
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[NEG:.+]] = arith.cmpi slt, %[[X]], %[[ZERO]] : i32
+// CHECK-NEXT: %[[MINUS:.+]] = arith.subi %[[ZERO]], %[[X]] : i32
+// CHECK-NEXT: %[[V:.+]] = arith.select %[[NEG]], %[[MINUS]], %[[X]] : i32
 // CHECK-NEXT: linalg.yield %[[V]] : i32
 func.func @abs_i32(%a: tensor<4xi32>) -> tensor<4xi32> {
   %0 = arr.abs %a : tensor<4xi32>
@@ -196,9 +199,8 @@ func.func @select(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>) 
 // convert
 //===----------------------------------------------------------------------===//
 
-// f32 -> i32: clamp below at -2^31 and above (maximumf/minimumf), fptosi,
-// then NaN (unordered with itself) gives 0. The upper bound's value is not
-// checked here.
+// f32 -> i32: clamp to [-2^31, 2^31 - 128] (maximumf/minimumf), fptosi,
+// INT_MAX from 2^31 up, then NaN (unordered with itself) gives 0.
 // CHECK: #[[ID1:.+]] = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @convert_f32_i32(
 // CHECK-SAME: %[[A:[^:]+]]: tensor<4xf32>) -> tensor<4xi32>
@@ -206,13 +208,17 @@ func.func @select(%c: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>) 
 // CHECK-NEXT: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[A]] : tensor<4xf32>) outs(%[[INIT]] : tensor<4xi32>)
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: f32, %{{[^:]+}}: i32):
 // CHECK-NEXT: %[[LOW:.+]] = arith.constant -2.14748365E+9 : f32
-// CHECK-NEXT: %[[HIGH:.+]] = arith.constant {{.+}} : f32
+// CHECK-NEXT: %[[HIGH:.+]] = arith.constant 2.14748352E+9 : f32
 // CHECK-NEXT: %[[ABOVE:.+]] = arith.maximumf %[[X]], %[[LOW]] : f32
 // CHECK-NEXT: %[[CLAMPED:.+]] = arith.minimumf %[[ABOVE]], %[[HIGH]] : f32
 // CHECK-NEXT: %[[I:.+]] = arith.fptosi %[[CLAMPED]] : f32 to i32
+// CHECK-NEXT: %[[TWO31:.+]] = arith.constant 2.14748365E+9 : f32
+// CHECK-NEXT: %[[LARGE:.+]] = arith.cmpf oge, %[[X]], %[[TWO31]] : f32
+// CHECK-NEXT: %[[MAX:.+]] = arith.constant 2147483647 : i32
+// CHECK-NEXT: %[[SAT:.+]] = arith.select %[[LARGE]], %[[MAX]], %[[I]] : i32
 // CHECK-NEXT: %[[NAN:.+]] = arith.cmpf uno, %[[X]], %[[X]] : f32
 // CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0 : i32
-// CHECK-NEXT: %[[V:.+]] = arith.select %[[NAN]], %[[ZERO]], %[[I]] : i32
+// CHECK-NEXT: %[[V:.+]] = arith.select %[[NAN]], %[[ZERO]], %[[SAT]] : i32
 // CHECK-NEXT: linalg.yield %[[V]] : i32
 // CHECK: return %[[R]] : tensor<4xi32>
 func.func @convert_f32_i32(%a: tensor<4xf32>) -> tensor<4xi32> {
@@ -488,11 +494,14 @@ func.func @for_zero_trip(%a: tensor<3xi32>) -> tensor<3xi32> {
 
 // -----
 
-// A const yielded as the next carry is materialized in the carry too.
+// A const yielded as the next carry is copied into a new tensor (no
+// destination-style op computes it), then materialized in the carry.
 // CHECK-LABEL: func.func @for_yield_const(
 // CHECK-SAME: %[[W:[^:]+]]: tensor<3xi32>, %[[A0:[^:]+]]: tensor<3xi32>) -> tensor<3xi32>
 // CHECK: scf.for %{{[^ ]+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:[^ ]+]] = %[[A0]]) -> (tensor<3xi32>) {
-// CHECK: %[[NA:.+]] = bufferization.materialize_in_destination %[[W]] in %[[A]] : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<3xi32>
+// CHECK-NEXT: %[[C:.+]] = linalg.copy ins(%[[W]] : tensor<3xi32>) outs(%[[E]] : tensor<3xi32>) -> tensor<3xi32>
+// CHECK-NEXT: %[[NA:.+]] = bufferization.materialize_in_destination %[[C]] in %[[A]] : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
 // CHECK-NEXT: scf.yield %[[NA]] : tensor<3xi32>
 func.func @for_yield_const(%w: tensor<3xi32>, %a: tensor<3xi32>) -> tensor<3xi32> {
   %r = arr.for 2 consts(%w : tensor<3xi32>) iter_args(%a : tensor<3xi32>) -> (tensor<3xi32>) {
@@ -505,7 +514,8 @@ func.func @for_yield_const(%w: tensor<3xi32>, %a: tensor<3xi32>) -> tensor<3xi32
 // -----
 
 // Nested: the inner loop reads the function argument behind both consts, and
-// each loop materializes its own carry.
+// each loop materializes its own carry; the inner loop's result (which lives
+// in the outer carry's buffer) is copied first.
 // CHECK-LABEL: func.func @for_nested(
 // CHECK-SAME: %[[M:[^:]+]]: tensor<3xf32>, %[[Z:[^:]+]]: tensor<3xf32>) -> tensor<3xf32>
 // CHECK-DAG: %[[UB2:.+]] = arith.constant 2 : index
@@ -520,7 +530,9 @@ func.func @for_yield_const(%w: tensor<3xi32>, %a: tensor<3xi32>) -> tensor<3xi32
 // CHECK: %[[NS:.+]] = bufferization.materialize_in_destination %[[S]] in %[[ACC2]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT: scf.yield %[[NS]] : tensor<3xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[NIN:.+]] = bufferization.materialize_in_destination %[[IN]] in %[[ACC]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT: %[[C:.+]] = linalg.copy ins(%[[IN]] : tensor<3xf32>) outs(%[[E]] : tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[NIN:.+]] = bufferization.materialize_in_destination %[[C]] in %[[ACC]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT: scf.yield %[[NIN]] : tensor<3xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[R]] : tensor<3xf32>

@@ -223,10 +223,31 @@ func.func @slice_stride_zero(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-func.func @slice_empty(%a: tensor<8xf32>) -> tensor<0xf32> {
-  // expected-error @+1 {{'arr.slice' op result dimension 0 is empty}}
-  %0 = arr.slice %a, start = [0], stride = [1] : (tensor<8xf32>) -> tensor<0xf32>
-  return %0 : tensor<0xf32>
+// An empty result dimension is valid (a batch of 0 examples) and reads
+// nothing, but its start must still be in bounds.
+func.func @slice_empty_out_of_bounds(%a: tensor<8x0xf32>) -> tensor<2x0xf32> {
+  // expected-error @+1 {{'arr.slice' op dimension 0 reads indices 7 to 9, outside [0, 8)}}
+  %0 = arr.slice %a, start = [7, 0], stride = [2, 1] : (tensor<8x0xf32>) -> tensor<2x0xf32>
+  return %0 : tensor<2x0xf32>
+}
+
+// -----
+
+func.func @slice_overflow(%a: tensor<4xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{'arr.slice' op dimension 0: start + stride * (size - 1) overflows}}
+  %0 = arr.slice %a, start = [0], stride = [4611686018427387904] : (tensor<4xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+func.func @for_negative_trip_count(%a: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'arr.for' op trip_count must be non-negative}}
+  %r = arr.for -1 iter_args(%a : tensor<f32>) -> (tensor<f32>) {
+  ^bb0(%i: tensor<i32>, %x: tensor<f32>):
+    arr.yield %x : tensor<f32>
+  }
+  return %r : tensor<f32>
 }
 
 // -----
