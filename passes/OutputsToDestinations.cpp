@@ -38,9 +38,16 @@ struct ArrOutputsToDestinationsPass
     MLIRContext *ctx = fn.getContext();
     auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
     auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    // Inputs are read-only: the runtime may pass the caller's own memory
+    // (a whole chunk of a mapped input, or an unmapped input), so nothing
+    // may be computed in place in them (a loop carry initialised from an
+    // input, say); bufferization copies such a value into the arena first.
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       if (isMapped(inAxes, i))
         fn.setArgAttr(i, "arr.staging", UnitAttr::get(ctx));
+      fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                    BoolAttr::get(ctx, false));
+    }
 
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     unsigned numInputs = fn.getNumArguments();
