@@ -28,7 +28,9 @@ constexpr double kMaxF32 = 1e6;
 constexpr double kMaxI32 = 1 << 20;
 /// Bits 0..15 of a dependence mask are a function's parameters; loop carries
 /// use placeholder bits from 63 down, resolved when the loop ends.
-constexpr int kFirstPlaceholder = 63;
+constexpr int kFirstPlaceholder = 46;
+/// Set on every value computed from a loop's result.
+constexpr uint64_t kLoopBit = uint64_t(1) << 47;
 
 struct Val {
   std::string name;
@@ -168,13 +170,25 @@ const std::vector<std::string> kOpTags = {"add",
                                           "named_map",
                                           "nested_vmap_inline",
                                           "i32_div",
-                                          "pow_int_exp"};
+                                          "pow_int_exp",
+                                          "dup_output",
+                                          "abs_i32",
+                                          "slice_prefix",
+                                          "cross_carry",
+                                          "shared_carry",
+                                          "init_as_const",
+                                          "loop_out_none",
+                                          "loop_multi_launch",
+                                          "init_reuse"};
 const std::vector<std::string> kStructuralTags = {
     "in_pos", "in_neg", "in_none", "out_pos", "out_neg", "out_none",
     "depth1", "depth2", "depth3",  "B1",      "N0",      "scalar_mapped"};
 
 /// Features the compiler does not support yet (switched on as they land).
-const std::vector<std::string> kDefaultDisabled = {};
+const std::vector<std::string> kDefaultDisabled = {
+    "dup_output",    "abs_i32",           "slice_prefix",
+    "concat",        "cross_carry",       "shared_carry",
+    "init_as_const", "loop_multi_launch", "init_reuse"};
 
 struct Scope {
   std::vector<Val> vals;
@@ -308,7 +322,7 @@ private:
 
   void statement(Scope &s);
   std::optional<Val> produce(Scope &s, DT dt, const Shape &shape,
-                             bool needExact, int fuel = 3);
+                             bool needExact, int fuel = 3, uint64_t forbid = 0);
   /// A literal operand for `a` (weak): its text and properties.
   Val literal(DT dt, bool nonzero = false);
 
@@ -579,7 +593,7 @@ bool Gen::opUnary(Scope &s) {
   if (ops.empty())
     return false;
   std::string op = pick(ops);
-  bool intOk = op == "abs" || op == "sign";
+  bool intOk = (op == "abs" && on("abs_i32")) || op == "sign";
   auto a = pickVal(s, [&](const Val &v) {
     return (v.dt == DT::F32 || (intOk && v.dt == DT::I32)) &&
            (op != "sign" || v.exact());
@@ -591,6 +605,8 @@ bool Gen::opUnary(Scope &s) {
   const std::string &x = a->name;
   if (op == "abs") {
     emit(s, "abs(" + x + ")", "jnp.abs(" + x + ")", r);
+    if (a->dt == DT::I32)
+      tag("abs_i32");
   } else if (op == "sign") {
     r.bound = 1;
     r.integral = true;
@@ -1159,10 +1175,17 @@ bool Gen::opSlice(Scope &s) {
       break;
     case 1: { // start:stop, maybe negative start or open end
       int64_t st = rnd(d), en = range(st + 1, d);
+      if (!on("slice_prefix") && st == 0 && en < d) {
+        // x[0:k] with k < d: off while the compiler rejects it.
+        st = 1;
+        en = std::max<int64_t>(en, 2);
+      }
       std::string a0 = st == 0 && chance(0.5) ? "" : std::to_string(st);
       if (!a0.empty() && chance(0.3))
         a0 = std::to_string(st - d);
       std::string b0 = en == d && chance(0.5) ? "" : std::to_string(en);
+      if (st == 0 && en < d)
+        tag("slice_prefix");
       specs.push_back(a0 + ":" + b0);
       shape.push_back(en - st);
       any = usedSlice = true;
@@ -1190,6 +1213,10 @@ bool Gen::opSlice(Scope &s) {
     }
     case 5: { // an integer index
       int64_t k = rnd(d);
+      if (!on("slice_prefix") && k == 0 && d > 1)
+        k = range(1, d - 1);
+      if (k == 0 && d > 1)
+        tag("slice_prefix");
       specs.push_back(std::to_string(chance(0.4) ? k - d : k));
       any = usedIndex = true;
       break;
@@ -1310,11 +1337,11 @@ bool Gen::opZerosOnes(Scope &s) {
 // ---- values of a given type ----------------------------------------------
 
 std::optional<Val> Gen::produce(Scope &s, DT dt, const Shape &shape,
-                                bool needExact, int fuel) {
+                                bool needExact, int fuel, uint64_t forbid) {
   if (fuel <= 0)
     return std::nullopt;
   auto ok = [&](const Val &v) {
-    return v.dt == dt && (!needExact || v.exact());
+    return v.dt == dt && (!needExact || v.exact()) && (v.dep & forbid) == 0;
   };
   // Prefer a value of the loop body (or anywhere) of the right type.
   std::vector<size_t> same, sameBody;
@@ -1331,7 +1358,8 @@ std::optional<Val> Gen::produce(Scope &s, DT dt, const Shape &shape,
   if (dt == DT::Bool) {
     if (!on("gt"))
       return std::nullopt;
-    auto x = produce(s, chance(0.5) ? DT::I32 : DT::F32, shape, true, fuel - 1);
+    auto x = produce(s, chance(0.5) ? DT::I32 : DT::F32, shape, true, fuel - 1,
+                     forbid);
     if (!x)
       return std::nullopt;
     Val r = *x;
@@ -1346,8 +1374,9 @@ std::optional<Val> Gen::produce(Scope &s, DT dt, const Shape &shape,
   if (!src) {
     // Another dtype, cast.
     if (dt == DT::F32 && on("cast_f32")) {
-      auto i = pickVal(
-          s, [](const Val &v) { return v.dt == DT::I32 || v.dt == DT::Bool; });
+      auto i = pickVal(s, [&](const Val &v) {
+        return (v.dt == DT::I32 || v.dt == DT::Bool) && (v.dep & forbid) == 0;
+      });
       if (!i)
         return std::nullopt;
       Val r = *i;
@@ -1357,9 +1386,10 @@ std::optional<Val> Gen::produce(Scope &s, DT dt, const Shape &shape,
       src =
           emit(s, "f32(" + i->name + ")", i->name + ".astype(jnp.float32)", r);
     } else if (dt == DT::I32 && on("cast_i32")) {
-      auto f = pickVal(s, [](const Val &v) {
-        return v.dt == DT::Bool ||
-               (v.dt == DT::F32 && v.integral && v.exact() && v.bound < 1e5);
+      auto f = pickVal(s, [&](const Val &v) {
+        return (v.dep & forbid) == 0 &&
+               (v.dt == DT::Bool ||
+                (v.dt == DT::F32 && v.integral && v.exact() && v.bound < 1e5));
       });
       if (!f)
         return std::nullopt;
@@ -1466,6 +1496,22 @@ std::vector<Val> Gen::chooseOutputs(Scope &s, uint64_t mappedMask, int count,
           s, [](const Val &) { return true; }, false);
     outs.push_back(*v);
   }
+  if (isExport) {
+    // The same computed value twice among the export's outputs: off while
+    // the compiler rejects it (see README.md, "Compiler bugs found").
+    std::set<std::string> seen;
+    std::vector<Val> kept;
+    for (const Val &o : outs) {
+      bool dup = seen.count(o.name) && o.name[0] != 'x';
+      if (dup && !on("dup_output"))
+        continue;
+      if (dup)
+        tag("dup_output");
+      seen.insert(o.name);
+      kept.push_back(o);
+    }
+    outs = kept;
+  }
   if (isExport && count == 1 && chance(0.25)) {
     auto v = pickVal(
         s, [&](const Val &x) { return (x.dep & mappedMask) == 0; }, false);
@@ -1503,6 +1549,39 @@ FnResult Gen::genFunction(const std::vector<Val> &params, int depth,
   if (on("tuple") && chance(isExport ? 0.4 : 0.3))
     nOut = chance(0.7) ? 2 : 3;
   std::vector<Val> outs = chooseOutputs(s, mappedMask, nOut, isExport);
+  if (isExport && !on("dup_output")) {
+    // Two outputs that are one value after CSE (x * 2.0 twice, the same
+    // transpose of an input twice) fail to bufferize (README.md): make
+    // every output after the first distinct.
+    std::vector<Val> kept = {outs[0]};
+    int bools = outs[0].dt == DT::Bool;
+    for (size_t i = 1; i < outs.size(); ++i) {
+      Val o = outs[i];
+      Val r = o;
+      r.weak = false;
+      if (o.dt == DT::Bool) {
+        if (bools++)
+          continue;
+        std::string e = "(not " + o.name + ")";
+        r = emit(s, e, "jnp.logical_not(" + o.name + ")", r);
+        tag("not");
+      } else {
+        std::string k = o.dt == DT::F32 ? fmtFloat(static_cast<double>(i))
+                                        : std::to_string(i);
+        r.bound = o.bound + i;
+        r.integral = o.integral;
+        bool exact = o.exact() && o.integral && r.bound < (1 << 24);
+        r.err = (o.dt == DT::I32 || exact) ? 0 : o.err + kU * r.bound;
+        if (o.dt == DT::I32 && r.bound > kMaxI32)
+          continue;
+        std::string e = "(" + o.name + " + " + k + ")";
+        r = emit(s, e, e, r);
+        tag("add");
+      }
+      kept.push_back(r);
+    }
+    outs = kept;
+  }
   if (isExport) {
     // Scale f32 outputs until their error estimate is within the budget.
     for (Val &o : outs) {
@@ -1560,6 +1639,7 @@ bool Gen::opCall(Scope &s) {
     for (size_t i = 0; i < args.size(); ++i)
       if (r0.dep & (uint64_t(1) << i))
         r.dep |= args[i].dep;
+    r.dep |= r0.dep & kLoopBit;
     r.name = fresh();
     names += (names.empty() ? "" : ", ") + r.name;
     res.push_back(r);
@@ -1700,6 +1780,7 @@ bool Gen::opVmap(Scope &s) {
     for (size_t i = 0; i < args.size(); ++i)
       if (fn.results[j].dep & (uint64_t(1) << i))
         r.dep |= args[i].dep;
+    r.dep |= fn.results[j].dep & kLoopBit;
     r.name = fresh();
     names += (names.empty() ? "" : ", ") + r.name;
     res.push_back(r);
@@ -1737,7 +1818,7 @@ bool Gen::opForImpl(Scope &s) {
     return false;
   int64_t trips = chance(0.1) ? 0 : range(1, 4);
   int64_t ncarry = range(1, 3);
-  std::string idx = fresh("i");
+  std::string idx = fresh("ix");
   Scope body;
   body.depth = s.depth;
   body.callLevel = s.callLevel;
@@ -1754,9 +1835,29 @@ bool Gen::opForImpl(Scope &s) {
   std::vector<Val> inits, carries;
   uint64_t myBits = 0;
   for (int64_t k = 0; k < ncarry; ++k) {
-    auto init = pickVal(s, [](const Val &v) { return !v.weak; });
+    // Two carries with one init value (or one yielded value) fail to
+    // bufferize: off while the compiler rejects it (README.md).
+    bool shared = on("shared_carry");
+    bool reuse = on("init_reuse");
+    auto init = pickVal(s, [&](const Val &v) {
+      if (v.weak)
+        return false;
+      // An init value also read elsewhere (a parameter, an outer carry, a
+      // value used before or after the loop) may fail to bufferize: off
+      // while the compiler rejects it (README.md).
+      if (!reuse && (v.uses > 0 || v.name[0] != 'v'))
+        return false;
+      if (!shared)
+        for (const Val &i : inits)
+          if (i.name == v.name)
+            return false;
+      return true;
+    });
     if (!init)
       return false;
+    for (const Val &i : inits)
+      if (i.name == init->name)
+        tag("shared_carry");
     inits.push_back(*init);
     Val c = *init;
     c.name = fresh("c");
@@ -1774,6 +1875,21 @@ bool Gen::opForImpl(Scope &s) {
     carries.push_back(c);
     body.vals.push_back(c);
   }
+  if (!on("init_as_const")) {
+    // A body reading a carry's init value (as a const) fails to bufferize
+    // or is miscompiled: off while the compiler rejects it (README.md).
+    std::vector<Val> kept;
+    for (const Val &v : body.vals) {
+      bool isInit = false;
+      for (const Val &i : inits)
+        isInit = isInit || i.name == v.name;
+      if (!isInit)
+        kept.push_back(v);
+    }
+    body.vals = kept;
+  } else {
+    tag("init_as_const");
+  }
   body.bodyStart = body.vals.size();
   int64_t nstmt = range(1, 4);
   for (int64_t i = 0; i < nstmt; ++i)
@@ -1785,15 +1901,22 @@ bool Gen::opForImpl(Scope &s) {
     const Val &c = carries[k];
     Val f = c;
     f.name = c.name;
-    auto z = produce(body, c.dt, c.shape, false);
+    // Off while the compiler rejects it: a yield reading another carry
+    // (a swap of carries fails to bufferize; README.md).
+    uint64_t others = on("cross_carry") ? 0 : (myBits & ~c.dep);
+    auto z = produce(body, c.dt, c.shape, false, 3, others);
     if (!z)
       return false;
     std::string e, pe;
     uint64_t dep = c.dep | z->dep;
+    if (z->dep & myBits & ~c.dep)
+      tag("cross_carry");
     if (c.dt == DT::F32) {
       if (!on("tanh"))
         return false;
       int form = static_cast<int>(rnd(on("maximum") ? 3 : 2));
+      if (!on("shared_carry") && form == 0)
+        form = 1; // a yield of its own carry: never one value for two
       if (form == 0) {
         e = "tanh(" + z->name + ")";
         pe = "jnp.tanh(" + z->name + ")";
@@ -1836,6 +1959,8 @@ bool Gen::opForImpl(Scope &s) {
         dep = z->dep;
       } else {
         std::string op = pick(forms);
+        if (op == "not" && !on("shared_carry") && forms.size() > 1)
+          op = forms[0];
         if (op == "not") {
           e = "(not " + z->name + ")";
           pe = "jnp.logical_not(" + z->name + ")";
@@ -1905,9 +2030,22 @@ bool Gen::opForImpl(Scope &s) {
   markUsed(s, inner);
   s.arr += inner;
   s.py += py;
+  if (!on("init_reuse")) {
+    std::vector<Val> kept;
+    for (const Val &v : s.vals) {
+      bool isInit = false;
+      for (const Val &i : inits)
+        isInit = isInit || i.name == v.name;
+      if (!isInit)
+        kept.push_back(v);
+    }
+    s.vals = kept;
+  } else {
+    tag("init_reuse");
+  }
   for (int64_t k = 0; k < ncarry; ++k) {
     Val f = finals[k];
-    f.dep = dep[k];
+    f.dep = dep[k] | kLoopBit;
     s.vals.push_back(f);
   }
   tag("for");
@@ -1993,8 +2131,13 @@ Program Gen::run(uint64_t seed) {
     in.push_back(axisText(inAxes[i], params[i].rank() + 1, true));
   for (const Val &r : f.results) {
     std::optional<int64_t> ax;
-    if (!((r.dep & mapped) == 0 && chance(0.6)))
+    // An unmapped loop result is wrong once N > B (README.md): off while
+    // the compiler gets it wrong.
+    bool loopOk = !(r.dep & kLoopBit) || on("loop_out_none");
+    if (!((r.dep & mapped) == 0 && loopOk && chance(0.6)))
       ax = rnd(r.rank() + 1);
+    else if (r.dep & kLoopBit)
+      tag("loop_out_none");
     out.push_back(axisText(ax, r.rank() + 1, false));
   }
   bool tupleOut = f.results.size() > 1;
