@@ -425,8 +425,9 @@ def Arr_ForOp : Arr_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     batched or when, assuming the current set of batched carries, the body
     yields a batched value for it; this is iterated to a fixpoint. Batched
     carries live at batch dimension 0 (unbatched yields of a batched carry
-    are broadcast there); consts keep their batch dimensions, so an
-    unbatched const is read in place on every iteration.
+    are broadcast there); batched consts are moved to batch dimension 0 once,
+    before the loop, and an unbatched const stays unbatched, read in place on
+    every iteration.
   }];
   let arguments = (ins I64Attr:$trip_count, Variadic<Arr_Tensor>:$consts,
                    Variadic<Arr_Tensor>:$inits);

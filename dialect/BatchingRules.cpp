@@ -252,9 +252,18 @@ LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
   Location loc = getLoc();
   int64_t batchSize = ctx.getBatchSize();
   size_t numConsts = getConsts().size();
-  ArrayRef<BatchDim> constDims = dims.take_front(numConsts);
+  ArrayRef<BatchDim> operandConstDims = dims.take_front(numConsts);
   ArrayRef<BatchDim> initDims = dims.drop_front(numConsts);
-  ValueRange consts = operands.take_front(numConsts);
+  // Batched consts move to batch dimension 0 once, before the loop, where
+  // the batched carries are: the body then needs no transpose per
+  // iteration to combine them.
+  SmallVector<Value> consts;
+  SmallVector<BatchDim> constDims;
+  for (auto [c, d] :
+       llvm::zip(operands.take_front(numConsts), operandConstDims)) {
+    consts.push_back(d ? moveBatchDim(b, loc, c, *d, 0) : c);
+    constDims.push_back(d ? BatchDim(0) : std::nullopt);
+  }
   ValueRange inits = operands.drop_front(numConsts);
 
   // Argument types and batch dims of the body for a set of batched carries.

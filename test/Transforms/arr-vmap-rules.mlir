@@ -108,7 +108,8 @@ func.func @io_entry(%a: tensor<2x4xi32>) -> tensor<2x4xi32> {
 // batched after one round; carry %p reads only %q, so it is batched on the
 // second round; the counter %k never meets a mapped value and stays
 // unbatched (its out_axes may be none). Batched carries start as broadcasts
-// of their unbatched inits at dimension 0.
+// of their unbatched inits at dimension 0; the const mapped on axis 1 is moved
+// to dimension 0 once, before the loop, not on every iteration.
 func.func private @loop(%w: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<f32>) {
   %z = arr.constant dense<0.0> : tensor<3xf32>
   %n = arr.constant dense<0.0> : tensor<f32>
@@ -130,13 +131,13 @@ func.func @loop_entry(%w: tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>,
 // CHECK-SAME:      %[[W:.+]]: tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>)
 // CHECK-DAG:     %[[Z:.+]] = arr.constant dense<0.000000e+00> : tensor<3xf32>
 // CHECK-DAG:     %[[N:.+]] = arr.constant dense<0.000000e+00> : tensor<f32>
+// CHECK:         %[[WT:.+]] = arr.transpose %[[W]], perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
 // CHECK:         %[[P0:.+]] = arr.broadcast_in_dim %[[Z]], dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
 // CHECK:         %[[Q0:.+]] = arr.broadcast_in_dim %[[Z]], dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
-// CHECK:         %[[R:.+]]:3 = arr.for 5 consts(%[[W]] : tensor<3x4xf32>) iter_args(%[[P0]], %[[Q0]], %[[N]] : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>) {
-// CHECK-NEXT:    ^bb0(%{{.+}}: tensor<i32>, %[[WC:.+]]: tensor<3x4xf32>, %[[P:.+]]: tensor<4x3xf32>, %[[Q:.+]]: tensor<4x3xf32>, %[[K:.+]]: tensor<f32>):
+// CHECK:         %[[R:.+]]:3 = arr.for 5 consts(%[[WT]] : tensor<4x3xf32>) iter_args(%[[P0]], %[[Q0]], %[[N]] : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>) {
+// CHECK-NEXT:    ^bb0(%{{.+}}: tensor<i32>, %[[WC:.+]]: tensor<4x3xf32>, %[[P:.+]]: tensor<4x3xf32>, %[[Q:.+]]: tensor<4x3xf32>, %[[K:.+]]: tensor<f32>):
 // CHECK-NEXT:      %[[P2:.+]] = arr.add %[[P]], %[[Q]] : tensor<4x3xf32>
-// CHECK-NEXT:      %[[WT:.+]] = arr.transpose %[[WC]], perm = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
-// CHECK-NEXT:      %[[Q2:.+]] = arr.add %[[Q]], %[[WT]] : tensor<4x3xf32>
+// CHECK-NEXT:      %[[Q2:.+]] = arr.add %[[Q]], %[[WC]] : tensor<4x3xf32>
 // CHECK-NEXT:      %[[ONE:.+]] = arr.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT:      %[[K2:.+]] = arr.add %[[K]], %[[ONE]] : tensor<f32>
 // CHECK-NEXT:      arr.yield %[[P2]], %[[Q2]], %[[K2]] : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>
