@@ -30,12 +30,22 @@ namespace {
 
 /// Rewrites memref.copy (which bufferization leaves where a value must be
 /// copied between buffers) as linalg.copy, so that it becomes a loop nest,
-/// and then a kernel, like every other linalg op.
+/// and then a kernel, like every other linalg op (with `strided-only`: only
+/// the copies the LLVM lowering would make a `memrefCopy` call of).
 struct CopiesToLinalgPass
     : vmapc::impl::ArrGpuCopiesToLinalgBase<CopiesToLinalgPass> {
+  using ArrGpuCopiesToLinalgBase::ArrGpuCopiesToLinalgBase;
+
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
-    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    getOperation().walk([&](memref::CopyOp copy) {
+      auto identity = [](Value v) {
+        return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+      };
+      if (!stridedOnly || !identity(copy.getSource()) ||
+          !identity(copy.getTarget()))
+        copies.push_back(copy);
+    });
     for (memref::CopyOp copy : copies) {
       OpBuilder builder(copy);
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),

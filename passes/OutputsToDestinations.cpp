@@ -72,7 +72,24 @@ struct ArrOutputsToDestinationsPass
     }
 
     OpBuilder b(ret);
-    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    // A value returned twice is written into its first output in place; the
+    // later ones get a copy (one buffer cannot be two outputs). All copies
+    // come before all materializations, so that none reads an output
+    // already written.
+    SmallVector<Value> values;
+    llvm::SmallPtrSet<Value, 4> seen;
+    for (Value value : ret.getOperands()) {
+      if (!seen.insert(value).second) {
+        auto type = cast<RankedTensorType>(value.getType());
+        Value empty = tensor::EmptyOp::create(b, ret.getLoc(), type.getShape(),
+                                              type.getElementType());
+        value =
+            linalg::CopyOp::create(b, ret.getLoc(), value, empty).getResult(0);
+      }
+      values.push_back(value);
+    }
+    for (auto [i, value] : llvm::enumerate(values)) {
+      Value output = fn.getArgument(numInputs + i);
       // A result assembled piece by piece (`arr.concat`: insert_slices into
       // a tensor.empty) is assembled in the output itself: the empty tensor
       // (undefined contents, so any tensor may stand for it) becomes the
@@ -82,11 +99,11 @@ struct ArrOutputsToDestinationsPass
         root = insert.getDest();
       if (root != value && root.getType() == value.getType())
         if (auto empty = root.getDefiningOp<tensor::EmptyOp>())
-          empty.getResult().replaceAllUsesWith(fn.getArgument(numInputs + i));
+          empty.getResult().replaceAllUsesWith(output);
       // The tensor form: its result is unused; one-shot bufferization
       // writes `value` into the writable argument's buffer in place.
-      bufferization::MaterializeInDestinationOp::create(
-          b, ret.getLoc(), value, fn.getArgument(numInputs + i));
+      bufferization::MaterializeInDestinationOp::create(b, ret.getLoc(), value,
+                                                        output);
     }
     func::ReturnOp::create(b, ret.getLoc());
     ret.erase();

@@ -149,11 +149,16 @@ def ArrOutputsToDestinations
     ```
     After:
     ```mlir
-    func.func @e(%x: tensor<8x4xf32> {arr.staging},
+    func.func @e(%x: tensor<8x4xf32> {arr.staging, bufferization.writable = false},
                  %out: tensor<8xf32> {arr.output, arr.staging, bufferization.writable = true})
     ```
+    Inputs are not writable (the runtime may pass the caller's memory). A
+    value returned twice is copied for its second output; a result built by
+    insert_slices into a tensor.empty (a concat) is built in the output.
   }];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ArrEmitCEntries : Pass<"arr-emit-c-entries", "::mlir::ModuleOp"> {
@@ -176,8 +181,17 @@ def ArrGpuCopiesToLinalg
     Bufferization leaves `memref.copy` where a value must move between
     buffers; as `linalg.copy` it becomes a loop nest and then a kernel like
     every other linalg op, instead of host code touching device memory.
+    With `strided-only` (the CPU pipeline), only copies whose source or
+    target has a non-identity layout (a concat piece's subview, say) are
+    rewritten: the LLVM lowering turns those into a call of
+    mlir_c_runner_utils' `memrefCopy`, which artifacts do not link, and
+    contiguous copies into `llvm.memcpy`.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"stridedOnly", "strided-only", "bool", "false",
+           "Only rewrite copies between memrefs with non-identity layouts">
+  ];
 }
 
 def ArrGpuTileParallelLoops

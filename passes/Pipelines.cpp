@@ -48,6 +48,9 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
 }
 
 void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
+  ArrGpuCopiesToLinalgOptions stridedCopies;
+  stridedCopies.stridedOnly = true;
+  pm.addNestedPass<func::FuncOp>(createArrGpuCopiesToLinalg(stridedCopies));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
