@@ -179,16 +179,16 @@ const std::vector<std::string> kOpTags = {"add",
                                           "init_as_const",
                                           "loop_out_none",
                                           "loop_multi_launch",
-                                          "init_reuse"};
+                                          "init_reuse",
+                                          "const_init"};
 const std::vector<std::string> kStructuralTags = {
     "in_pos", "in_neg", "in_none", "out_pos", "out_neg", "out_none",
     "depth1", "depth2", "depth3",  "B1",      "N0",      "scalar_mapped"};
 
 /// Features the compiler does not support yet (switched on as they land).
-const std::vector<std::string> kDefaultDisabled = {
-    "dup_output",    "abs_i32",           "slice_prefix",
-    "concat",        "cross_carry",       "shared_carry",
-    "init_as_const", "loop_multi_launch", "init_reuse"};
+const std::vector<std::string> kDefaultDisabled = {"dup_output", "slice_prefix",
+                                                   "concat",     "shared_carry",
+                                                   "init_reuse", "const_init"};
 
 struct Scope {
   std::vector<Val> vals;
@@ -572,7 +572,8 @@ bool Gen::opLogic(Scope &s) {
   } else {
     Shape out;
     auto b = pickVal(s, [&](const Val &v) {
-      return v.dt == DT::Bool && broadcast(a->shape, v.shape, out);
+      return v.dt == DT::Bool && v.name != a->name &&
+             broadcast(a->shape, v.shape, out);
     });
     if (!b)
       return false;
@@ -668,7 +669,7 @@ bool Gen::opMaxMin(Scope &s) {
   Val b;
   Shape out;
   auto bb = pickVal(s, [&](const Val &v) {
-    return v.dt == a->dt && !(a->weak && v.weak) &&
+    return v.dt == a->dt && !(a->weak && v.weak) && v.name != a->name &&
            broadcast(a->shape, v.shape, out);
   });
   if (bb && (chance(0.75) || a->weak))
@@ -778,7 +779,8 @@ bool Gen::opWhere(Scope &s) {
   broadcast(c->shape, a->shape, ca);
   Val b;
   auto bb = pickVal(s, [&](const Val &v) {
-    return v.dt == a->dt && !(a->weak && v.weak) && broadcast(ca, v.shape, out);
+    return v.dt == a->dt && !(a->weak && v.weak) && v.name != a->name &&
+           broadcast(ca, v.shape, out);
   });
   if (bb && (chance(0.7) || a->dt == DT::Bool || a->weak))
     b = *bb;
@@ -1206,6 +1208,12 @@ bool Gen::opSlice(Scope &s) {
       break;
     case 4: { // stop:start:-step
       int64_t step = range(1, 2), st = rnd(d);
+      if (st == 0 && d > 1) {
+        if (on("slice_prefix"))
+          tag("slice_prefix");
+        else
+          st = range(1, d - 1);
+      }
       specs.push_back(std::to_string(st) + "::-" + std::to_string(step));
       shape.push_back(st / step + 1);
       any = usedSlice = true;
@@ -1847,6 +1855,10 @@ bool Gen::opForImpl(Scope &s) {
       // while the compiler rejects it (README.md).
       if (!reuse && (v.uses > 0 || v.name[0] != 'v'))
         return false;
+      // A constant init (zeros, ones, iota, a literal array) may be
+      // written in place: off while the compiler rejects it (README.md).
+      if (!on("const_init") && (v.dep & ~kLoopBit) == 0)
+        return false;
       if (!shared)
         for (const Val &i : inits)
           if (i.name == v.name)
@@ -1858,6 +1870,8 @@ bool Gen::opForImpl(Scope &s) {
     for (const Val &i : inits)
       if (i.name == init->name)
         tag("shared_carry");
+    if ((init->dep & ~kLoopBit) == 0)
+      tag("const_init");
     inits.push_back(*init);
     Val c = *init;
     c.name = fresh("c");
