@@ -6,9 +6,9 @@
 // reshape is one (adjacent dimensions merged or split), else a collapse to
 // 1-D followed by an expand to the result shape.
 // `arr.constant` -> `arith.constant` of the same elements.
-// `arr.slice` -> a `linalg.generic` reading its operand through the strided
-// map `d_i -> start_i + stride_i * d_i`; it fuses into its consumer like a
-// broadcast, so a slice that is only read is never materialised.
+// `arr.slice` -> a `tensor.extract_slice` (a view), followed by a reversing
+// `linalg.generic` (map `n - 1 - d`) for dimensions with a negative stride,
+// which fuses into its consumer like a broadcast.
 // `arr.concat` -> per piece, a copy `linalg.generic` into an
 // `extract_slice` of one destination, inserted back: a piece produced by a
 // generic (a broadcast of an unbatched piece, say) fuses into its copy, and
@@ -131,6 +131,10 @@ struct ConstantOpLowering : OpConversionPattern<arr::ConstantOp> {
 };
 
 /// `arr.slice`: result element i reads operand element start + stride * i.
+/// A `tensor.extract_slice` (a view after bufferization, never a copy) with
+/// the strides' magnitudes; dimensions with a negative stride start at the
+/// last element read and are then reversed by a `linalg.generic` whose map
+/// is `n - 1 - d` there, which fuses into its consumer.
 struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -141,17 +145,39 @@ struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
     MLIRContext *ctx = op.getContext();
     auto resultType = op.getResult().getType();
     unsigned rank = resultType.getRank();
+    SmallVector<OpFoldResult> offsets, sizes, strides;
     SmallVector<AffineExpr> exprs;
+    bool reversed = false;
     for (auto [d, start, stride] :
-         llvm::enumerate(op.getStart(), op.getStride()))
-      exprs.push_back(getAffineConstantExpr(start, ctx) +
-                      getAffineDimExpr(d, ctx) * stride);
+         llvm::enumerate(op.getStart(), op.getStride())) {
+      int64_t n = resultType.getDimSize(d);
+      sizes.push_back(rewriter.getIndexAttr(n));
+      if (stride > 0) {
+        offsets.push_back(rewriter.getIndexAttr(start));
+        strides.push_back(rewriter.getIndexAttr(stride));
+        exprs.push_back(getAffineDimExpr(d, ctx));
+        continue;
+      }
+      reversed = true;
+      offsets.push_back(
+          rewriter.getIndexAttr(n == 0 ? start : start + stride * (n - 1)));
+      strides.push_back(rewriter.getIndexAttr(-stride));
+      exprs.push_back(getAffineConstantExpr(n - 1, ctx) -
+                      getAffineDimExpr(d, ctx));
+    }
+    Value sliced = tensor::ExtractSliceOp::create(
+        rewriter, loc, resultType, adaptor.getOperand(), offsets, sizes,
+        strides);
+    if (!reversed) {
+      rewriter.replaceOp(op, sliced);
+      return success();
+    }
     SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
                                    getIdentityMap(ctx, rank)};
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{adaptor.getOperand()},
+        rewriter, loc, TypeRange{resultType}, ValueRange{sliced},
         ValueRange{createEmptyTensor(rewriter, loc, resultType)}, maps,
         iterators, [](OpBuilder &b, Location bodyLoc, ValueRange args) {
           linalg::YieldOp::create(b, bodyLoc, args[0]);

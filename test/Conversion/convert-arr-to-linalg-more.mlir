@@ -304,20 +304,11 @@ func.func @convert_same(%a: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
-//===----------------------------------------------------------------------===//
-// slice, concat, iota
-//===----------------------------------------------------------------------===//
-
-// x[1:5, 0:6:2]: the operand is read through d_i -> start_i + stride_i * d_i.
-// CHECK-DAG: #[[STRIDED:.+]] = affine_map<(d0, d1) -> (d0 + 1, d1 * 2)>
-// CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// x[1:5, 0:6:2]: a tensor.extract_slice (a view after bufferization).
 // CHECK-LABEL: func.func @slice_2d(
 // CHECK-SAME: %[[A:[^:]+]]: tensor<8x6xf32>) -> tensor<4x3xf32>
-// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<4x3xf32>
-// CHECK-NEXT: %[[R:.+]] = linalg.generic {indexing_maps = [#[[STRIDED]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[A]] : tensor<8x6xf32>) outs(%[[INIT]] : tensor<4x3xf32>)
-// CHECK-NEXT: ^bb0(%[[X:[^:]+]]: f32, %{{[^:]+}}: f32):
-// CHECK-NEXT: linalg.yield %[[X]] : f32
-// CHECK: return %[[R]] : tensor<4x3xf32>
+// CHECK-NEXT: %[[R:.+]] = tensor.extract_slice %[[A]][1, 0] [4, 3] [1, 2] : tensor<8x6xf32> to tensor<4x3xf32>
+// CHECK-NEXT: return %[[R]] : tensor<4x3xf32>
 func.func @slice_2d(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
   %0 = arr.slice %a, start = [1, 0], stride = [1, 2] : (tensor<8x6xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
@@ -325,13 +316,15 @@ func.func @slice_2d(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// x[5::-2] reads 5, 3, 1.
-// CHECK-DAG: #[[REVERSED:.+]] = affine_map<(d0) -> (d0 * -2 + 5)>
+// x[5::-2] reads 5, 3, 1: the slice [1, 3, 5] (offset 1, stride 2), then
+// reversed by a generic with map d0 -> 2 - d0.
+// CHECK-DAG: #[[REVERSED:.+]] = affine_map<(d0) -> (-d0 + 2)>
 // CHECK-DAG: #[[ID1:.+]] = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @slice_negative(
 // CHECK-SAME: %[[A:[^:]+]]: tensor<6xf32>) -> tensor<3xf32>
-// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<3xf32>
-// CHECK-NEXT: %[[R:.+]] = linalg.generic {indexing_maps = [#[[REVERSED]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[A]] : tensor<6xf32>) outs(%[[INIT]] : tensor<3xf32>)
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %[[A]][1] [3] [2] : tensor<6xf32> to tensor<3xf32>
+// CHECK-NEXT: %[[INIT:.+]] = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT: %[[R:.+]] = linalg.generic {indexing_maps = [#[[REVERSED]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[S]] : tensor<3xf32>) outs(%[[INIT]] : tensor<3xf32>)
 // CHECK-NEXT: ^bb0(%[[X:[^:]+]]: f32, %{{[^:]+}}: f32):
 // CHECK-NEXT: linalg.yield %[[X]] : f32
 // CHECK: return %[[R]] : tensor<3xf32>
@@ -431,19 +424,19 @@ func.func @iota_f32() -> tensor<5xf32> {
 
 // -----
 
-//===----------------------------------------------------------------------===//
-// arr.for
-//===----------------------------------------------------------------------===//
-
 // The body moves into an scf.for over [0, 10): the index argument becomes a
 // tensor<i32> of the induction variable, the const argument the const operand
-// itself, and each yielded carry is materialized in its iter_arg.
+// itself. The inits (entry arguments here) are copied into tensors the loop
+// owns; each yielded carry is copied, then materialized in its iter_arg
+// (all copies before all materializations).
 // CHECK-LABEL: func.func @for(
 // CHECK-SAME: %[[W:[^:]+]]: tensor<3xf32>, %[[A0:[^:]+]]: tensor<3xf32>, %[[B0:[^:]+]]: tensor<f32>) -> (tensor<3xf32>, tensor<f32>)
 // CHECK-DAG: %[[LB:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[UB:.+]] = arith.constant 10 : index
 // CHECK-DAG: %[[STEP:.+]] = arith.constant 1 : index
-// CHECK: %[[R:.+]]:2 = scf.for %[[IV:[^ ]+]] = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[A:[^ ]+]] = %[[A0]], %[[B:[^ ]+]] = %[[B0]]) -> (tensor<3xf32>, tensor<f32>) {
+// CHECK: %[[A1:.+]] = linalg.copy ins(%[[A0]] : tensor<3xf32>)
+// CHECK: %[[B1:.+]] = linalg.copy ins(%[[B0]] : tensor<f32>)
+// CHECK: %[[R:.+]]:2 = scf.for %[[IV:[^ ]+]] = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[A:[^ ]+]] = %[[A1]], %[[B:[^ ]+]] = %[[B1]]) -> (tensor<3xf32>, tensor<f32>) {
 // CHECK-NEXT: %[[I32:.+]] = arith.index_cast %[[IV]] : index to i32
 // CHECK-NEXT: %[[IDX:.+]] = tensor.from_elements %[[I32]] : tensor<i32>
 // CHECK: %[[A2:.+]] = linalg.generic {{.+}} ins(%[[A]], %[[W]] : tensor<3xf32>, tensor<3xf32>)
@@ -452,8 +445,10 @@ func.func @iota_f32() -> tensor<5xf32> {
 // CHECK: arith.sitofp
 // CHECK: %[[B2:.+]] = linalg.generic {{.+}} ins(%[[B]], %[[IF]] : tensor<f32>, tensor<f32>)
 // CHECK: arith.addf
-// CHECK: %[[NA:.+]] = bufferization.materialize_in_destination %[[A2]] in %[[A]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
-// CHECK-NEXT: %[[NB:.+]] = bufferization.materialize_in_destination %[[B2]] in %[[B]] : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK: %[[CA:.+]] = linalg.copy ins(%[[A2]] : tensor<3xf32>)
+// CHECK: %[[CB:.+]] = linalg.copy ins(%[[B2]] : tensor<f32>)
+// CHECK-NEXT: %[[NA:.+]] = bufferization.materialize_in_destination %[[CA]] in %[[A]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[NB:.+]] = bufferization.materialize_in_destination %[[CB]] in %[[B]] : (tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT: scf.yield %[[NA]], %[[NB]] : tensor<3xf32>, tensor<f32>
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[R]]#0, %[[R]]#1 : tensor<3xf32>, tensor<f32>
@@ -470,20 +465,10 @@ func.func @for(%w: tensor<3xf32>, %a0: tensor<3xf32>, %b0: tensor<f32>) -> (tens
 
 // -----
 
-// Zero trips: an scf.for over [0, 0); a carry yielded unchanged needs no
-// materialization.
+// Zero trips: no loop, the results are the inits.
 // CHECK-LABEL: func.func @for_zero_trip(
 // CHECK-SAME: %[[A0:[^:]+]]: tensor<3xi32>) -> tensor<3xi32>
-// CHECK-DAG: %[[LB:.+]] = arith.constant 0 : index
-// CHECK-DAG: %[[UB:.+]] = arith.constant 0 : index
-// CHECK-DAG: %[[STEP:.+]] = arith.constant 1 : index
-// CHECK: %[[R:.+]] = scf.for %[[IV:[^ ]+]] = %[[LB]] to %[[UB]] step %[[STEP]] iter_args(%[[A:[^ ]+]] = %[[A0]]) -> (tensor<3xi32>) {
-// CHECK-NEXT: %[[I32:.+]] = arith.index_cast %[[IV]] : index to i32
-// CHECK-NEXT: tensor.from_elements %[[I32]] : tensor<i32>
-// CHECK-NOT: bufferization.materialize_in_destination
-// CHECK-NEXT: scf.yield %[[A]] : tensor<3xi32>
-// CHECK-NEXT: }
-// CHECK-NEXT: return %[[R]] : tensor<3xi32>
+// CHECK-NEXT: return %[[A0]] : tensor<3xi32>
 func.func @for_zero_trip(%a: tensor<3xi32>) -> tensor<3xi32> {
   %r = arr.for 0 iter_args(%a : tensor<3xi32>) -> (tensor<3xi32>) {
   ^bb0(%i: tensor<i32>, %x: tensor<3xi32>):
@@ -494,11 +479,12 @@ func.func @for_zero_trip(%a: tensor<3xi32>) -> tensor<3xi32> {
 
 // -----
 
-// A const yielded as the next carry is copied into a new tensor (no
-// destination-style op computes it), then materialized in the carry.
+// A const yielded as the next carry is copied into a new tensor, then
+// materialized in the carry.
 // CHECK-LABEL: func.func @for_yield_const(
 // CHECK-SAME: %[[W:[^:]+]]: tensor<3xi32>, %[[A0:[^:]+]]: tensor<3xi32>) -> tensor<3xi32>
-// CHECK: scf.for %{{[^ ]+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:[^ ]+]] = %[[A0]]) -> (tensor<3xi32>) {
+// CHECK: %[[A1:.+]] = linalg.copy ins(%[[A0]] : tensor<3xi32>)
+// CHECK: scf.for %{{[^ ]+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:[^ ]+]] = %[[A1]]) -> (tensor<3xi32>) {
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<3xi32>
 // CHECK-NEXT: %[[C:.+]] = linalg.copy ins(%[[W]] : tensor<3xi32>) outs(%[[E]] : tensor<3xi32>) -> tensor<3xi32>
 // CHECK-NEXT: %[[NA:.+]] = bufferization.materialize_in_destination %[[C]] in %[[A]] : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
@@ -514,20 +500,24 @@ func.func @for_yield_const(%w: tensor<3xi32>, %a: tensor<3xi32>) -> tensor<3xi32
 // -----
 
 // Nested: the inner loop reads the function argument behind both consts, and
-// each loop materializes its own carry; the inner loop's result (which lives
-// in the outer carry's buffer) is copied first.
+// each loop materializes its own carry. The inner loop starts from a copy of
+// the outer carry (a block argument), and its result is copied before it is
+// materialized in the outer carry.
 // CHECK-LABEL: func.func @for_nested(
 // CHECK-SAME: %[[M:[^:]+]]: tensor<3xf32>, %[[Z:[^:]+]]: tensor<3xf32>) -> tensor<3xf32>
 // CHECK-DAG: %[[UB2:.+]] = arith.constant 2 : index
-// CHECK: %[[R:.+]] = scf.for %[[I:[^ ]+]] = %{{.+}} to %[[UB2]] step %{{.+}} iter_args(%[[ACC:[^ ]+]] = %[[Z]]) -> (tensor<3xf32>) {
+// CHECK: %[[Z1:.+]] = linalg.copy ins(%[[Z]] : tensor<3xf32>)
+// CHECK: %[[R:.+]] = scf.for %[[I:[^ ]+]] = %{{.+}} to %[[UB2]] step %{{.+}} iter_args(%[[ACC:[^ ]+]] = %[[Z1]]) -> (tensor<3xf32>) {
 // CHECK-NEXT: %[[I32:.+]] = arith.index_cast %[[I]] : index to i32
 // CHECK-NEXT: tensor.from_elements %[[I32]] : tensor<i32>
 // CHECK-DAG: %[[UB3:.+]] = arith.constant 3 : index
-// CHECK: %[[IN:.+]] = scf.for %[[J:[^ ]+]] = %{{.+}} to %[[UB3]] step %{{.+}} iter_args(%[[ACC2:[^ ]+]] = %[[ACC]]) -> (tensor<3xf32>) {
+// CHECK: %[[ACC1:.+]] = linalg.copy ins(%[[ACC]] : tensor<3xf32>)
+// CHECK: %[[IN:.+]] = scf.for %[[J:[^ ]+]] = %{{.+}} to %[[UB3]] step %{{.+}} iter_args(%[[ACC2:[^ ]+]] = %[[ACC1]]) -> (tensor<3xf32>) {
 // CHECK-NEXT: %[[J32:.+]] = arith.index_cast %[[J]] : index to i32
 // CHECK-NEXT: tensor.from_elements %[[J32]] : tensor<i32>
 // CHECK: %[[S:.+]] = linalg.generic {{.+}} ins(%[[ACC2]], %[[M]] : tensor<3xf32>, tensor<3xf32>)
-// CHECK: %[[NS:.+]] = bufferization.materialize_in_destination %[[S]] in %[[ACC2]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: %[[CS:.+]] = linalg.copy ins(%[[S]] : tensor<3xf32>)
+// CHECK-NEXT: %[[NS:.+]] = bufferization.materialize_in_destination %[[CS]] in %[[ACC2]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT: scf.yield %[[NS]] : tensor<3xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<3xf32>

@@ -20,8 +20,8 @@ export e = vmap(f, in_axes=(0, none), batch=4);
 # CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<4x64xf32> {{{[^}]*}}arr.staging{{[^}]*}}}, %[[W:[a-z0-9]+]]: memref<64xf32> {arr.name = "w"}, %[[OUT:[a-z0-9]+]]: memref<4x64xf32>
 # CHECK-NOT:     outs(%[[X]]
 # CHECK-NOT:     outs(%[[W]]
-# CHECK-DAG:     memref.copy %[[W]], %{{.+}} : memref<64xf32> to memref<64xf32>
-# CHECK-DAG:     memref.copy %[[X]], %{{.+}} : memref<4x64xf32> to memref<4x64xf32>
+# CHECK-DAG:     linalg.copy ins(%[[W]] : memref<64xf32>) outs(%{{.+}} : memref<64xf32>)
+# CHECK-DAG:     linalg.copy ins(%[[X]] : memref<4x64xf32>) outs(%{{.+}} : memref<4x64xf32>)
 # CHECK-NOT:     outs(%[[X]]
 # CHECK-NOT:     outs(%[[W]]
 # CHECK:         return
