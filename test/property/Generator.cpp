@@ -186,9 +186,8 @@ const std::vector<std::string> kStructuralTags = {
     "depth1", "depth2", "depth3",  "B1",      "N0",      "scalar_mapped"};
 
 /// Features the compiler does not support yet (switched on as they land).
-const std::vector<std::string> kDefaultDisabled = {"dup_output", "slice_prefix",
-                                                   "concat",     "shared_carry",
-                                                   "init_reuse", "const_init"};
+const std::vector<std::string> kDefaultDisabled = {"shared_carry", "init_reuse",
+                                                   "const_init"};
 
 struct Scope {
   std::vector<Val> vals;
