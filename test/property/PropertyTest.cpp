@@ -35,11 +35,13 @@
 #endif
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <unistd.h>
 
 using namespace vmapc;
 using namespace vmapc::e2e;
@@ -48,6 +50,26 @@ using namespace vmapc::property;
 namespace {
 
 constexpr int kShards = 4;
+
+/// What the driver is doing, printed if the process crashes (a compiler or
+/// generated-code crash would otherwise lose the seed and the program).
+std::string gCurrent;
+
+extern "C" void onCrash(int sig) {
+  const char head[] = "\n*** crash while ";
+  ssize_t ignored = write(2, head, sizeof head - 1);
+  ignored = write(2, gCurrent.data(), gCurrent.size());
+  (void)ignored;
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+struct CrashReporter {
+  CrashReporter() {
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+      std::signal(sig, onCrash);
+  }
+} gCrashReporter;
 
 int64_t envInt(const char *name, int64_t fallback) {
   const char *v = std::getenv(name);
@@ -154,6 +176,8 @@ void checkProgram(CompiledProgram &cp, const Program &p, const Config &cfg,
     int64_t n = chooseN(p, j, cfg.features, &stats.hist);
     if (n == 0)
       stats.hist["N0"]++;
+    gCurrent = "running input " + std::to_string(j) +
+               " at N = " + std::to_string(n) + " of " + report(p, "") + "\n";
     std::vector<oracle::Array> inputs =
         randomBatchedInputs(cp, p.exportName, n, inputSeed(p.seed, j));
     ++stats.runs;
@@ -228,12 +252,22 @@ Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
     }
     stats.programs += progs.size();
     CompiledProgram cp;
+    uint64_t a = progs.front().seed;
+    gCurrent =
+        "compiling the module of programs of seeds " + std::to_string(a) +
+        ".." + std::to_string(progs.back().seed) +
+        "; find the program with VMAPC_PROPERTY_SEED=" + std::to_string(a) +
+        " VMAPC_PROPERTY_PROGRAMS=" + std::to_string(progs.size()) +
+        " VMAPC_PROPERTY_PER_MODULE=1\n";
+    if (progs.size() == 1)
+      gCurrent = "compiling " + report(progs[0], "") + "\n";
     if (compileProgram(module, cp)) {
       for (const Program &p : progs)
         checkProgram(cp, p, cfg, stats, dumpDir);
     } else {
       // Find the culprits: each program alone.
       for (const Program &p : progs) {
+        gCurrent = "compiling " + report(p, "") + "\n";
         CompiledProgram one;
         ::testing::AssertionResult ok = compileProgram(p.arr, one);
         if (!ok) {
