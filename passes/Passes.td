@@ -51,6 +51,21 @@ def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ArrFuseElementwise : Pass<"arr-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuses elementwise linalg.generic producers into consumers";
+  let description = [{
+    Upstream's elementwise fusion (`linalg::populateElementwiseOpsFusionPatterns`
+    with its default control: a producer fuses when it has a single use),
+    with the linalg.generic canonicalizations, and nothing else: unlike
+    `--linalg-fuse-elementwise-ops` it does not propagate reshapes or fold
+    constants through linalg ops. arr lowers reshapes to collapse/expand
+    views that need no propagation, and the reshape propagation patterns
+    crashed on a program with nested loops (a segfault in LLVM 22).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Plans every intermediate buffer into one static arena";
   let description = [{

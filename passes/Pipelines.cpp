@@ -22,7 +22,7 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertArrToLinalg());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createArrFuseElementwise());
   // No CSE from here on: it would merge the `linalg.fill` inits of two
   // contractions of one shape, and bufferization would then have to copy
   // the shared init for the second one (a copy and a buffer more).
