@@ -684,9 +684,9 @@ LogicalResult Importer::execFor(const Stmt &stmt, FnContext &ctx) {
     bodyScope[c.name] = {Operand::ofTensor(block->addArgument(t, loc(c.loc))),
                          c.loc};
   OpBuilder bb = OpBuilder::atBlockBegin(block);
-  LoopFrame frame{&ctx, block, {}, {}};
+  LoopFrame frame{&ctx, block, {}, llvm::DenseMap<Value, Value>()};
   FnContext inner{bb, bodyScope, ctx.owner, &frame};
-  auto cleanup = llvm::make_scope_exit([&] { staging.erase(); });
+  llvm::scope_exit cleanup([&] { staging.erase(); });
   if (failed(execStmts(f.body, inner)))
     return failure();
   FailureOr<Operand> yielded = evalAny(f.yieldValue.get(), inner);
