@@ -165,9 +165,9 @@ struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
       exprs.push_back(getAffineConstantExpr(n - 1, ctx) -
                       getAffineDimExpr(d, ctx));
     }
-    Value sliced = tensor::ExtractSliceOp::create(
-        rewriter, loc, resultType, adaptor.getOperand(), offsets, sizes,
-        strides);
+    Value sliced = tensor::ExtractSliceOp::create(rewriter, loc, resultType,
+                                                  adaptor.getOperand(), offsets,
+                                                  sizes, strides);
     if (!reversed) {
       rewriter.replaceOp(op, sliced);
       return success();
