@@ -246,9 +246,11 @@ LogicalResult Batcher::lowerVmapCall(VmapCallOp op) {
            call.getResults(), batched->resultBatchDims, op.getOutAxesList())) {
     if (!outAxis) {
       if (dim)
-        return op.emitOpError()
+        return op.emitError()
                << "out_axes is none for result " << i
-               << ", but it depends on a mapped operand; give it an axis";
+               << ", but it depends on a mapped operand; give it an axis "
+                  "(none is only for a result that is the same for every "
+                  "example)";
       results.push_back(value);
     } else if (dim) {
       results.push_back(

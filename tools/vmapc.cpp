@@ -20,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -27,6 +28,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -68,8 +72,9 @@ static cl::list<std::string>
                  cl::cat(vmapcCategory));
 static cl::opt<int64_t> numExamplesOption(
     "num-examples",
-    cl::desc("Number of examples N, for an entry that maps no input (else "
-             "N is the size of the mapped inputs' batch axis)"),
+    cl::desc("Number of examples N (>= 0) for an entry that maps no input; "
+             "for other entries N is the size of the mapped inputs' batch "
+             "axis, and a --num-examples that differs is an error"),
     cl::value_desc("N"), cl::init(-1), cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string>
     svgFile("svg",
@@ -141,20 +146,50 @@ static int runCompile() {
   return 0;
 }
 
-/// N: --num-examples, else the size of the first mapped input's batch axis
-/// (the runtime checks every shape against it). -1 when the entry maps no
-/// input and no N was given.
-static int64_t numExamples(const vmapc::EntryInfo &entry,
-                           const std::vector<vmapc::NpyArray> &inputs) {
-  if (numExamplesOption >= 0)
-    return numExamplesOption;
+/// N, the number of examples: the size of the mapped inputs' batch axis (the
+/// runtime checks every shape against it), or --num-examples for an entry
+/// that maps no input. Fails (with a message in `error`) when --num-examples
+/// is negative or disagrees with the mapped inputs, or when neither gives N.
+static std::optional<int64_t>
+numExamples(const vmapc::EntryInfo &entry,
+            const std::vector<vmapc::NpyArray> &inputs, std::string &error) {
+  bool given = numExamplesOption.getNumOccurrences() > 0;
+  if (given && numExamplesOption < 0) {
+    error = "--num-examples must be at least 0, got " +
+            std::to_string(numExamplesOption);
+    return std::nullopt;
+  }
   bool anyMapped = false;
   for (auto [info, array] : llvm::zip(entry.inputs, inputs)) {
     anyMapped |= info.isMapped();
-    if (info.isMapped() && array.shape.size() == info.shape.size() + 1)
-      return array.shape[info.mappedAxis];
+    if (!info.isMapped() || array.shape.size() != info.shape.size() + 1)
+      continue;
+    int64_t n = array.shape[info.mappedAxis];
+    if (given && numExamplesOption != n) {
+      error = "--num-examples " + std::to_string(numExamplesOption) +
+              " disagrees with N = " + std::to_string(n) + " from input '" +
+              info.name + "' (its axis " + std::to_string(info.mappedAxis) +
+              "); leave --num-examples out for an entry that maps inputs";
+      return std::nullopt;
+    }
+    return n;
   }
-  return anyMapped ? 0 : -1;
+  if (given)
+    return numExamplesOption;
+  if (anyMapped)
+    return 0; // The runtime reports the malformed mapped input.
+  error = "entry '" + entry.name +
+          "' maps no input, so the inputs do not say how many examples to "
+          "run; give --num-examples N";
+  return std::nullopt;
+}
+
+/// Bytes of physical memory, or 0 when unknown.
+static uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && pageSize > 0
+             ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize)
+             : 0;
 }
 
 static int runRun() {
@@ -206,17 +241,30 @@ static int runRun() {
       return fail(status.message());
     inputViews.push_back(array.view());
   }
-  int64_t n = numExamples(info, inputs);
-  if (n < 0)
-    return fail("entry '" + info.name +
-                "' maps no input, so the inputs do not say how many examples "
-                "to run; give --num-examples N");
+  std::string error;
+  std::optional<int64_t> n = numExamples(info, inputs, error);
+  if (!n)
+    return fail(error);
+  // The outputs are allocated here: refuse sizes that overflow or exceed
+  // the machine's memory with an error, not an abort in the allocator.
+  uint64_t memory = physicalMemoryBytes();
   std::vector<vmapc::NpyArray> outputs;
   std::vector<vmapc::MutableHostArray> outputViews;
   for (const vmapc::ArgInfo &out : info.outputs) {
     std::vector<int64_t> shape = out.shape;
     if (out.isMapped())
-      shape.insert(shape.begin() + out.mappedAxis, n);
+      shape.insert(shape.begin() + out.mappedAxis, *n);
+    std::optional<uint64_t> bytes = vmapc::dtypeBytes(out.dtype);
+    for (int64_t d : shape)
+      if (bytes)
+        bytes = llvm::checkedMulUnsigned<uint64_t>(*bytes, d);
+    if (!bytes || (memory && *bytes > memory))
+      return fail("output '" + out.name + "' of " + std::to_string(*n) +
+                  " examples would take " +
+                  (bytes ? std::to_string(*bytes) + " bytes"
+                         : std::string("more than 2^64 bytes")) +
+                  ", more than this machine's " + std::to_string(memory) +
+                  " bytes of memory");
     outputs.push_back(vmapc::NpyArray::zeros(out.dtype, shape));
   }
   for (vmapc::NpyArray &array : outputs)

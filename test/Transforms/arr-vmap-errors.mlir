@@ -33,7 +33,7 @@ func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %y : tensor<3xf32>
 }
 func.func @g(%x: tensor<4x3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{out_axes is none for result 0, but it depends on a mapped operand; give it an axis}}
+  // expected-error @+1 {{out_axes is none for result 0, but it depends on a mapped operand; give it an axis (none is only for a result that is the same for every example)}}
   %r = arr.vmap_call @f(%x) {in_axes = [0], out_axes = [unit], axis_size = 4 : i64} : (tensor<4x3xf32>) -> tensor<3xf32>
   return %r : tensor<3xf32>
 }
