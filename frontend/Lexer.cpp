@@ -3,6 +3,7 @@
 #include "frontend/Lexer.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ConvertUTF.h"
 
 #include <cctype>
 #include <cerrno>
@@ -202,7 +203,31 @@ Token Lexer::next() {
   if (std::isprint(static_cast<unsigned char>(c)))
     return makeError(start, cur,
                      std::string("unexpected character '") + c + "'");
-  // Not printable (a control byte or part of a UTF-8 sequence).
+  // A UTF-8 sequence: name the whole character (the source line is printed
+  // without a caret, as LLVM's SourceMgr does for non-ASCII lines, so the
+  // message says what and where).
+  const char *end = buffer.end();
+  const llvm::UTF8 *sequence = reinterpret_cast<const llvm::UTF8 *>(start);
+  unsigned length = llvm::getNumBytesForUTF8(static_cast<llvm::UTF8>(c));
+  llvm::UTF32 codePoint = 0;
+  if (length > 1 && start + length <= end &&
+      llvm::isLegalUTF8Sequence(sequence,
+                                reinterpret_cast<const llvm::UTF8 *>(end))) {
+    const llvm::UTF8 *from = sequence;
+    llvm::UTF32 *to = &codePoint;
+    if (llvm::ConvertUTF8toUTF32(&from, from + length, &to, to + 1,
+                                 llvm::strictConversion) ==
+        llvm::conversionOK) {
+      cur = start + length;
+      char name[16];
+      snprintf(name, sizeof(name), "U+%04X", static_cast<unsigned>(codePoint));
+      return makeError(start, cur,
+                       std::string("unexpected character '") +
+                           std::string(start, length) + "' (" + name +
+                           "); only ASCII is allowed outside comments");
+    }
+  }
+  // Not printable (a control byte or a malformed UTF-8 byte).
   char hex[8];
   snprintf(hex, sizeof(hex), "0x%02X", static_cast<unsigned char>(c));
   return makeError(start, cur,

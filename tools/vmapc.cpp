@@ -405,9 +405,14 @@ static int runPlan() {
     printPlan(fn.getSymName(), *plan, json);
     plans.emplace_back(fn.getSymName().str(), std::move(*plan));
   }
+  if (!found && entryName.empty()) {
+    // As `vmapc compile` says it: at the file, with what to add.
+    (void)module->emitError("the program exports no entry; add `export NAME "
+                            "= vmap(f, in_axes=..., batch=B);`");
+    return 1;
+  }
   if (!found)
-    return fail(entryName.empty() ? "the program exports no entry"
-                                  : "no entry named '" + entryName + "'");
+    return fail("no entry named '" + entryName + "'");
   if (!jsonFile.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(jsonFile, ec);

@@ -16,6 +16,18 @@ fn f(a: f32) -> bool { return !a; }
 
 # -----
 
+# A non-ASCII character is named whole, with its code point.
+# expected-error @+1 {{unexpected character '×' (U+00D7); only ASCII is allowed outside comments}}
+fn f(a: f32) -> f32 { return a × 2.0; }
+
+# -----
+
+# A byte that is not valid UTF-8.
+# expected-error @+1 {{unexpected character with code 0xFF (only ASCII is allowed outside comments)}}
+fn f(a: f32) -> f32 { return a � 2.0; }
+
+# -----
+
 # expected-error @+1 {{integer 99999999999999999999 is too large}}
 fn f(a: f32) -> f32 { return a * 99999999999999999999; }
 
