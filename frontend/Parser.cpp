@@ -78,7 +78,10 @@ public:
 
 private:
   // Token handling.
-  void consume() { tok = lexer.next(); }
+  void consume() {
+    previousEnd = llvm::SMLoc::getFromPointer(tok.spelling.end());
+    tok = lexer.next();
+  }
   bool consumeIf(Token::Kind kind) {
     if (!tok.is(kind))
       return false;
@@ -134,6 +137,9 @@ private:
   Lexer lexer;
   const LocationMapper &locs;
   Token tok;
+  /// Just past the last consumed token: where a missing token at the end of
+  /// the input is reported (not on the empty line after it).
+  llvm::SMLoc previousEnd;
   unsigned depth = 0;
   bool failed = false;
 };
@@ -175,6 +181,8 @@ std::string Parser::found() const {
 bool Parser::expect(Token::Kind kind, const llvm::Twine &what) {
   if (consumeIf(kind))
     return true;
+  if (tok.is(Token::eof) && previousEnd.isValid())
+    return errorAt(previousEnd, "expected " + what + ", found " + found());
   return error("expected " + what + ", found " + found());
 }
 

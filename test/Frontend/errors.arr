@@ -925,3 +925,11 @@ fn f(x: f32) -> f32 {
   for i in range(3) carry (a = (x, x)) { yield a; }
   return x;
 }
+
+# -----
+
+# A token missing at the end of the input is reported just after the last
+# token, not on the line after it.
+fn f(a: f32) -> f32 { return a; }
+# expected-error @+1 {{expected ';' after the export of 'e', found end of input}}
+export e = vmap(f, batch=2)
