@@ -81,6 +81,17 @@ mlir::Value broadcastBatchDim(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value value, int64_t dim,
                               int64_t batchSize);
 
+/// `value` with its batch dimension at `to`: moved there from `dim`, or,
+/// when `dim` is nullopt (unbatched), broadcast there (JAX's
+/// `bdim_at_front`/`matchaxis`, for any position).
+mlir::Value toBatchDim(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, BatchDim dim, int64_t to,
+                       int64_t batchSize);
+
+/// The first batch dimension among `dims`, at least one of which is set:
+/// where JAX's n-ary rules gather the batch dimension.
+int64_t firstBatchDim(llvm::ArrayRef<BatchDim> dims);
+
 /// Elementwise family (JAX's broadcasting batcher): batched operands agree
 /// on one batch dimension (the first batched operand's; others are moved to
 /// it); unbatched operands are broadcast there; the op is recreated with its

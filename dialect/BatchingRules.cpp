@@ -57,6 +57,16 @@ Value vmapc::arr::broadcastBatchDim(OpBuilder &b, Location loc, Value value,
                                   value, b.getDenseI64ArrayAttr(dims));
 }
 
+Value vmapc::arr::toBatchDim(OpBuilder &b, Location loc, Value value,
+                             BatchDim dim, int64_t to, int64_t batchSize) {
+  return dim ? moveBatchDim(b, loc, value, *dim, to)
+             : broadcastBatchDim(b, loc, value, to, batchSize);
+}
+
+int64_t vmapc::arr::firstBatchDim(ArrayRef<BatchDim> dims) {
+  return **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
+}
+
 /// Recreates `op` with new operands, its attributes, and its result types
 /// batched at `dim`.
 static Operation *recreateBatched(OpBuilder &b, Operation *op,
@@ -92,18 +102,13 @@ vmapc::arr::batchElementwise(Operation *op, BatchingContext &ctx,
                              SmallVectorImpl<BatchDim> &resultDims) {
   OpBuilder &b = ctx.getBuilder();
   // The first batched operand decides where the batch dimension goes.
-  int64_t dim = **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
+  int64_t dim = firstBatchDim(dims);
   SmallVector<Value> newOperands;
   for (auto [v, d] : llvm::zip(operands, dims)) {
-    if (!d) {
-      newOperands.push_back(
-          broadcastBatchDim(b, op->getLoc(), v, dim, ctx.getBatchSize()));
-      continue;
-    }
-    Value moved = moveBatchDim(b, op->getLoc(), v, *d, dim);
-    if (testing::isElementwiseRuleBroken() && moved != v)
-      moved = ReshapeOp::create(b, op->getLoc(), moved.getType(), v);
-    newOperands.push_back(moved);
+    Value aligned = toBatchDim(b, op->getLoc(), v, d, dim, ctx.getBatchSize());
+    if (testing::isElementwiseRuleBroken() && d && aligned != v)
+      aligned = ReshapeOp::create(b, op->getLoc(), aligned.getType(), v);
+    newOperands.push_back(aligned);
   }
   Operation *batched = recreateBatched(b, op, newOperands, dim,
                                        ctx.getBatchSize(), op->getAttrs());
@@ -199,12 +204,10 @@ LogicalResult ConcatOp::batch(BatchingContext &ctx, ValueRange operands,
   // The first batched piece decides where the batch dimension goes; the
   // others are moved there, unbatched pieces are read through a map.
   OpBuilder &b = ctx.getBuilder();
-  int64_t bd = **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
+  int64_t bd = firstBatchDim(dims);
   SmallVector<Value> pieces;
   for (auto [v, d] : llvm::zip(operands, dims))
-    pieces.push_back(
-        d ? moveBatchDim(b, getLoc(), v, *d, bd)
-          : broadcastBatchDim(b, getLoc(), v, bd, ctx.getBatchSize()));
+    pieces.push_back(toBatchDim(b, getLoc(), v, d, bd, ctx.getBatchSize()));
   int64_t oldDim = getDimAttr().getInt();
   int64_t dim = oldDim < bd ? oldDim : oldDim + 1;
   results.push_back(ConcatOp::create(
@@ -235,14 +238,6 @@ LogicalResult SliceOp::batch(BatchingContext &ctx, ValueRange operands,
 // ForOp: JAX's scan batching rule (jax/_src/lax/control_flow/loops.py,
 // `_scan_batching_rule`): a fixpoint decides which carries are batched.
 //===----------------------------------------------------------------------===//
-
-/// `value` with its batch dimension at 0: moved there, or broadcast there
-/// when it has none.
-static Value batchedAtZero(OpBuilder &b, Location loc, Value value,
-                           BatchDim dim, int64_t batchSize) {
-  return dim ? moveBatchDim(b, loc, value, *dim, 0)
-             : broadcastBatchDim(b, loc, value, 0, batchSize);
-}
 
 LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
                            ArrayRef<BatchDim> dims,
@@ -321,7 +316,7 @@ LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
   SmallVector<Value> newInits;
   SmallVector<Type> resultTypes;
   for (auto [init, d, isBatched] : llvm::zip(inits, initDims, carried)) {
-    newInits.push_back(isBatched ? batchedAtZero(b, loc, init, d, batchSize)
+    newInits.push_back(isBatched ? toBatchDim(b, loc, init, d, 0, batchSize)
                                  : init);
     resultTypes.push_back(newInits.back().getType());
   }
@@ -342,7 +337,7 @@ LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
   SmallVector<Value> newYields;
   for (auto [v, d, isBatched] : llvm::zip(yielded, yieldedDims, carried)) {
     assert((isBatched || !d) && "the fixpoint batches every batched yield");
-    newYields.push_back(isBatched ? batchedAtZero(b, loc, v, d, batchSize) : v);
+    newYields.push_back(isBatched ? toBatchDim(b, loc, v, d, 0, batchSize) : v);
   }
   YieldOp::create(b, loc, newYields);
   for (auto [r, isBatched] : llvm::zip(loop.getResults(), carried)) {

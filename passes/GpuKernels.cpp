@@ -1,8 +1,8 @@
 //===- GpuKernels.cpp - preparing loop nests to become GPU kernels --------===//
 //
-// Three small passes of the GPU pipeline (GpuPipeline.cpp) that upstream
-// lacks: copies as linalg ops, one block of threads per loop nest, and
-// kernels that take the arena rather than views of it.
+// Two small passes of the GPU pipeline (GpuPipeline.cpp) that upstream
+// lacks: one block of threads per loop nest, and kernels that take the
+// arena rather than views of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +18,6 @@
 #include <algorithm>
 
 namespace vmapc {
-#define GEN_PASS_DEF_ARRGPUCOPIESTOLINALG
 #define GEN_PASS_DEF_ARRGPUTILEPARALLELLOOPS
 #define GEN_PASS_DEF_ARRGPUSINKINTOLAUNCH
 #include "passes/Passes.h.inc"
@@ -27,33 +26,6 @@ namespace vmapc {
 using namespace mlir;
 
 namespace {
-
-/// Rewrites memref.copy (which bufferization leaves where a value must be
-/// copied between buffers) as linalg.copy, so that it becomes a loop nest,
-/// and then a kernel, like every other linalg op (with `strided-only`: only
-/// the copies the LLVM lowering would make a `memrefCopy` call of).
-struct CopiesToLinalgPass
-    : vmapc::impl::ArrGpuCopiesToLinalgBase<CopiesToLinalgPass> {
-  using ArrGpuCopiesToLinalgBase::ArrGpuCopiesToLinalgBase;
-
-  void runOnOperation() override {
-    SmallVector<memref::CopyOp> copies;
-    getOperation().walk([&](memref::CopyOp copy) {
-      auto identity = [](Value v) {
-        return cast<MemRefType>(v.getType()).getLayout().isIdentity();
-      };
-      if (!stridedOnly || !identity(copy.getSource()) ||
-          !identity(copy.getTarget()))
-        copies.push_back(copy);
-    });
-    for (memref::CopyOp copy : copies) {
-      OpBuilder builder(copy);
-      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
-                             copy.getTarget());
-      copy.erase();
-    }
-  }
-};
 
 /// Tiles every outermost scf.parallel so that its inner loop has at most
 /// `threadsPerBlock` iterations, taken from the innermost dimensions first

@@ -1,9 +1,9 @@
 //===- GpuPipeline.cpp - the GPU (NVVM/PTX) pipeline ----------------------===//
 //
 // Upstream passes, in the order docs/toolchain.md found to work, plus three
-// small passes of ours (GpuKernels.cpp) that upstream lacks:
-// arr-gpu-copies-to-linalg, arr-gpu-tile-parallel-loops and
-// arr-gpu-sink-into-launch.
+// small passes of ours that upstream lacks: arr-copies-to-linalg
+// (CopiesToLinalg.cpp), arr-gpu-tile-parallel-loops and
+// arr-gpu-sink-into-launch (GpuKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +28,7 @@ void vmapc::buildArrToNvvmPipeline(OpPassManager &pm,
                                    const GpuPipelineOptions &options) {
   // Loop nests → gpu.launch, in each function.
   OpPassManager &fn = pm.nest<func::FuncOp>();
-  fn.addPass(createArrGpuCopiesToLinalg());
+  fn.addPass(createArrCopiesToLinalg());
   fn.addPass(createConvertLinalgToParallelLoopsPass());
   // No canonicalization between tiling and mapping: it folds a nest whose
   // outer loop runs once back into one loop (one thread per block).

@@ -71,7 +71,7 @@ void buildCompileGpuPipeline(mlir::OpPassManager &pm,
                              const GpuPipelineOptions &options);
 
 /// Registers the two pipelines and the helper passes that they use
-/// (arr-gpu-copies-to-linalg, arr-gpu-tile-parallel-loops,
+/// (arr-copies-to-linalg, arr-gpu-tile-parallel-loops,
 /// arr-gpu-sink-into-launch).
 void registerGpuPipelines();
 

@@ -9,6 +9,8 @@
 
 #include "passes/Passes.h"
 
+#include "passes/ArrToLinalg/Utils.h"
+
 namespace vmapc {
 #define GEN_PASS_DEF_ARROUTPUTSTODESTINATIONS
 #include "passes/Passes.h.inc"
@@ -79,13 +81,8 @@ struct ArrOutputsToDestinationsPass
     SmallVector<Value> values;
     llvm::SmallPtrSet<Value, 4> seen;
     for (Value value : ret.getOperands()) {
-      if (!seen.insert(value).second) {
-        auto type = cast<RankedTensorType>(value.getType());
-        Value empty = tensor::EmptyOp::create(b, ret.getLoc(), type.getShape(),
-                                              type.getElementType());
-        value =
-            linalg::CopyOp::create(b, ret.getLoc(), value, empty).getResult(0);
-      }
+      if (!seen.insert(value).second)
+        value = vmapc::copyIntoNewTensor(b, ret.getLoc(), value);
       values.push_back(value);
     }
     for (auto [i, value] : llvm::enumerate(values)) {

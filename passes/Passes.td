@@ -189,18 +189,17 @@ def ArrEmitCEntries : Pass<"arr-emit-c-entries", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-def ArrGpuCopiesToLinalg
-    : Pass<"arr-gpu-copies-to-linalg", "::mlir::func::FuncOp"> {
+def ArrCopiesToLinalg : Pass<"arr-copies-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Rewrites memref.copy as linalg.copy";
   let description = [{
     Bufferization leaves `memref.copy` where a value must move between
-    buffers; as `linalg.copy` it becomes a loop nest and then a kernel like
-    every other linalg op, instead of host code touching device memory.
-    With `strided-only` (the CPU pipeline), only copies whose source or
-    target has a non-identity layout (a concat piece's subview, say) are
-    rewritten: the LLVM lowering turns those into a call of
-    mlir_c_runner_utils' `memrefCopy`, which artifacts do not link, and
-    contiguous copies into `llvm.memcpy`.
+    buffers. On the GPU path every copy becomes `linalg.copy`, so that it
+    becomes a loop nest and then a kernel like every other linalg op,
+    instead of host code touching device memory. On the CPU path
+    (`strided-only`) only copies whose source or target has a non-identity
+    layout (a concat piece's subview, say) are rewritten: the LLVM lowering
+    turns those into a call of mlir_c_runner_utils' `memrefCopy`, which
+    artifacts do not link, and contiguous copies into `llvm.memcpy`.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
   let options = [

@@ -48,9 +48,9 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
 }
 
 void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
-  ArrGpuCopiesToLinalgOptions stridedCopies;
+  ArrCopiesToLinalgOptions stridedCopies;
   stridedCopies.stridedOnly = true;
-  pm.addNestedPass<func::FuncOp>(createArrGpuCopiesToLinalg(stridedCopies));
+  pm.addNestedPass<func::FuncOp>(createArrCopiesToLinalg(stridedCopies));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());

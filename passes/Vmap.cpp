@@ -252,14 +252,11 @@ LogicalResult Batcher::lowerVmapCall(VmapCallOp op) {
                   "(none is only for a result that is the same for every "
                   "example)";
       results.push_back(value);
-    } else if (dim) {
-      results.push_back(
-          moveBatchDim(builder, op.getLoc(), value, *dim, *outAxis));
     } else {
       // JAX: an output that does not depend on a mapped input is broadcast
       // along the batch axis unless its out_axes is none.
       results.push_back(
-          broadcastBatchDim(builder, op.getLoc(), value, *outAxis, batchSize));
+          toBatchDim(builder, op.getLoc(), value, dim, *outAxis, batchSize));
     }
   }
   op.replaceAllUsesWith(results);

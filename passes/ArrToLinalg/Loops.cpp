@@ -12,11 +12,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/ArrToLinalg/PopulatePatterns.h"
+#include "passes/ArrToLinalg/Utils.h"
 
 #include "dialect/ArrDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -25,14 +25,6 @@ using namespace mlir;
 using namespace vmapc;
 
 namespace {
-
-/// `value` copied by a `linalg.copy` into a new `tensor.empty`.
-Value copyIntoNewTensor(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  Value empty =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
-}
 
 struct ForOpLowering : OpConversionPattern<arr::ForOp> {
   using OpConversionPattern::OpConversionPattern;

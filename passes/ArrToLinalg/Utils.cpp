@@ -17,6 +17,12 @@ Value vmapc::createEmptyTensor(OpBuilder &b, Location loc,
                                  type.getElementType());
 }
 
+Value vmapc::copyIntoNewTensor(OpBuilder &b, Location loc, Value value) {
+  Value empty =
+      createEmptyTensor(b, loc, cast<RankedTensorType>(value.getType()));
+  return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
+}
+
 Value vmapc::createFilledTensor(OpBuilder &b, Location loc,
                                 RankedTensorType type, TypedAttr value) {
   Value empty = createEmptyTensor(b, loc, type);

@@ -13,6 +13,12 @@ namespace vmapc {
 mlir::Value createEmptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::RankedTensorType type);
 
+/// `value` (a ranked tensor) copied by `linalg.copy` into a new
+/// `tensor.empty`: a value of its own, which bufferization may place out of
+/// place where writing `value`'s own buffer would clobber a live value.
+mlir::Value copyIntoNewTensor(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value value);
+
 /// A `tensor.empty` of `type` filled with `value` by `linalg.fill`.
 mlir::Value createFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::RankedTensorType type,
