@@ -14,13 +14,13 @@
 #include "passes/BufferPlan.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines.h"
+#include "vmapc/HostBuffer.h"
 #include "vmapc/Npy.h"
 #include "vmapc/Runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -30,7 +30,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
-#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -184,14 +183,6 @@ numExamples(const vmapc::EntryInfo &entry,
   return std::nullopt;
 }
 
-/// Bytes of physical memory, or 0 when unknown.
-static uint64_t physicalMemoryBytes() {
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  return pages > 0 && pageSize > 0
-             ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize)
-             : 0;
-}
-
 static int runRun() {
   vmapc::Device device;
   vmapc::Status status = vmapc::Device::open("cpu", &device);
@@ -245,28 +236,36 @@ static int runRun() {
   std::optional<int64_t> n = numExamples(info, inputs, error);
   if (!n)
     return fail(error);
-  // The outputs are allocated here: refuse sizes that overflow or exceed
-  // the machine's memory with an error, not an abort in the allocator.
-  uint64_t memory = physicalMemoryBytes();
-  std::vector<vmapc::NpyArray> outputs;
-  std::vector<vmapc::MutableHostArray> outputViews;
+  // The outputs are allocated here: sizes past the runtime's limit or past
+  // the memory this process may use, one by one or together, are an error
+  // before anything is allocated or run, and a failed allocation is an error
+  // too (HostBuffer), never an abort in the allocator.
+  std::vector<std::vector<int64_t>> outputShapes;
+  std::optional<uint64_t> totalBytes = 0;
+  std::string examples = " of " + std::to_string(*n) + " examples";
   for (const vmapc::ArgInfo &out : info.outputs) {
-    std::vector<int64_t> shape = out.shape;
-    if (out.isMapped())
-      shape.insert(shape.begin() + out.mappedAxis, *n);
-    std::optional<uint64_t> bytes = vmapc::dtypeBytes(out.dtype);
-    for (int64_t d : shape)
-      if (bytes)
-        bytes = llvm::checkedMulUnsigned<uint64_t>(*bytes, d);
-    if (!bytes || (memory && *bytes > memory))
-      return fail("output '" + out.name + "' of " + std::to_string(*n) +
-                  " examples would take " +
-                  (bytes ? std::to_string(*bytes) + " bytes"
-                         : std::string("more than 2^64 bytes")) +
-                  ", more than this machine's " + std::to_string(memory) +
-                  " bytes of memory");
-    outputs.push_back(vmapc::NpyArray::zeros(out.dtype, shape));
+    outputShapes.push_back(vmapc::batchedShape(out, *n));
+    const std::vector<int64_t> &shape = outputShapes.back();
+    std::optional<uint64_t> bytes =
+        vmapc::arrayBytes(out.dtype, shape.data(), shape.size());
+    std::string what = "output '" + out.name + "'" + examples;
+    if (!bytes)
+      return fail(what + " would take 2^62 bytes or more");
+    if (!(status = vmapc::checkHostMemory(*bytes, what)).ok())
+      return fail(status.message());
+    totalBytes = vmapc::checkedAddBytes(*totalBytes, *bytes);
+    if (!totalBytes)
+      return fail("the outputs" + examples + " would take 2^62 bytes or more");
   }
+  if (!(status = vmapc::checkHostMemory(*totalBytes, "the outputs" + examples))
+           .ok())
+    return fail(status.message());
+  std::vector<vmapc::NpyArray> outputs(info.outputs.size());
+  for (auto [out, shape, array] :
+       llvm::zip(info.outputs, outputShapes, outputs))
+    if (!(status = vmapc::NpyArray::zeros(out.dtype, shape, &array)).ok())
+      return fail(status.message());
+  std::vector<vmapc::MutableHostArray> outputViews;
   for (vmapc::NpyArray &array : outputs)
     outputViews.push_back(array.mutableView());
   if (!(status = executable->run(*entry, inputViews, outputViews)).ok())

@@ -1,28 +1,32 @@
-//===- AllocHook.cpp - Count heap allocations in the test binary ----------===//
+//===- AllocHook.cpp - Count and fail heap allocations in tests -----------===//
 //
-// Replaces the global operator new / delete and the malloc family of this
-// binary with versions that count while counting is on, forwarding to glibc.
+// See AllocHook.h. Under ASan, replacing malloc fights the sanitizer's own
+// allocator (the binary crashes before main), so ASan's hook is used there.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AllocHook.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstdlib>
 #include <new>
 
-extern "C" {
-void *__libc_malloc(size_t);
-void *__libc_calloc(size_t, size_t);
-void *__libc_realloc(void *, size_t);
-void *__libc_memalign(size_t, size_t);
-void __libc_free(void *);
-}
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VMAPC_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define VMAPC_TEST_ASAN 1
+#endif
 
 namespace {
 std::atomic<bool> counting{false};
 std::atomic<uint64_t> count{0};
+std::atomic<size_t> failFrom{SIZE_MAX};
+
 void note() {
   if (counting.load(std::memory_order_relaxed))
     count.fetch_add(1, std::memory_order_relaxed);
@@ -38,34 +42,72 @@ uint64_t stopCountingAllocations() {
   counting = false;
   return count.load();
 }
+void failMallocFamily(size_t minBytes) { failFrom = minBytes; }
+void stopFailingAllocations() { failFrom = SIZE_MAX; }
 } // namespace vmapc_test
+
+#ifdef VMAPC_TEST_ASAN
+
+#include <sanitizer/allocator_interface.h>
+
+namespace {
+void onMalloc(const volatile void *, size_t) { note(); }
+void onFree(const volatile void *) {}
+// Installed before main; ASan calls onMalloc for every allocation.
+[[maybe_unused]] const int installed =
+    __sanitizer_install_malloc_and_free_hooks(onMalloc, onFree);
+} // namespace
+
+bool vmapc_test::canFailAllocations() { return false; }
+
+#else // !VMAPC_TEST_ASAN
+
+bool vmapc_test::canFailAllocations() { return true; }
+
+extern "C" {
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void __libc_free(void *);
+}
+
+namespace {
+/// Notes a malloc-family call; true if it must fail.
+bool noteMallocFamily(size_t bytes) {
+  note();
+  if (bytes < failFrom.load(std::memory_order_relaxed))
+    return false;
+  errno = ENOMEM;
+  return true;
+}
+} // namespace
 
 extern "C" {
 void *malloc(size_t n) {
-  note();
-  return __libc_malloc(n);
+  return noteMallocFamily(n) ? nullptr : __libc_malloc(n);
 }
 void *calloc(size_t n, size_t m) {
-  note();
-  return __libc_calloc(n, m);
+  size_t bytes;
+  if (__builtin_mul_overflow(n, m, &bytes))
+    bytes = SIZE_MAX;
+  return noteMallocFamily(bytes) ? nullptr : __libc_calloc(n, m);
 }
 void *realloc(void *p, size_t n) {
-  note();
-  return __libc_realloc(p, n);
+  return noteMallocFamily(n) ? nullptr : __libc_realloc(p, n);
 }
 void *aligned_alloc(size_t align, size_t n) {
-  note();
-  return __libc_memalign(align, n);
+  return noteMallocFamily(n) ? nullptr : __libc_memalign(align, n);
 }
 void *memalign(size_t align, size_t n) {
-  note();
-  return __libc_memalign(align, n);
+  return noteMallocFamily(n) ? nullptr : __libc_memalign(align, n);
 }
 int posix_memalign(void **out, size_t align, size_t n) {
-  note();
+  if (noteMallocFamily(n))
+    return ENOMEM;
   void *p = __libc_memalign(align, n);
   if (!p)
-    return 12; // ENOMEM
+    return ENOMEM;
   *out = p;
   return 0;
 }
@@ -136,3 +178,5 @@ void operator delete[](void *p, std::align_val_t,
                        const std::nothrow_t &) noexcept {
   __libc_free(p);
 }
+
+#endif // VMAPC_TEST_ASAN

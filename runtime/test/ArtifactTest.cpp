@@ -43,6 +43,11 @@ void putU32(std::string &b, size_t off, uint32_t v) {
     b[off + i] = char((v >> (8 * i)) & 0xff);
 }
 
+void putU64(std::string &b, size_t off, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    b[off + i] = char((v >> (8 * i)) & 0xff);
+}
+
 class ArtifactTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -76,7 +81,7 @@ TEST_F(ArtifactTest, HeaderLayout) {
   std::string b = serialize(artifact);
   ASSERT_GT(b.size(), 64u);
   EXPECT_EQ(std::memcmp(b.data(), "VMAPC\0\0\0", 8), 0);
-  EXPECT_EQ(b[8], 1);  // version
+  EXPECT_EQ(b[8], 2);  // version
   EXPECT_EQ(b[12], 1); // target cpu-x86_64
   EXPECT_EQ(u64At(b, 16), 64u);
   uint64_t manifestSize = u64At(b, 24);
@@ -185,21 +190,29 @@ TEST_F(ArtifactTest, BadMagic) {
   b[0] = 'W';
   Status s = parse(b);
   EXPECT_EQ(s.message(), "bad magic: not a .vmapc artifact");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
 }
 
 TEST_F(ArtifactTest, WrongVersion) {
   std::string b = serialize(artifact);
-  putU32(b, 8, 2);
-  reseal(b);
-  EXPECT_EQ(parse(b).message(), "unsupported format version 2 (expected 1)");
+  for (uint32_t version : {1u, 3u}) {
+    putU32(b, 8, version);
+    reseal(b);
+    Status s = parse(b);
+    EXPECT_EQ(s.message(), "runtime supports format 2, artifact has " +
+                               std::to_string(version));
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  }
 }
 
 TEST_F(ArtifactTest, WrongTarget) {
   std::string b = serialize(artifact);
   putU32(b, 12, 7);
   reseal(b);
-  EXPECT_EQ(parse(b).message(),
+  Status s = parse(b);
+  EXPECT_EQ(s.message(),
             "unsupported target 7 (this runtime supports 1 = cpu-x86_64)");
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
 }
 
 TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
@@ -212,13 +225,14 @@ TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
     if (i < 8) {
       EXPECT_EQ(s.message(), "bad magic: not a .vmapc artifact");
     } else if (i < 12) {
-      EXPECT_NE(s.message().find("unsupported format version"),
+      EXPECT_NE(s.message().find("runtime supports format 2, artifact has"),
                 std::string::npos);
     } else if (i < 48 || i >= 56) {
       // (Bytes 48..55 hold the file size: truncated or trailing bytes.)
       ASSERT_EQ(s.message(), "checksum mismatch: the artifact is corrupt")
           << "byte " << i;
     }
+    EXPECT_NE(s.code(), StatusCode::kOk);
   }
 }
 
@@ -235,6 +249,7 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     reseal(c);
     EXPECT_EQ(parse(c).message(),
               "entry 'affine' argument 'x': rank 17 exceeds the maximum 16");
+    EXPECT_EQ(parse(c).code(), StatusCode::kOutOfRange);
   }
   {
     std::string c = b;
@@ -242,6 +257,7 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     reseal(c);
     EXPECT_EQ(parse(c).message(),
               "entry 'affine' argument 'x': invalid dtype 9");
+    EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
   }
   {
     std::string c = b;
@@ -249,6 +265,23 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     reseal(c);
     EXPECT_EQ(parse(c).message(), "entry 'affine' input 'x': mapped axis 5 out "
                                   "of range [0, 1] (or -1 for none)");
+    // A rule the writer never breaks: the bytes are not an artifact.
+    EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
+  }
+  {
+    // The input's one dim (at 64 + 12 + 4 + 10 + 13 + 40 + 5 + 4 + 4 + 8).
+    std::string c = b;
+    ASSERT_EQ(u64At(c, 164), 4u);
+    putU64(c, 164, 0);
+    reseal(c);
+    EXPECT_EQ(parse(c).message(), "entry 'affine' input 'x': dimension 0 of "
+                                  "shape [0] is 0 (empty arrays are not "
+                                  "supported)");
+    EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
+    // A dim that makes the array 2^62 bytes or more stays out of range.
+    putU64(c, 164, uint64_t(1) << 61);
+    reseal(c);
+    EXPECT_EQ(parse(c).code(), StatusCode::kOutOfRange);
   }
   {
     std::string c = b;
@@ -280,49 +313,66 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
 TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
   struct Case {
     const char *expected;
+    StatusCode code;
     void (*edit)(Artifact &);
   };
+  constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
   const Case cases[] = {
-      {"entry 'affine': batch size must be >= 1",
+      {"entry 'affine': batch size must be >= 1", kInvalid,
        [](Artifact &a) { a.entries[0].batchSize = 0; }},
       {"entry 'affine' input 'x': rank 17 exceeds the maximum 16",
+       StatusCode::kOutOfRange,
        [](Artifact &a) { a.entries[0].inputs[0].shape.assign(17, 1); }},
-      {"entry 'affine' input 'c': negative dimension in shape [-4]",
+      {"entry 'affine' input 'c': negative dimension in shape [-4]", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].shape = {-4}; }},
+      {"entry 'affine' output 'y': dimension 1 of shape [4, 0] is 0 (empty "
+       "arrays are not supported)",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[0].outputs[0].shape = {4, 0};
+       }},
       {"entry 'affine' input 'x': mapped axis 2 out of range [0, 1] (or -1 "
        "for none)",
-       [](Artifact &a) { a.entries[0].inputs[0].mappedAxis = 2; }},
+       kInvalid, [](Artifact &a) { a.entries[0].inputs[0].mappedAxis = 2; }},
       {"entry 'affine' input 'c': mapped axis -3 out of range [0, 1] (or -1 "
        "for none)",
-       [](Artifact &a) { a.entries[0].inputs[1].mappedAxis = -3; }},
+       kInvalid, [](Artifact &a) { a.entries[0].inputs[1].mappedAxis = -3; }},
       {"entry 'affine' input 'x': mapped argument has no staging slot",
+       kInvalid,
        [](Artifact &a) { a.entries[0].inputs[0].stagingOffset = kNoStaging; }},
       {"entry 'affine' output 'y': staging slot [500, +64) exceeds the arena "
        "of 512 bytes",
+       kInvalid,
        [](Artifact &a) { a.entries[0].outputs[0].stagingOffset = 500; }},
       {"entry 'affine': staging slots overlap at arena offsets 0 and 32",
+       kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].stagingOffset = 32; }},
-      {"entry 'affine' input 'x': array size overflows",
-       [](Artifact &a) {
-         a.entries[0].inputs[0].shape = {int64_t(1) << 40, int64_t(1) << 30};
-       }},
-      {"entry 'affine' input 'x': invalid dtype 7",
+      {"entry 'affine' input 'x': invalid dtype 7", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[0].dtype = DType(7); }},
-      {"entry 'affine' input 'x': duplicate name",
+      {"entry 'affine' input 'x': duplicate name", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].name = "x"; }},
-      {"entry 'affine' output #0 name is empty",
+      {"entry 'affine' output #0 name is empty", kInvalid,
        [](Artifact &a) { a.entries[0].outputs[0].name = ""; }},
-      {"duplicate entry name 'affine'",
+      {"entry 'affine' output #0 name is longer than 4096 bytes",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].outputs[0].name.assign(4097, 'y'); }},
+      {"duplicate entry name 'affine'", kInvalid,
        [](Artifact &a) { a.entries[1].name = "affine"; }},
-      {"entry 'affine' symbol contains a NUL byte",
+      {"entry 'affine' symbol contains a NUL byte", kInvalid,
        [](Artifact &a) { a.entries[0].symbol = std::string("rt\0x", 4); }},
-      {"artifact has no entries", [](Artifact &a) { a.entries.clear(); }},
-      {"code is not an ELF object", [](Artifact &a) { a.code = "hello"; }},
-      {"code is not an ELF shared object (ET_DYN)",
+      {"artifact has no entries", kInvalid,
+       [](Artifact &a) { a.entries.clear(); }},
+      {"entry 'affine' has more than 4096 inputs", StatusCode::kOutOfRange,
+       [](Artifact &a) {
+         a.entries[0].inputs.resize(4097, a.entries[0].inputs[1]);
+       }},
+      {"code is not an ELF object", kInvalid,
+       [](Artifact &a) { a.code = "hello"; }},
+      {"code is not an ELF shared object (ET_DYN)", kInvalid,
        [](Artifact &a) {
          a.code[16] = 1; /* ET_REL */
        }},
-      {"CPU feature name is empty",
+      {"CPU feature name is empty", kInvalid,
        [](Artifact &a) { a.cpuFeatures.push_back(""); }},
   };
   for (const Case &c : cases) {
@@ -330,8 +380,201 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
     c.edit(a);
     Status s = serializeError(a);
     EXPECT_EQ(s.message(), c.expected);
-    EXPECT_FALSE(validateArtifact(a).ok());
+    EXPECT_EQ(s.code(), c.code) << c.expected;
+    EXPECT_EQ(validateArtifact(a).message(), c.expected);
   }
+}
+
+// Every way a size in a manifest could overflow 64 bits or pass the 2^62
+// limit is an error naming the field, never a wrapped-around size.
+TEST_F(ArtifactTest, SizesThatWouldOverflowAreOutOfRange) {
+  struct Case {
+    const char *expected;
+    StatusCode code;
+    void (*edit)(Artifact &);
+  };
+  const Case cases[] = {
+      // The product of the dims alone overflows 64 bits.
+      {"entry 'affine' input 'c': array of shape [4294967296, 4294967296] "
+       "takes 2^62 bytes or more",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) {
+         a.entries[0].inputs[1].shape = {int64_t(1) << 32, int64_t(1) << 32};
+       }},
+      // Dims x dtype size passes 2^62.
+      {"entry 'affine' input 'c': array of shape [1152921504606846976] takes "
+       "2^62 bytes or more",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].inputs[1].shape = {int64_t(1) << 60}; }},
+      // One example fits, B examples do not.
+      {"entry 'affine' input 'x': array of shape [288230376151711744] x batch "
+       "4 takes 2^62 bytes or more",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].inputs[0].shape = {int64_t(1) << 58}; }},
+      // offset + bytes of a staging slot wraps around 2^64.
+      {"entry 'affine' input 'x': staging slot [18446744073709551600, +64) "
+       "exceeds the arena of 512 bytes",
+       StatusCode::kInvalidArgument,
+       [](Artifact &a) {
+         a.entries[0].inputs[0].stagingOffset = ~uint64_t(0) - 15;
+       }},
+      // The arena itself.
+      {"entry 'affine': arena of 4611686018427387904 bytes is too large (the "
+       "limit is 2^62 bytes)",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].arenaBytes = uint64_t(1) << 62; }},
+  };
+  for (const Case &c : cases) {
+    Artifact a = artifact;
+    c.edit(a);
+    Status s = validateArtifact(a);
+    EXPECT_EQ(s.message(), c.expected);
+    EXPECT_EQ(s.code(), c.code) << c.expected;
+  }
+}
+
+TEST(CheckedBytes, StopBelowTheLimit) {
+  EXPECT_EQ(checkedMulBytes(3, 5), 15u);
+  EXPECT_EQ(checkedMulBytes(0, ~uint64_t(0)), 0u);
+  EXPECT_EQ(checkedMulBytes(uint64_t(1) << 31, uint64_t(1) << 30), uint64_t(1)
+                                                                       << 61);
+  EXPECT_EQ(checkedMulBytes(uint64_t(1) << 31, uint64_t(1) << 31),
+            std::nullopt); // = 2^62, the limit itself
+  EXPECT_EQ(checkedMulBytes(uint64_t(1) << 32, uint64_t(1) << 32),
+            std::nullopt); // wraps to 0 in 64 bits
+  EXPECT_EQ(checkedAddBytes(kMaxArrayBytes - 1, 0), kMaxArrayBytes - 1);
+  EXPECT_EQ(checkedAddBytes(kMaxArrayBytes - 1, 1), std::nullopt);
+  EXPECT_EQ(checkedAddBytes(~uint64_t(0), 2), std::nullopt); // wraps to 1
+  int64_t dims[3] = {2, 3, 5};
+  EXPECT_EQ(arrayBytes(DType::F32, dims, 3), 120u);
+  EXPECT_EQ(arrayBytes(DType::Bool, dims, 0), 1u);
+  int64_t negative[2] = {2, -3};
+  EXPECT_EQ(arrayBytes(DType::F32, negative, 2), std::nullopt);
+  EXPECT_EQ(arrayBytes(DType(9), dims, 3), std::nullopt);
+  // 2^32 x 2^32 x 4 wraps to 0 in 64 bits.
+  int64_t wraps[2] = {int64_t(1) << 32, int64_t(1) << 32};
+  EXPECT_EQ(arrayBytes(DType::F32, wraps, 2), std::nullopt);
+}
+
+TEST_F(ArtifactTest, OverlappingSlotsAreFoundInAnyOrder) {
+  // Outputs in decreasing offset order; the first and last overlap.
+  EntryInfo e;
+  e.name = "many";
+  e.symbol = "rt_affine";
+  e.batchSize = 1;
+  e.arenaBytes = 4096;
+  e.inputs = {arg("x", DType::F32, {}, 0, 0)};
+  for (int i = 0; i < 10; ++i)
+    e.outputs.push_back(
+        arg("y" + std::to_string(i), DType::F32, {4}, 0, 1000 - 16 * i));
+  e.outputs.push_back(arg("z", DType::F32, {4}, 0, 1000 - 16 * 9 + 8));
+  artifact.entries.push_back(e);
+  Status s = validateArtifact(artifact);
+  EXPECT_EQ(s.message(),
+            "entry 'many': staging slots overlap at arena offsets 856 and 864");
+  artifact.entries.back().outputs.pop_back();
+  EXPECT_TRUE(validateArtifact(artifact).ok());
+}
+
+TEST_F(ArtifactTest, HeaderSizesThatWouldOverflowAreRejected) {
+  std::string b = serialize(artifact);
+  struct Case {
+    size_t offset;
+    uint64_t value;
+    const char *expected;
+    StatusCode code;
+  };
+  const Case cases[] = {
+      // The declared file size: past the limit, or below the minimum.
+      {48, ~uint64_t(0),
+       "declared file size 18446744073709551615 is not below the 2^62-byte "
+       "limit",
+       StatusCode::kOutOfRange},
+      {48, 70, "declared file size 70 is smaller than the 72-byte minimum",
+       StatusCode::kDataLoss},
+  };
+  for (const Case &c : cases) {
+    std::string d = b;
+    putU64(d, c.offset, c.value);
+    Status s = parse(d);
+    EXPECT_EQ(s.message(), c.expected);
+    EXPECT_EQ(s.code(), c.code);
+    uint64_t fileSize = 0;
+    EXPECT_EQ(checkArtifactHeader(d.data(), 64, &fileSize).message(),
+              c.expected);
+  }
+  // Fields whose sum with an offset would wrap: out of bounds, behind a
+  // valid checksum.
+  for (auto [offset, what] : {std::pair<size_t, const char *>{24, "manifest ["},
+                              {32, "code ["},
+                              {40, "code ["}}) {
+    std::string d = b;
+    putU64(d, offset, ~uint64_t(0) - 7);
+    reseal(d);
+    Status s = parse(d);
+    EXPECT_EQ(s.message().rfind(what, 0), 0u) << s.message();
+    EXPECT_NE(s.message().find("out of bounds"), std::string::npos);
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  }
+}
+
+TEST_F(ArtifactTest, ReadFileChecksTheHeaderFirst) {
+  HostBuffer bytes;
+  // /dev/zero never ends: its first bytes are not the magic.
+  Status s = readArtifactFile("/dev/zero", &bytes);
+  EXPECT_EQ(s.message(), "/dev/zero: bad magic: not a .vmapc artifact");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  s = readArtifactFile("/", &bytes);
+  EXPECT_EQ(s.message(), "/: is a directory");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+
+  std::string b = serialize(artifact);
+  std::string path = tempPath(".vmapc");
+  writeFileBytes(path, b);
+  ASSERT_TRUE(readArtifactFile(path, &bytes).ok());
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char *>(bytes.data()), bytes.size()),
+      b);
+  // A header that declares 2^61 bytes in a small file: refused from the
+  // file's size before anything is allocated.
+  std::string big = b;
+  putU64(big, 48, uint64_t(1) << 61);
+  writeFileBytes(path, big);
+  s = readArtifactFile(path, &bytes);
+  EXPECT_EQ(s.message(), path +
+                             ": truncated artifact: header says "
+                             "2305843009213693952 bytes, got " +
+                             std::to_string(b.size()));
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  std::remove(path.c_str());
+
+  // Through a pipe (no size): the declared size is checked against memory
+  // before it is allocated, and the reading stops there.
+  s = readThroughPipe(
+      big, [&](const std::string &p) { return readArtifactFile(p, &bytes); });
+  EXPECT_NE(
+      s.message().find("would take 2305843009213693952 bytes, more than the "),
+      std::string::npos)
+      << s.message();
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  s = readThroughPipe(b + "more", [&](const std::string &p) {
+    return readArtifactFile(p, &bytes);
+  });
+  EXPECT_NE(s.message().find(": artifact has more bytes than its declared "
+                             "size of " +
+                             std::to_string(b.size())),
+            std::string::npos)
+      << s.message();
+  s = readThroughPipe(b.substr(0, 100), [&](const std::string &p) {
+    return readArtifactFile(p, &bytes);
+  });
+  EXPECT_NE(s.message().find(": truncated artifact: header says " +
+                             std::to_string(b.size()) + " bytes, got 100"),
+            std::string::npos)
+      << s.message();
+  s = readThroughPipe(
+      b, [&](const std::string &p) { return readArtifactFile(p, &bytes); });
+  EXPECT_TRUE(s.ok()) << s.message();
 }
 
 TEST(BatchedShape, InsertsNAtTheMappedAxis) {
@@ -350,6 +593,7 @@ TEST_F(ArtifactTest, ExampleBytes) {
   EXPECT_EQ(exampleBytes(arg("a", DType::Bool, {}, 0)), 1);
   EXPECT_EQ(exampleBytes(arg("a", DType::I32, {5, 0}, 0)), 0);
   EXPECT_EQ(exampleBytes(arg("a", DType::I32, {int64_t(1) << 62}, 0)), -1);
+  EXPECT_EQ(exampleBytes(arg("a", DType::I32, {-1}, 0)), -1);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "AllocHook.h"
 #include "TestUtil.h"
+#include "vmapc/Status.h"
 #include "vmapc/vmapc_runtime.h"
 
 #include <gtest/gtest.h>
@@ -19,10 +20,20 @@ std::string take(vmapc_status s) {
   return m;
 }
 
+/// Returns the code of `s` and frees it.
+vmapc_code takeCode(vmapc_status s) {
+  vmapc_code c = vmapc_status_code(s);
+  vmapc_status_free(s);
+  return c;
+}
+
 TEST(CApi, LoadRunAndErrors) {
   vmapc_device *dev = nullptr;
   EXPECT_EQ(take(vmapc_device_open("tpu", &dev)),
             "unknown device 'tpu' (available: cpu)");
+  EXPECT_EQ(takeCode(vmapc_device_open("tpu", &dev)), VMAPC_STATUS_NOT_FOUND);
+  EXPECT_EQ(takeCode(vmapc_device_open(nullptr, &dev)),
+            VMAPC_STATUS_INVALID_ARGUMENT);
   ASSERT_EQ(take(vmapc_device_open("cpu", &dev)), "");
 
   std::string bytes;
@@ -32,6 +43,10 @@ TEST(CApi, LoadRunAndErrors) {
   vmapc_executable *exe = nullptr;
   EXPECT_EQ(take(vmapc_executable_load_bytes(dev, bytes.data(), 20, &exe)),
             "truncated artifact: 20 bytes, smaller than the 72-byte minimum");
+  EXPECT_EQ(takeCode(vmapc_executable_load_bytes(dev, bytes.data(), 20, &exe)),
+            VMAPC_STATUS_DATA_LOSS);
+  EXPECT_EQ(takeCode(vmapc_executable_load_file(dev, "/nonexistent", &exe)),
+            VMAPC_STATUS_NOT_FOUND);
   EXPECT_EQ(exe, nullptr);
   ASSERT_EQ(
       take(vmapc_executable_load_bytes(dev, bytes.data(), bytes.size(), &exe)),
@@ -60,6 +75,8 @@ TEST(CApi, LoadRunAndErrors) {
   EXPECT_EQ(info.dims[0], 4);
   EXPECT_EQ(take(vmapc_entry_arg(exe, 0, 1, 1, &info)),
             "entry 'affine' has no output #1");
+  EXPECT_EQ(takeCode(vmapc_entry_arg(exe, 0, 1, 1, &info)),
+            VMAPC_STATUS_OUT_OF_RANGE);
 
   const int64_t n = 6;
   float x[n * 4], c[4] = {1, 2, 3, 4}, y[n * 4];
@@ -79,8 +96,9 @@ TEST(CApi, LoadRunAndErrors) {
     ASSERT_EQ(y[i], 2 * x[i] + c[i % 4]);
 
   in[1].dtype = VMAPC_I32;
-  EXPECT_EQ(take(vmapc_run(exe, affine, in, 2, out, 1)),
-            "input 'c': expected dtype f32, got i32");
+  vmapc_status wrongDType = vmapc_run(exe, affine, in, 2, out, 1);
+  EXPECT_EQ(vmapc_status_code(wrongDType), VMAPC_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(take(wrongDType), "input 'c': expected dtype f32, got i32");
   EXPECT_EQ(take(vmapc_run(exe, affine, in, 1, out, 1)),
             "entry 'affine' takes 2 inputs and 1 outputs, got 1 and 1");
 
@@ -94,6 +112,73 @@ TEST(CApi, LoadRunAndErrors) {
 
   vmapc_executable_release(exe);
   vmapc_device_release(dev);
+}
+
+TEST(CApi, SuccessIsNullWithCodeOk) {
+  EXPECT_EQ(vmapc_status_code(nullptr), VMAPC_STATUS_OK);
+  EXPECT_STREQ(vmapc_status_message(nullptr), "ok");
+  vmapc_status_free(nullptr);
+}
+
+TEST(CApi, CodesHaveNamesAndTheValuesOfTheCppCodes) {
+  struct Case {
+    vmapc_code c;
+    vmapc::StatusCode cpp;
+    const char *name;
+  };
+  const Case cases[] = {
+      {VMAPC_STATUS_OK, vmapc::StatusCode::kOk, "ok"},
+      {VMAPC_STATUS_INVALID_ARGUMENT, vmapc::StatusCode::kInvalidArgument,
+       "invalid argument"},
+      {VMAPC_STATUS_NOT_FOUND, vmapc::StatusCode::kNotFound, "not found"},
+      {VMAPC_STATUS_PERMISSION_DENIED, vmapc::StatusCode::kPermissionDenied,
+       "permission denied"},
+      {VMAPC_STATUS_RESOURCE_EXHAUSTED, vmapc::StatusCode::kResourceExhausted,
+       "resource exhausted"},
+      {VMAPC_STATUS_FAILED_PRECONDITION, vmapc::StatusCode::kFailedPrecondition,
+       "failed precondition"},
+      {VMAPC_STATUS_OUT_OF_RANGE, vmapc::StatusCode::kOutOfRange,
+       "out of range"},
+      {VMAPC_STATUS_UNIMPLEMENTED, vmapc::StatusCode::kUnimplemented,
+       "unimplemented"},
+      {VMAPC_STATUS_INTERNAL, vmapc::StatusCode::kInternal, "internal"},
+      {VMAPC_STATUS_UNAVAILABLE, vmapc::StatusCode::kUnavailable,
+       "unavailable"},
+      {VMAPC_STATUS_DATA_LOSS, vmapc::StatusCode::kDataLoss, "data loss"},
+  };
+  for (const Case &c : cases) {
+    EXPECT_EQ(int(c.c), int(c.cpp));
+    EXPECT_STREQ(vmapc_code_name(c.c), c.name);
+  }
+}
+
+// When the status itself cannot be allocated, the call still fails, with its
+// code and a fixed message, and freeing that status is harmless.
+TEST(CApi, AStatusThatCannotBeAllocatedStillReportsItsCode) {
+  if (!canFailAllocations())
+    GTEST_SKIP() << "allocation failures cannot be injected under ASan";
+  vmapc_device *dev = nullptr;
+  failMallocFamily(0);
+  vmapc_status notFound = vmapc_device_open("tpu", &dev);
+  vmapc_status badArg = vmapc_device_open(nullptr, &dev);
+  vmapc_status again = vmapc_device_open("tpu", &dev);
+  stopFailingAllocations();
+  ASSERT_NE(notFound, nullptr);
+  EXPECT_EQ(vmapc_status_code(notFound), VMAPC_STATUS_NOT_FOUND);
+  EXPECT_STREQ(vmapc_status_message(notFound),
+               "out of memory while reporting an error");
+  ASSERT_NE(badArg, nullptr);
+  EXPECT_EQ(vmapc_status_code(badArg), VMAPC_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(again, notFound); // one preallocated status per code
+  vmapc_status_free(notFound);
+  vmapc_status_free(badArg);
+  vmapc_status_free(again);
+  // Allocation works again: a status with the real message.
+  vmapc_status s = vmapc_device_open("tpu", &dev);
+  EXPECT_EQ(vmapc_status_code(s), VMAPC_STATUS_NOT_FOUND);
+  EXPECT_STREQ(vmapc_status_message(s),
+               "unknown device 'tpu' (available: cpu)");
+  vmapc_status_free(s);
 }
 
 } // namespace

@@ -125,9 +125,12 @@ TEST(Npy, RoundTripEachDType) {
 }
 
 TEST(Npy, ZerosAndViews) {
-  NpyArray a = NpyArray::zeros(DType::I32, {2, 3});
+  NpyArray a;
+  ASSERT_TRUE(NpyArray::zeros(DType::I32, {2, 3}, &a).ok());
   EXPECT_EQ(a.numElements(), 6);
-  EXPECT_EQ(a.data, std::vector<unsigned char>(24, 0));
+  ASSERT_EQ(a.data.size(), 24u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(a.data.data()), 24),
+            std::string(24, '\0'));
   HostArray v = a.view();
   EXPECT_EQ(v.data, a.data.data());
   EXPECT_EQ(v.dtype, DType::I32);
@@ -138,6 +141,32 @@ TEST(Npy, ZerosAndViews) {
   int32_t last;
   std::memcpy(&last, a.data.data() + 20, 4);
   EXPECT_EQ(last, 42);
+
+  // An empty array still has a (non-null) buffer.
+  NpyArray empty;
+  ASSERT_TRUE(NpyArray::zeros(DType::F32, {0, 4}, &empty).ok());
+  EXPECT_EQ(empty.data.size(), 0u);
+  EXPECT_NE(empty.data.data(), nullptr);
+}
+
+TEST(Npy, ZerosRefusesBadAndHugeShapes) {
+  NpyArray a;
+  Status s = NpyArray::zeros(DType::F32, {-1, 2}, &a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "negative dimension");
+  // 2^31 x 2^31 f32 is 2^64 bytes: the product is checked, not wrapped.
+  s = NpyArray::zeros(DType::F32, {int64_t(1) << 31, int64_t(1) << 31}, &a);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(s.message(), "array of shape (2147483648, 2147483648) is too "
+                         "large (2^62 bytes or more)");
+  // Below the limit but above any machine's memory: refused before any
+  // allocation.
+  s = NpyArray::zeros(DType::Bool, {int64_t(1) << 61}, &a);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("an array of shape (2305843009213693952,) would "
+                             "take 2305843009213693952 bytes, more than the "),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(Npy, BoolsAreNormalized) {
@@ -146,7 +175,9 @@ TEST(Npy, BoolsAreNormalized) {
                std::string("\x00\x05", 2));
   NpyArray a;
   ASSERT_TRUE(parse(b, &a).ok());
-  EXPECT_EQ(a.data, (std::vector<unsigned char>{0, 1}));
+  ASSERT_EQ(a.data.size(), 2u);
+  EXPECT_EQ(a.data.data()[0], 0);
+  EXPECT_EQ(a.data.data()[1], 1);
 }
 
 TEST(Npy, Errors) {
@@ -155,53 +186,167 @@ TEST(Npy, Errors) {
   const std::string data = int32Bytes({1, 2});
   struct Case {
     std::string bytes;
+    StatusCode code;
     const char *expected;
   };
   const Case cases[] = {
       {npyBytes("{'descr': '<i4', 'fortran_order': True, 'shape': (2,), }",
                 data),
+       StatusCode::kUnimplemented,
        "a.npy: Fortran-order arrays are not supported (save a C-order array)"},
       {npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
                 std::string(8, '\0')),
+       StatusCode::kUnimplemented,
        "a.npy: unsupported dtype '<f8' (supported: <f4, <i4, |b1)"},
       {npyBytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
                 data),
+       StatusCode::kUnimplemented,
        "a.npy: unsupported dtype '>f4' (supported: <f4, <i4, |b1)"},
-      {"NUMPY!" + npyBytes(ok, data).substr(6),
+      {"NUMPY!" + npyBytes(ok, data).substr(6), StatusCode::kDataLoss,
        "a.npy: not a .npy file (bad magic)"},
-      {npyBytes(ok, data).substr(0, 7), "a.npy: truncated .npy file (7 bytes)"},
-      {npyBytes(ok, data).substr(0, 40), "a.npy: truncated .npy header"},
-      {npyBytes(ok, data.substr(0, 6)),
+      {npyBytes(ok, data).substr(0, 7), StatusCode::kDataLoss,
+       "a.npy: truncated .npy file (7 bytes)"},
+      {npyBytes(ok, data, 2).substr(0, 11), StatusCode::kDataLoss,
+       "a.npy: truncated .npy file (11 bytes)"},
+      {npyBytes(ok, data).substr(0, 40), StatusCode::kDataLoss,
+       "a.npy: truncated .npy header"},
+      {npyBytes(ok, data.substr(0, 6)), StatusCode::kDataLoss,
        "a.npy: truncated .npy data: expected 8 bytes, got 6"},
-      {npyBytes(ok, data + "xy"),
+      {npyBytes(ok, data + "xy"), StatusCode::kDataLoss,
        "a.npy: 2 unexpected bytes after the .npy data"},
-      {npyBytes(ok, data, 3), "a.npy: unsupported .npy version 3.0 "
-                              "(supported: 1.0, 2.0)"},
+      {npyBytes(ok, data, 3), StatusCode::kUnimplemented,
+       "a.npy: unsupported .npy version 3.0 (supported: 1.0, 2.0)"},
       {npyBytes("{'descr': '<i4', 'fortran_order': False}", data),
+       StatusCode::kDataLoss,
        "a.npy: bad .npy header: missing 'descr', 'fortran_order' or 'shape'"},
       {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2, x)}",
                 data),
+       StatusCode::kDataLoss,
        "a.npy: bad .npy header: 'shape' has a non-integer dimension"},
-      {npyBytes("'descr': '<i4'", data),
+      {npyBytes("'descr': '<i4'", data), StatusCode::kDataLoss,
        "a.npy: bad .npy header: expected '{'"},
       {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), "
                 "'extra': 1}",
                 data),
-       "a.npy: bad .npy header: unexpected key 'extra'"},
+       StatusCode::kDataLoss, "a.npy: bad .npy header: unexpected key 'extra'"},
       {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': "
                 "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)}",
                 data),
-       "a.npy: rank exceeds the maximum 16"},
+       StatusCode::kOutOfRange, "a.npy: rank exceeds the maximum 16"},
+      // Each way the data size could overflow: the dims' product, and the
+      // product times the element size.
+      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': "
+                "(4294967296, 4294967296)}",
+                data),
+       StatusCode::kOutOfRange,
+       "a.npy: array of shape (4294967296, 4294967296) is too large (2^62 "
+       "bytes or more)"},
+      {npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': "
+                "(1152921504606846976,)}",
+                data),
+       StatusCode::kOutOfRange,
+       "a.npy: array of shape (1152921504606846976,) is too large (2^62 "
+       "bytes or more)"},
   };
-  for (const Case &c : cases)
-    EXPECT_EQ(parse(c.bytes).message(), c.expected);
+  for (const Case &c : cases) {
+    Status s = parse(c.bytes);
+    EXPECT_EQ(s.message(), c.expected);
+    EXPECT_EQ(s.code(), c.code) << c.expected;
+  }
 
   NpyArray a;
   std::string missing = tempPath(".npy");
   Status s = readNpy(missing, &a);
   EXPECT_EQ(s.message(), missing + ": cannot open: No such file or directory");
-  EXPECT_EQ(writeNpy(missing, DType::F32, {-1}, nullptr).message(),
-            missing + ": negative dimension");
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  s = writeNpy(missing, DType::F32, {-1}, nullptr);
+  EXPECT_EQ(s.message(), missing + ": negative dimension");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Npy, HeaderLongerThanTheLimitIsRefusedBeforeReadingIt) {
+  // A version 2.0 prefix that promises a 1 GiB header dict.
+  std::string b = "\x93NUMPY";
+  b += std::string("\x02\x00\x00\x00\x00\x40", 6);
+  Status s = parse(b);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(s.message(), "a.npy: .npy header of 1073741824 bytes is longer "
+                         "than the 65536-byte limit");
+  std::string path = tempPath(".npy");
+  writeFileBytes(path, b);
+  NpyArray a;
+  EXPECT_EQ(readNpy(path, &a).message(),
+            path + ": .npy header of 1073741824 bytes is longer than the "
+                   "65536-byte limit");
+  std::remove(path.c_str());
+}
+
+/// The file reader checks the header before it reads the data, and never
+/// reads past what the header implies.
+TEST(Npy, ReadChecksTheHeaderFirst) {
+  NpyArray a;
+  // /dev/zero never ends: its first bytes are not the magic.
+  Status s = readNpy("/dev/zero", &a);
+  EXPECT_EQ(s.message(), "/dev/zero: not a .npy file (bad magic)");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+
+  s = readNpy("/", &a);
+  EXPECT_EQ(s.message(), "/: is a directory");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+
+  const std::string ok = "{'descr': '<i4', 'fortran_order': False, "
+                         "'shape': (2,), }";
+  std::string path = tempPath(".npy");
+  writeFileBytes(path, npyBytes(ok, int32Bytes({1})));
+  EXPECT_EQ(readNpy(path, &a).message(),
+            path + ": truncated .npy data: expected 8 bytes, got 4");
+  writeFileBytes(path, npyBytes(ok, int32Bytes({1, 2, 3})));
+  EXPECT_EQ(readNpy(path, &a).message(),
+            path + ": 4 unexpected bytes after the .npy data");
+  // A header that declares 2^61 bytes of data in a small file: refused from
+  // the file's size, before anything is allocated.
+  writeFileBytes(path, npyBytes("{'descr': '|b1', 'fortran_order': False, "
+                                "'shape': (2305843009213693952,), }",
+                                "x"));
+  EXPECT_EQ(readNpy(path, &a).message(),
+            path + ": truncated .npy data: expected 2305843009213693952 "
+                   "bytes, got 1");
+  std::remove(path.c_str());
+}
+
+TEST(Npy, ReadFromAPipeStopsAtTheDeclaredSize) {
+  const std::string ok = "{'descr': '<i4', 'fortran_order': False, "
+                         "'shape': (2,), }";
+  NpyArray a;
+  // Exactly the declared bytes: read.
+  Status s = readThroughPipe(
+      npyBytes(ok, int32Bytes({5, 6})),
+      [&](const std::string &path) { return readNpy(path, &a); });
+  ASSERT_TRUE(s.ok()) << s.message();
+  int32_t v[2];
+  std::memcpy(v, a.data.data(), 8);
+  EXPECT_EQ(v[1], 6);
+  // More: an error once the declared bytes are read (a pipe has no size).
+  s = readThroughPipe(
+      npyBytes(ok, int32Bytes({5, 6, 7})),
+      [&](const std::string &path) { return readNpy(path, &a); });
+  EXPECT_NE(s.message().find(": unexpected bytes after the .npy data"),
+            std::string::npos)
+      << s.message();
+  // Fewer.
+  s = readThroughPipe(
+      npyBytes(ok, int32Bytes({5})),
+      [&](const std::string &path) { return readNpy(path, &a); });
+  EXPECT_NE(s.message().find(": truncated .npy data: expected 8 bytes, got 4"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(Npy, WriteRefusesNullData) {
+  std::string path = tempPath(".npy");
+  Status s = writeNpy(path, DType::F32, {2}, nullptr);
+  EXPECT_EQ(s.message(), path + ": data is null");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
 }
 
 } // namespace

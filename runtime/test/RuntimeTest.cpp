@@ -4,6 +4,7 @@
 #include "AllocHook.h"
 #include "TestUtil.h"
 #include "vmapc/CpuBackend.h"
+#include "vmapc/HostBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,7 @@ TEST(Device, OpenCpuAndUnknown) {
   EXPECT_EQ(d.name(), "cpu");
   Status s = Device::open("cuda:7", &d);
   EXPECT_EQ(s.message(), "unknown device 'cuda:7' (available: cpu)");
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
 }
 
 TEST_F(RuntimeTest, EntriesAndInfo) {
@@ -90,6 +92,7 @@ TEST_F(RuntimeTest, UnknownEntry) {
   Status s = exe->findEntry("nope", &e);
   EXPECT_EQ(s.message(),
             "unknown entry 'nope'; entries are: affine, axis1, reduce, probe");
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(exe->run("nope", {}, {}).message(), s.message());
 }
 
@@ -277,9 +280,47 @@ TEST_F(RuntimeTest, LoadFromFile) {
   EXPECT_EQ(s.message(), path + ": truncated artifact: header says " +
                              std::to_string(bytes.size()) + " bytes, got " +
                              std::to_string(bytes.size() / 2));
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   std::remove(path.c_str());
   s = Executable::loadFile(cpu, path, &fromFile);
-  EXPECT_NE(s.message().find(path + ": cannot open"), std::string::npos);
+  EXPECT_EQ(s.message(), path + ": cannot open: No such file or directory");
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+
+  // A device that never ends is refused at its first bytes.
+  s = Executable::loadFile(cpu, "/dev/zero", &fromFile);
+  EXPECT_EQ(s.message(), "/dev/zero: bad magic: not a .vmapc artifact");
+  s = Executable::loadFile(cpu, "/", &fromFile);
+  EXPECT_EQ(s.message(), "/: is a directory");
+}
+
+TEST_F(RuntimeTest, ArenaBeyondMemoryIsRefusedBeforeAllocating) {
+  Artifact a = makeTestArtifact(code);
+  a.entries[0].arenaBytes = uint64_t(1) << 61; // below the format's limit
+  Status s = loadError(a);
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(s.message().rfind("the arena would take 2305843009213693952 "
+                              "bytes, more than the " +
+                                  std::to_string(hostMemoryLimitBytes()) +
+                                  " bytes this process may use",
+                              0),
+            0u)
+      << s.message();
+}
+
+TEST_F(RuntimeTest, ArenaAllocationFailureIsAnErrorStatus) {
+  if (!canFailAllocations())
+    GTEST_SKIP() << "allocation failures cannot be injected under ASan";
+  Artifact a = makeTestArtifact(code);
+  a.entries[0].arenaBytes = 4 << 20;
+  std::string b = serialize(a);
+  std::unique_ptr<Executable> other;
+  failMallocFamily(1 << 20);
+  Status s = Executable::loadBytes(cpu, b.data(), b.size(), &other);
+  stopFailingAllocations();
+  EXPECT_EQ(s.message(),
+            "cannot allocate the arena (4194304 bytes): out of memory");
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(other, nullptr);
 }
 
 TEST_F(RuntimeTest, CorruptBytesFailToLoad) {
@@ -302,8 +343,10 @@ TEST_F(RuntimeTest, CorruptBytesFailToLoad) {
 TEST_F(RuntimeTest, MissingSymbol) {
   Artifact a = makeTestArtifact(code);
   a.entries[1].symbol = "rt_nope";
-  EXPECT_EQ(loadError(a).message(),
+  Status s = loadError(a);
+  EXPECT_EQ(s.message(),
             "entry 'axis1': symbol 'rt_nope' not found in the code object");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
 }
 
 TEST_F(RuntimeTest, CpuFeatures) {
@@ -313,8 +356,10 @@ TEST_F(RuntimeTest, CpuFeatures) {
 
   auto lacksAvx2 = [](const std::string &f) { return f != "avx2"; };
   EXPECT_TRUE(cpu::checkCpuFeatures({"sse2", "avx"}, lacksAvx2).ok());
-  EXPECT_EQ(cpu::checkCpuFeatures({"sse2", "avx2"}, lacksAvx2).message(),
+  Status lacking2 = cpu::checkCpuFeatures({"sse2", "avx2"}, lacksAvx2);
+  EXPECT_EQ(lacking2.message(),
             "the code needs CPU feature 'avx2', which this CPU lacks");
+  EXPECT_EQ(lacking2.code(), StatusCode::kFailedPrecondition);
   EXPECT_TRUE(cpu::hostSupports("sse2")); // x86-64 baseline
   EXPECT_FALSE(cpu::hostSupports("warp-drive"));
 
@@ -348,7 +393,14 @@ TEST_F(RuntimeTest, ArgumentErrorsNameTheArgumentAndWriteNothing) {
   HostArray ca{c, DType::F32, {4}};
   MutableHostArray ya{y, DType::F32, {3, 4}};
   auto run = [&](Span<HostArray> in, Span<MutableHostArray> out) {
-    return exe->run(affine, in, out).message();
+    Status s = exe->run(affine, in, out);
+    // Too many dims or bytes are past a limit; the rest is the caller's.
+    bool limit = s.message().find("too large") != std::string::npos ||
+                 s.message().find("more than 16 dims") != std::string::npos;
+    EXPECT_EQ(s.code(),
+              limit ? StatusCode::kOutOfRange : StatusCode::kInvalidArgument)
+        << s.message();
+    return s.message();
   };
   EXPECT_EQ(run({xa}, {ya}), "entry 'affine' takes 2 inputs (x, c), got 1");
   EXPECT_EQ(run({xa, ca}, {}), "entry 'affine' has 1 outputs (y), got 0");
@@ -373,7 +425,15 @@ TEST_F(RuntimeTest, ArgumentErrorsNameTheArgumentAndWriteNothing) {
             "input 'x': shape has more than 16 dims");
   EXPECT_EQ(run({HostArray{x, DType::F32, {int64_t(1) << 61, 4}}, ca},
                 {MutableHostArray{y, DType::F32, {int64_t(1) << 61, 4}}}),
-            "input 'x': array is too large");
+            "input 'x': array is too large (2^62 bytes or more)");
+  // N x example bytes wraps around 2^64 (2^62 x 16): checked, not wrapped.
+  EXPECT_EQ(run({HostArray{x, DType::F32, {int64_t(1) << 62, 4}}, ca},
+                {MutableHostArray{y, DType::F32, {int64_t(1) << 62, 4}}}),
+            "input 'x': array is too large (2^62 bytes or more)");
+  EXPECT_EQ(run({HostArray{x, DType::F32, {-3, 4}}, ca}, {ya}),
+            "input 'x': negative dimension in shape [-3, 4]");
+  EXPECT_EQ(run({xa, ca}, {MutableHostArray{y, DType::F32, {3, -4}}}),
+            "output 'y': negative dimension in shape [3, -4]");
   for (float v : y)
     ASSERT_EQ(v, -7.0f);
 
@@ -410,6 +470,17 @@ float runAffineOnce(Executable &exe) {
               {MutableHostArray{y, DType::F32, {1, 4}}});
   EXPECT_TRUE(s.ok()) << s.message();
   return y[0];
+}
+
+TEST_F(RuntimeTest, ManyExecutablesLoadedAtOnce) {
+  // Each keeps its code's memfd open, so each is loaded from its own path.
+  std::vector<std::unique_ptr<Executable>> loaded(200);
+  for (auto &e : loaded) {
+    Status s = Executable::loadBytes(cpu, bytes.data(), bytes.size(), &e);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  for (auto &e : loaded)
+    ASSERT_EQ(runAffineOnce(*e), 2.0f);
 }
 
 TEST_F(RuntimeTest, EachLoadGetsItsOwnCode) {

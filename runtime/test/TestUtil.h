@@ -6,8 +6,12 @@
 #include "TestKernels.h"
 #include "vmapc/ArtifactFormat.h"
 
+#include <csignal>
 #include <cstdio>
+#include <fcntl.h>
 #include <string>
+#include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace vmapc_test {
@@ -39,6 +43,34 @@ inline std::string tempPath(const std::string &suffix) {
   const char *dir = std::getenv("TMPDIR");
   return std::string(dir ? dir : "/tmp") + "/vmapc-rt-test-" +
          std::to_string(getpid()) + "-" + std::to_string(counter++) + suffix;
+}
+
+/// Calls `read(path)` on a FIFO at a fresh path into which another thread
+/// writes `bytes` (then closes it): a file with no size, like a pipe from
+/// another process. Returns what `read` returns.
+template <typename ReadFn>
+vmapc::Status readThroughPipe(const std::string &bytes, ReadFn read) {
+  std::string path = tempPath(".fifo");
+  if (mkfifo(path.c_str(), 0600) != 0)
+    return vmapc::Status::error(vmapc::StatusCode::kInternal, "mkfifo");
+  // A reader that stops early closes the pipe: the writer sees EPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::thread writer([&] {
+    int fd = open(path.c_str(), O_WRONLY);
+    size_t done = 0;
+    while (fd >= 0 && done < bytes.size()) {
+      ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+      if (n <= 0)
+        break;
+      done += size_t(n);
+    }
+    if (fd >= 0)
+      close(fd);
+  });
+  vmapc::Status s = read(path);
+  writer.join();
+  std::remove(path.c_str());
+  return s;
 }
 
 inline vmapc::ArgInfo arg(const std::string &name, vmapc::DType dtype,

@@ -2,6 +2,10 @@
 
 #include "vmapc/ArtifactFormat.h"
 
+#include "vmapc/ReadFile.h"
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -45,18 +49,37 @@ uint64_t fnv1a64(const void *data, size_t size) {
   return h;
 }
 
-int64_t exampleBytes(const ArgInfo &arg) {
-  uint64_t bytes = dtypeBytes(arg.dtype);
-  for (int64_t d : arg.shape) {
-    if (d < 0)
-      return -1;
-    if (d != 0 && bytes > kMaxArrayBytes / uint64_t(d))
-      return -1;
-    bytes *= uint64_t(d);
+std::optional<uint64_t> checkedMulBytes(uint64_t a, uint64_t b) {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r) || r >= kMaxArrayBytes)
+    return std::nullopt;
+  return r;
+}
+
+std::optional<uint64_t> checkedAddBytes(uint64_t a, uint64_t b) {
+  uint64_t r;
+  if (__builtin_add_overflow(a, b, &r) || r >= kMaxArrayBytes)
+    return std::nullopt;
+  return r;
+}
+
+std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
+                                   size_t rank) {
+  std::optional<uint64_t> bytes = dtypeBytes(dtype);
+  if (*bytes == 0)
+    return std::nullopt;
+  for (size_t i = 0; i < rank && bytes; ++i) {
+    if (dims[i] < 0)
+      return std::nullopt;
+    bytes = checkedMulBytes(*bytes, uint64_t(dims[i]));
   }
-  if (bytes >= kMaxArrayBytes)
-    return -1;
-  return int64_t(bytes);
+  return bytes;
+}
+
+int64_t exampleBytes(const ArgInfo &arg) {
+  std::optional<uint64_t> bytes =
+      arrayBytes(arg.dtype, arg.shape.data(), arg.shape.size());
+  return bytes ? int64_t(*bytes) : -1;
 }
 
 std::vector<int64_t> batchedShape(const ArgInfo &arg, int64_t n) {
@@ -70,16 +93,26 @@ std::vector<int64_t> batchedShape(const ArgInfo &arg, int64_t n) {
 // Validation
 //===----------------------------------------------------------------------===//
 
+static Status invalid(std::string message) {
+  return Status::error(StatusCode::kInvalidArgument, std::move(message));
+}
+static Status outOfRange(std::string message) {
+  return Status::error(StatusCode::kOutOfRange, std::move(message));
+}
+static Status dataLoss(std::string message) {
+  return Status::error(StatusCode::kDataLoss, std::move(message));
+}
+
 static bool isValidDType(uint8_t v) { return v >= 1 && v <= 3; }
 
 static Status checkName(const std::string &name, const std::string &what) {
   if (name.empty())
-    return Status::error(what + " is empty");
+    return invalid(what + " is empty");
   if (name.size() > kMaxNameBytes)
-    return Status::error(what + " is longer than " +
-                         std::to_string(kMaxNameBytes) + " bytes");
+    return outOfRange(what + " is longer than " +
+                      std::to_string(kMaxNameBytes) + " bytes");
   if (name.find('\0') != std::string::npos)
-    return Status::error(what + " contains a NUL byte");
+    return invalid(what + " contains a NUL byte");
   return Status();
 }
 
@@ -90,12 +123,20 @@ static std::string shapeString(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
+namespace {
+/// The bytes [begin, end) of one staging slot in the arena.
+struct Slot {
+  uint64_t begin, end;
+  bool operator<(const Slot &o) const { return begin < o.begin; }
+};
+} // namespace
+
 static Status validateArgs(const EntryInfo &entry,
                            const std::vector<ArgInfo> &args, const char *kind,
-                           std::vector<std::pair<uint64_t, uint64_t>> &slots) {
+                           std::vector<Slot> &slots) {
   if (args.size() > kMaxArgs)
-    return Status::error("entry '" + entry.name + "' has more than " +
-                         std::to_string(kMaxArgs) + " " + kind + "s");
+    return outOfRange("entry '" + entry.name + "' has more than " +
+                      std::to_string(kMaxArgs) + " " + kind + "s");
   std::set<std::string> names;
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgInfo &arg = args[i];
@@ -104,111 +145,136 @@ static Status validateArgs(const EntryInfo &entry,
     VMAPC_RETURN_IF_ERROR(checkName(arg.name, where + " name"));
     where = "entry '" + entry.name + "' " + kind + " '" + arg.name + "'";
     if (!names.insert(arg.name).second)
-      return Status::error(where + ": duplicate name");
+      return invalid(where + ": duplicate name");
     if (!isValidDType(uint8_t(arg.dtype)))
-      return Status::error(where + ": invalid dtype " +
-                           std::to_string(unsigned(arg.dtype)));
+      return invalid(where + ": invalid dtype " +
+                     std::to_string(unsigned(arg.dtype)));
     if (arg.shape.size() > kMaxRank)
-      return Status::error(where + ": rank " +
-                           std::to_string(arg.shape.size()) +
-                           " exceeds the maximum " + std::to_string(kMaxRank));
-    for (int64_t d : arg.shape)
-      if (d < 0)
-        return Status::error(where + ": negative dimension in shape " +
-                             shapeString(arg.shape));
+      return outOfRange(where + ": rank " + std::to_string(arg.shape.size()) +
+                        " exceeds the maximum " + std::to_string(kMaxRank));
+    for (size_t d = 0; d < arg.shape.size(); ++d) {
+      if (arg.shape[d] < 0)
+        return invalid(where + ": negative dimension in shape " +
+                       shapeString(arg.shape));
+      if (arg.shape[d] == 0)
+        return invalid(where + ": dimension " + std::to_string(d) +
+                       " of shape " + shapeString(arg.shape) +
+                       " is 0 (empty arrays are not supported)");
+    }
     int64_t rank = int64_t(arg.shape.size());
     if (arg.mappedAxis != kNoAxis &&
         (arg.mappedAxis < 0 || arg.mappedAxis > rank))
-      return Status::error(
-          where + ": mapped axis " + std::to_string(arg.mappedAxis) +
-          " out of range [0, " + std::to_string(rank) + "] (or -1 for none)");
-    int64_t ex = exampleBytes(arg);
-    if (ex < 0 || uint64_t(ex) > kMaxArrayBytes / entry.batchSize)
-      return Status::error(where + ": array size overflows");
-    uint64_t batchedBytes =
-        uint64_t(ex) * (arg.isMapped() ? entry.batchSize : 1);
+      return invalid(where + ": mapped axis " + std::to_string(arg.mappedAxis) +
+                     " out of range [0, " + std::to_string(rank) +
+                     "] (or -1 for none)");
+    std::optional<uint64_t> batchedBytes =
+        arrayBytes(arg.dtype, arg.shape.data(), arg.shape.size());
+    if (batchedBytes && arg.isMapped())
+      batchedBytes = checkedMulBytes(*batchedBytes, entry.batchSize);
+    if (!batchedBytes)
+      return outOfRange(where + ": array of shape " + shapeString(arg.shape) +
+                        (arg.isMapped()
+                             ? " x batch " + std::to_string(entry.batchSize)
+                             : std::string()) +
+                        " takes 2^62 bytes or more");
     if (arg.isMapped() && !arg.hasStaging())
-      return Status::error(where + ": mapped argument has no staging slot");
+      return invalid(where + ": mapped argument has no staging slot");
     if (arg.hasStaging()) {
-      if (arg.stagingOffset > entry.arenaBytes ||
-          batchedBytes > entry.arenaBytes - arg.stagingOffset)
-        return Status::error(
+      std::optional<uint64_t> slotEnd =
+          checkedAddBytes(arg.stagingOffset, *batchedBytes);
+      if (!slotEnd || *slotEnd > entry.arenaBytes)
+        return invalid(
             where + ": staging slot [" + std::to_string(arg.stagingOffset) +
-            ", +" + std::to_string(batchedBytes) + ") exceeds the arena of " +
+            ", +" + std::to_string(*batchedBytes) + ") exceeds the arena of " +
             std::to_string(entry.arenaBytes) + " bytes");
-      if (batchedBytes > 0)
-        slots.push_back({arg.stagingOffset, arg.stagingOffset + batchedBytes});
+      slots.push_back({arg.stagingOffset, *slotEnd});
     }
   }
   return Status();
 }
 
-static Status validateCode(const Artifact &artifact) {
-  if (artifact.target != Target::CpuX86_64)
-    return Status::error("unsupported target " +
-                         std::to_string(uint32_t(artifact.target)));
-  const std::string &c = artifact.code;
+/// Two slots of `slots` that overlap, found by sorting (n log n: a crafted
+/// manifest with thousands of arguments costs no quadratic time).
+static Status checkDisjoint(const EntryInfo &entry, std::vector<Slot> slots) {
+  std::sort(slots.begin(), slots.end());
+  for (size_t i = 1; i < slots.size(); ++i)
+    if (slots[i].begin < slots[i - 1].end)
+      return invalid("entry '" + entry.name +
+                     "': staging slots overlap at arena offsets " +
+                     std::to_string(slots[i - 1].begin) + " and " +
+                     std::to_string(slots[i].begin));
+  return Status();
+}
+
+Status validateEntry(const EntryInfo &e) {
+  VMAPC_RETURN_IF_ERROR(checkName(e.name, "entry name"));
+  VMAPC_RETURN_IF_ERROR(checkName(e.symbol, "entry '" + e.name + "' symbol"));
+  if (e.batchSize < 1)
+    return invalid("entry '" + e.name + "': batch size must be >= 1");
+  if (e.arenaBytes >= kMaxArrayBytes)
+    return outOfRange("entry '" + e.name + "': arena of " +
+                      std::to_string(e.arenaBytes) +
+                      " bytes is too large (the limit is 2^62 bytes)");
+  // Input slots are all filled before a launch and output slots are all
+  // read after it, so two inputs (or two outputs) must not share bytes; an
+  // input slot may share bytes with an output slot (the plan gives them
+  // disjoint live intervals).
+  std::vector<Slot> inSlots, outSlots;
+  VMAPC_RETURN_IF_ERROR(validateArgs(e, e.inputs, "input", inSlots));
+  VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", outSlots));
+  VMAPC_RETURN_IF_ERROR(checkDisjoint(e, std::move(inSlots)));
+  return checkDisjoint(e, std::move(outSlots));
+}
+
+static Status validateCode(Target target, std::string_view c) {
+  if (target != Target::CpuX86_64)
+    return Status::error(StatusCode::kUnimplemented,
+                         "unsupported target " +
+                             std::to_string(uint32_t(target)));
   // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
   if (c.size() < 64 || std::memcmp(c.data(),
                                    "\x7f"
                                    "ELF",
                                    4) != 0)
-    return Status::error("code is not an ELF object");
+    return invalid("code is not an ELF object");
   auto u16At = [&](size_t off) {
     return uint16_t(uint8_t(c[off]) | (uint8_t(c[off + 1]) << 8));
   };
   if (c[4] != 2 /*ELFCLASS64*/ || c[5] != 1 /*ELFDATA2LSB*/ ||
       u16At(18) != 62 /*EM_X86_64*/)
-    return Status::error("code is not an x86-64 ELF object");
+    return invalid("code is not an x86-64 ELF object");
   if (u16At(16) != 3 /*ET_DYN*/)
-    return Status::error("code is not an ELF shared object (ET_DYN)");
+    return invalid("code is not an ELF shared object (ET_DYN)");
   return Status();
 }
 
-Status validateArtifact(const Artifact &artifact) {
-  VMAPC_RETURN_IF_ERROR(validateCode(artifact));
+/// validateArtifact with the code given apart (parseArtifactInPlace leaves
+/// `artifact.code` empty).
+static Status validate(const Artifact &artifact, std::string_view code) {
+  VMAPC_RETURN_IF_ERROR(validateCode(artifact.target, code));
   if (artifact.cpuFeatures.size() > kMaxCpuFeatures)
-    return Status::error("more than " + std::to_string(kMaxCpuFeatures) +
-                         " CPU features");
+    return outOfRange("more than " + std::to_string(kMaxCpuFeatures) +
+                      " CPU features");
   for (const std::string &f : artifact.cpuFeatures)
     VMAPC_RETURN_IF_ERROR(checkName(f, "CPU feature name"));
   if (artifact.entries.empty())
-    return Status::error("artifact has no entries");
+    return invalid("artifact has no entries");
   if (artifact.entries.size() > kMaxEntries)
-    return Status::error("more than " + std::to_string(kMaxEntries) +
-                         " entries");
+    return outOfRange("more than " + std::to_string(kMaxEntries) + " entries");
   std::set<std::string> names;
   for (size_t i = 0; i < artifact.entries.size(); ++i) {
     const EntryInfo &e = artifact.entries[i];
     VMAPC_RETURN_IF_ERROR(
         checkName(e.name, "entry #" + std::to_string(i) + " name"));
     if (!names.insert(e.name).second)
-      return Status::error("duplicate entry name '" + e.name + "'");
-    VMAPC_RETURN_IF_ERROR(checkName(e.symbol, "entry '" + e.name + "' symbol"));
-    if (e.batchSize < 1)
-      return Status::error("entry '" + e.name + "': batch size must be >= 1");
-    if (e.arenaBytes >= kMaxArrayBytes)
-      return Status::error("entry '" + e.name + "': arena of " +
-                           std::to_string(e.arenaBytes) +
-                           " bytes is too large");
-    // Input slots are all filled before a launch and output slots are all
-    // read after it, so two inputs (or two outputs) must not share bytes; an
-    // input slot may share bytes with an output slot (the plan gives them
-    // disjoint live intervals).
-    std::vector<std::pair<uint64_t, uint64_t>> inSlots, outSlots;
-    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.inputs, "input", inSlots));
-    VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", outSlots));
-    for (const auto *slots : {&inSlots, &outSlots})
-      for (size_t a = 0; a < slots->size(); ++a)
-        for (size_t b = a + 1; b < slots->size(); ++b)
-          if ((*slots)[a].first < (*slots)[b].second &&
-              (*slots)[b].first < (*slots)[a].second)
-            return Status::error("entry '" + e.name +
-                                 "': staging slots overlap at arena offsets " +
-                                 std::to_string((*slots)[a].first) + " and " +
-                                 std::to_string((*slots)[b].first));
+      return invalid("duplicate entry name '" + e.name + "'");
+    VMAPC_RETURN_IF_ERROR(validateEntry(e));
   }
   return Status();
+}
+
+Status validateArtifact(const Artifact &artifact) {
+  return validate(artifact, artifact.code);
 }
 
 //===----------------------------------------------------------------------===//
@@ -280,10 +346,13 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
   uint64_t codeOffset = kHeaderBytes + manifest.size();
   codeOffset =
       (codeOffset + kCodeAlignment - 1) / kCodeAlignment * kCodeAlignment;
-  uint64_t fileSize = codeOffset + artifact.code.size() + kChecksumBytes;
+  std::optional<uint64_t> fileSize =
+      checkedAddBytes(codeOffset, artifact.code.size() + kChecksumBytes);
+  if (!fileSize)
+    return outOfRange("the artifact would take 2^62 bytes or more");
 
   std::string bytes;
-  bytes.reserve(fileSize);
+  bytes.reserve(*fileSize);
   bytes.append(kArtifactMagic, sizeof(kArtifactMagic));
   ByteWriter h(bytes);
   h.u32(kFormatVersion);
@@ -292,14 +361,14 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
   h.u64(manifest.size());
   h.u64(codeOffset);
   h.u64(artifact.code.size());
-  h.u64(fileSize);
+  h.u64(*fileSize);
   h.u64(0);
   bytes += manifest;
   bytes.resize(codeOffset, '\0');
   bytes += artifact.code;
-  bytes.resize(fileSize, '\0');
-  putU64(bytes, fileSize - kChecksumBytes,
-         fnv1a64(bytes.data(), fileSize - kChecksumBytes));
+  bytes.resize(*fileSize, '\0');
+  putU64(bytes, *fileSize - kChecksumBytes,
+         fnv1a64(bytes.data(), *fileSize - kChecksumBytes));
   *out = std::move(bytes);
   return Status();
 }
@@ -309,11 +378,11 @@ Status writeArtifactFile(const Artifact &artifact, const std::string &path) {
   VMAPC_RETURN_IF_ERROR(serializeArtifact(artifact, &bytes));
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f)
-    return Status::error(path + ": cannot open for writing");
+    return statusFromErrno(errno, path + ": cannot open for writing");
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok)
-    return Status::error(path + ": write failed");
+    return Status::error(StatusCode::kUnavailable, path + ": write failed");
   return Status();
 }
 
@@ -379,38 +448,38 @@ static uint32_t readU32(const unsigned char *p) {
 }
 
 static Status truncatedManifest(const ByteReader &r) {
-  return Status::error("truncated artifact: manifest ends inside a field at "
-                       "manifest offset " +
-                       std::to_string(r.offset()));
+  return dataLoss("truncated artifact: manifest ends inside a field at "
+                  "manifest offset " +
+                  std::to_string(r.offset()));
 }
 
+/// Reads one argument; an empty message means the manifest ended inside it.
 static Status readArg(ByteReader &r, ArgInfo *arg) {
   if (!r.str(&arg->name))
-    return Status::error("");
+    return dataLoss("");
   uint8_t dtype = r.u8();
   uint8_t rank = r.u8();
   uint16_t reserved = r.u16();
   int32_t axis = int32_t(r.u32());
   arg->stagingOffset = r.u64();
   if (r.failed())
-    return Status::error("");
+    return dataLoss("");
   if (!isValidDType(dtype))
-    return Status::error("argument '" + arg->name + "': invalid dtype " +
-                         std::to_string(dtype));
+    return dataLoss("argument '" + arg->name + "': invalid dtype " +
+                    std::to_string(dtype));
   if (rank > kMaxRank)
-    return Status::error("argument '" + arg->name + "': rank " +
-                         std::to_string(rank) + " exceeds the maximum " +
-                         std::to_string(kMaxRank));
+    return outOfRange("argument '" + arg->name + "': rank " +
+                      std::to_string(rank) + " exceeds the maximum " +
+                      std::to_string(kMaxRank));
   if (reserved != 0)
-    return Status::error("argument '" + arg->name +
-                         "': reserved field is not zero");
+    return dataLoss("argument '" + arg->name + "': reserved field is not zero");
   arg->dtype = DType(dtype);
   arg->mappedAxis = axis;
   arg->shape.resize(rank);
   for (uint8_t i = 0; i < rank; ++i)
     arg->shape[i] = int64_t(r.u64());
   if (r.failed())
-    return Status::error("");
+    return dataLoss("");
   return Status();
 }
 
@@ -419,8 +488,7 @@ static Status readManifest(ByteReader &r, Artifact *a) {
   if (r.failed())
     return truncatedManifest(r);
   if (numFeatures > kMaxCpuFeatures || numFeatures > r.remaining() / 4)
-    return Status::error("bad CPU feature count " +
-                         std::to_string(numFeatures));
+    return dataLoss("bad CPU feature count " + std::to_string(numFeatures));
   a->cpuFeatures.resize(numFeatures);
   for (std::string &f : a->cpuFeatures)
     if (!r.str(&f))
@@ -430,7 +498,7 @@ static Status readManifest(ByteReader &r, Artifact *a) {
     return truncatedManifest(r);
   // An entry takes at least 52 bytes.
   if (numEntries > kMaxEntries || numEntries > r.remaining() / 52)
-    return Status::error("bad entry count " + std::to_string(numEntries));
+    return dataLoss("bad entry count " + std::to_string(numEntries));
   a->entries.resize(numEntries);
   for (EntryInfo &e : a->entries) {
     r.str(&e.name);
@@ -448,9 +516,9 @@ static Status readManifest(ByteReader &r, Artifact *a) {
     // name), so the counts cannot promise more than the bytes left.
     if (numInputs > kMaxArgs || numOutputs > kMaxArgs ||
         uint64_t(numInputs) + numOutputs > r.remaining() / kMinArgBytes)
-      return Status::error("entry '" + e.name + "': bad argument counts (" +
-                           std::to_string(numInputs) + " inputs, " +
-                           std::to_string(numOutputs) + " outputs)");
+      return dataLoss("entry '" + e.name + "': bad argument counts (" +
+                      std::to_string(numInputs) + " inputs, " +
+                      std::to_string(numOutputs) + " outputs)");
     e.inputs.resize(numInputs);
     e.outputs.resize(numOutputs);
     for (std::vector<ArgInfo> *list : {&e.inputs, &e.outputs}) {
@@ -465,67 +533,152 @@ static Status readManifest(ByteReader &r, Artifact *a) {
     }
   }
   if (r.remaining() != 0)
-    return Status::error("manifest has " + std::to_string(r.remaining()) +
-                         " trailing bytes");
+    return dataLoss("manifest has " + std::to_string(r.remaining()) +
+                    " trailing bytes");
   return Status();
 }
 
-Status parseArtifact(const void *data, size_t size, Artifact *out) {
+Status checkArtifactHeader(const void *data, size_t size, uint64_t *fileSize) {
   const auto *p = static_cast<const unsigned char *>(data);
-  if (size < kHeaderBytes + kChecksumBytes || !p)
-    return Status::error("truncated artifact: " + std::to_string(size) +
-                         " bytes, smaller than the " +
-                         std::to_string(kHeaderBytes + kChecksumBytes) +
-                         "-byte minimum");
+  constexpr uint64_t kMinFileBytes = kHeaderBytes + kChecksumBytes;
+  if (size < kHeaderBytes || !p)
+    return dataLoss("truncated artifact: " + std::to_string(size) +
+                    " bytes, smaller than the " +
+                    std::to_string(kMinFileBytes) + "-byte minimum");
   if (std::memcmp(p, kArtifactMagic, sizeof(kArtifactMagic)) != 0)
-    return Status::error("bad magic: not a .vmapc artifact");
+    return dataLoss("bad magic: not a .vmapc artifact");
   uint32_t version = readU32(p + 8);
   if (version != kFormatVersion)
-    return Status::error("unsupported format version " +
-                         std::to_string(version) + " (expected " +
-                         std::to_string(kFormatVersion) + ")");
+    return Status::error(StatusCode::kUnimplemented,
+                         "runtime supports format " +
+                             std::to_string(kFormatVersion) +
+                             ", artifact has " + std::to_string(version));
+  uint64_t declared = readU64(p + 48);
+  if (declared >= kMaxArrayBytes)
+    return outOfRange("declared file size " + std::to_string(declared) +
+                      " is not below the 2^62-byte limit");
+  if (declared < kMinFileBytes)
+    return dataLoss("declared file size " + std::to_string(declared) +
+                    " is smaller than the " + std::to_string(kMinFileBytes) +
+                    "-byte minimum");
+  *fileSize = declared;
+  return Status();
+}
+
+Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
+                            std::string_view *code) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  if (size < kHeaderBytes + kChecksumBytes || !p)
+    return dataLoss("truncated artifact: " + std::to_string(size) +
+                    " bytes, smaller than the " +
+                    std::to_string(kHeaderBytes + kChecksumBytes) +
+                    "-byte minimum");
+  uint64_t fileSize = 0;
+  VMAPC_RETURN_IF_ERROR(checkArtifactHeader(data, size, &fileSize));
   uint32_t target = readU32(p + 12);
   uint64_t manifestOffset = readU64(p + 16);
   uint64_t manifestSize = readU64(p + 24);
   uint64_t codeOffset = readU64(p + 32);
   uint64_t codeSize = readU64(p + 40);
-  uint64_t fileSize = readU64(p + 48);
   uint64_t reserved = readU64(p + 56);
   if (fileSize > size)
-    return Status::error("truncated artifact: header says " +
-                         std::to_string(fileSize) + " bytes, got " +
-                         std::to_string(size));
+    return dataLoss("truncated artifact: header says " +
+                    std::to_string(fileSize) + " bytes, got " +
+                    std::to_string(size));
   if (fileSize < size)
-    return Status::error("artifact has " + std::to_string(size - fileSize) +
-                         " trailing bytes after its declared size of " +
-                         std::to_string(fileSize));
+    return dataLoss("artifact has " + std::to_string(size - fileSize) +
+                    " trailing bytes after its declared size of " +
+                    std::to_string(fileSize));
   uint64_t stored = readU64(p + size - kChecksumBytes);
   uint64_t actual = fnv1a64(p, size - kChecksumBytes);
   if (stored != actual)
-    return Status::error("checksum mismatch: the artifact is corrupt");
+    return dataLoss("checksum mismatch: the artifact is corrupt");
   if (target != uint32_t(Target::CpuX86_64))
-    return Status::error("unsupported target " + std::to_string(target) +
-                         " (this runtime supports 1 = cpu-x86_64)");
+    return Status::error(StatusCode::kUnimplemented,
+                         "unsupported target " + std::to_string(target) +
+                             " (this runtime supports 1 = cpu-x86_64)");
   if (reserved != 0)
-    return Status::error("header reserved field is not zero");
+    return dataLoss("header reserved field is not zero");
+  // Each comparison below is against `body` or a difference that cannot
+  // wrap: size >= 72, and every field is checked before it is added.
   uint64_t body = size - kChecksumBytes;
   if (manifestOffset != kHeaderBytes || manifestSize > body - kHeaderBytes)
-    return Status::error("manifest [" + std::to_string(manifestOffset) + ", +" +
-                         std::to_string(manifestSize) + ") out of bounds");
+    return dataLoss("manifest [" + std::to_string(manifestOffset) + ", +" +
+                    std::to_string(manifestSize) + ") out of bounds");
   if (codeOffset < manifestOffset + manifestSize || codeOffset > body ||
       codeSize != body - codeOffset || codeSize == 0)
-    return Status::error("code [" + std::to_string(codeOffset) + ", +" +
-                         std::to_string(codeSize) + ") out of bounds");
+    return dataLoss("code [" + std::to_string(codeOffset) + ", +" +
+                    std::to_string(codeSize) + ") out of bounds");
   for (uint64_t i = manifestOffset + manifestSize; i < codeOffset; ++i)
     if (p[i] != 0)
-      return Status::error("padding before the code is not zero");
+      return dataLoss("padding before the code is not zero");
 
   Artifact a;
   a.target = Target(target);
   ByteReader r(p + manifestOffset, manifestSize);
   VMAPC_RETURN_IF_ERROR(readManifest(r, &a));
-  a.code.assign(reinterpret_cast<const char *>(p + codeOffset), codeSize);
-  VMAPC_RETURN_IF_ERROR(validateArtifact(a));
+  std::string_view codeBytes(reinterpret_cast<const char *>(p + codeOffset),
+                             codeSize);
+  // The bytes passed the checksum, so a broken rule is a writer that does
+  // not follow this header (or an edit that resealed the checksum): data
+  // loss, except a size past a limit, which stays out of range.
+  Status valid = validate(a, codeBytes);
+  if (!valid.ok() && valid.code() == StatusCode::kInvalidArgument)
+    return valid.withCode(StatusCode::kDataLoss);
+  VMAPC_RETURN_IF_ERROR(valid);
+  *out = std::move(a);
+  *code = codeBytes;
+  return Status();
+}
+
+Status readArtifactFile(const std::string &path, HostBuffer *bytes) {
+  FileReader file;
+  VMAPC_RETURN_IF_ERROR(file.open(path));
+  unsigned char header[kHeaderBytes];
+  size_t got = 0;
+  VMAPC_RETURN_IF_ERROR(file.read(header, sizeof(header), &got));
+  uint64_t fileSize = 0;
+  VMAPC_RETURN_IF_ERROR(
+      checkArtifactHeader(header, got, &fileSize).withPrefix(path + ": "));
+  auto truncated = [&](uint64_t have) {
+    return dataLoss(path + ": truncated artifact: header says " +
+                    std::to_string(fileSize) + " bytes, got " +
+                    std::to_string(have));
+  };
+  if (std::optional<uint64_t> size = file.regularFileSize()) {
+    if (*size < fileSize)
+      return truncated(*size);
+    if (*size > fileSize)
+      return dataLoss(path + ": artifact has " +
+                      std::to_string(*size - fileSize) +
+                      " trailing bytes after its declared size of " +
+                      std::to_string(fileSize));
+  }
+  HostBuffer buffer;
+  VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(fileSize, 64,
+                                             "artifact '" + path + "'", &buffer,
+                                             HostBuffer::Init::kUninitialized));
+  std::memcpy(buffer.data(), header, kHeaderBytes);
+  VMAPC_RETURN_IF_ERROR(
+      file.read(buffer.data() + kHeaderBytes, fileSize - kHeaderBytes, &got));
+  if (got != fileSize - kHeaderBytes)
+    return truncated(kHeaderBytes + got);
+  bool end = false;
+  VMAPC_RETURN_IF_ERROR(file.atEnd(&end));
+  if (!end)
+    return dataLoss(path +
+                    ": artifact has more bytes than its declared size "
+                    "of " +
+                    std::to_string(fileSize));
+  *bytes = std::move(buffer);
+  return Status();
+}
+
+Status parseArtifact(const void *data, size_t size, Artifact *out) {
+  Artifact a;
+  std::string_view code;
+  VMAPC_RETURN_IF_ERROR(parseArtifactInPlace(data, size, &a, &code));
+  a.code.assign(code.data(), code.size());
   *out = std::move(a);
   return Status();
 }

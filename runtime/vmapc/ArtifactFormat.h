@@ -1,12 +1,17 @@
-//===- ArtifactFormat.h - The .vmapc artifact format, version 1 -*- C++ -*-===//
+//===- ArtifactFormat.h - The .vmapc artifact format, version 2 -*- C++ -*-===//
 //
 // This header is THE definition of the `.vmapc` file format. The compiler
 // writes artifacts with `serializeArtifact`; the runtime reads them with
 // `parseArtifact`. Both share one validator, so the writer can never produce a
 // file that the reader rejects. Any change to the bytes below must bump
-// `kFormatVersion`.
+// `kFormatVersion`; a runtime refuses any other version with "runtime supports
+// format X, artifact has Y".
 //
-// ## File layout (format version 1)
+// An artifact is code: loading one runs it, as dlopen does. The checksum and
+// the checks below catch corruption and an artifact that disagrees with
+// itself, not deliberate tampering (see docs/runtime.md, "Trust model").
+//
+// ## File layout (format version 2)
 //
 // All integers are little-endian. Offsets and sizes are in bytes, counted from
 // the first byte of the file.
@@ -14,14 +19,15 @@
 //   Offset  Size  Field
 //   ------  ----  -----------------------------------------------------------
 //        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
-//        8     4  u32 format version (= 1)
+//        8     4  u32 format version (= 2)
 //       12     4  u32 target (1 = cpu-x86_64; see `Target`)
 //       16     8  u64 manifest offset (= 64: the manifest follows the header)
 //       24     8  u64 manifest size
 //       32     8  u64 code offset (= manifest offset + manifest size, rounded
 //                 up to a multiple of 16; the gap is zero bytes)
 //       40     8  u64 code size (> 0)
-//       48     8  u64 file size (= code offset + code size + 8)
+//       48     8  u64 file size (= code offset + code size + 8; below
+//                 kMaxArrayBytes)
 //       56     8  u64 reserved, must be 0
 //       64     .  manifest (below)
 //        .     .  zero padding to the code offset
@@ -55,14 +61,20 @@
 //       i32  mapped axis: -1 = none (unbatched), else in [0, R]: where the
 //            batch dimension sits in the batched array (of rank R + 1)
 //       u64  staging offset into the arena, or 0xFFFFFFFFFFFFFFFF = none
-//       R x i64  per-example dims (each >= 0)
+//       R x i64  per-example dims (each >= 1: the compiler never produces
+//                an empty array, and a zero dim would let a crafted
+//                artifact describe huge loops over no bytes)
 //
 // The manifest must be consumed exactly: trailing manifest bytes are an error.
 //
 // ## Semantic rules (checked by `validateArtifact`, on write and on read)
 //
-// * The byte size of every batched array (dims x B x dtype size) is below
-//   2^62 (no overflow anywhere).
+// * The one size limit: every byte count the writer, the reader and the
+//   runtime compute is below kMaxArrayBytes (2^62), checked with overflow-
+//   safe arithmetic (`checkedMulBytes`, `checkedAddBytes`): the bytes of one
+//   example (dims x dtype size), of a batched array (x B), the end of a
+//   staging slot (offset + bytes), an arena, a whole file. Anything past it
+//   is an error (kOutOfRange), never a wrapped-around size.
 // * Every mapped argument has a staging slot, and every staging slot
 //   (mapped or not) fits in the arena: offset + B x example bytes <= arena
 //   bytes. The input staging slots of one entry do not overlap one another,
@@ -91,11 +103,14 @@
 #ifndef VMAPC_ARTIFACTFORMAT_H
 #define VMAPC_ARTIFACTFORMAT_H
 
+#include "vmapc/HostBuffer.h"
 #include "vmapc/Status.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vmapc {
@@ -103,7 +118,7 @@ namespace vmapc {
 /// The 8 magic bytes at offset 0.
 inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
 /// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 /// Size of the fixed header; the manifest starts here.
 inline constexpr uint64_t kHeaderBytes = 64;
 /// The code offset is a multiple of this.
@@ -111,13 +126,17 @@ inline constexpr uint64_t kCodeAlignment = 16;
 /// Size of the trailing checksum.
 inline constexpr uint64_t kChecksumBytes = 8;
 
-/// Limits enforced by the validator.
+/// Limits enforced by the validator (past them: kOutOfRange).
 inline constexpr size_t kMaxRank = 16;
 inline constexpr size_t kMaxNameBytes = 4096;
 inline constexpr size_t kMaxCpuFeatures = 256;
 inline constexpr size_t kMaxEntries = 65536;
+/// Inputs of an entry, and (separately) its outputs.
 inline constexpr size_t kMaxArgs = 4096;
-/// Every array (and the arena) is smaller than this many bytes.
+/// The one size limit: every byte count computed from an artifact, a .npy
+/// file or a caller's shape (an example, a batched array, a staging slot's
+/// end, an arena, a file) is below this. 2^62, so that the sum of two such
+/// counts never overflows 64 bits.
 inline constexpr uint64_t kMaxArrayBytes = uint64_t(1) << 62;
 
 /// Alignment of the arena the runtime passes to the code.
@@ -188,9 +207,24 @@ struct Artifact {
 /// 0x100000001b3).
 uint64_t fnv1a64(const void *data, size_t size);
 
+/// `a * b` if it is below kMaxArrayBytes, else nullopt (also on overflow).
+std::optional<uint64_t> checkedMulBytes(uint64_t a, uint64_t b);
+/// `a + b` if it is below kMaxArrayBytes, else nullopt (also on overflow).
+std::optional<uint64_t> checkedAddBytes(uint64_t a, uint64_t b);
+/// Bytes of a dense array of `dtype` with `rank` dims: nullopt for an
+/// invalid dtype, a negative dim, or a product not below kMaxArrayBytes.
+std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
+                                   size_t rank);
+
 /// Checks the semantic rules above (names, counts, ranks, dims, axes, sizes,
-/// staging slots, code header). Does not check the host CPU.
+/// staging slots, code header). Does not check the host CPU. Errors are
+/// kOutOfRange past a limit, else kInvalidArgument, with a message naming
+/// the field.
 Status validateArtifact(const Artifact &artifact);
+
+/// The rules of one entry alone (everything but the uniqueness of its name);
+/// the compiler reports them at the entry's source location.
+Status validateEntry(const EntryInfo &entry);
 
 /// Validates `artifact` and writes its bytes to `*out`.
 Status serializeArtifact(const Artifact &artifact, std::string *out);
@@ -198,14 +232,46 @@ Status serializeArtifact(const Artifact &artifact, std::string *out);
 /// Serializes `artifact` into the file at `path` (replacing it).
 Status writeArtifactFile(const Artifact &artifact, const std::string &path);
 
+/// Checks the fixed header at the start of a file of which `size` bytes are
+/// at `data` (at least the first min(size, kHeaderBytes)): the magic, the
+/// version, and that the file size it declares is possible (at least
+/// kHeaderBytes + kChecksumBytes, below kMaxArrayBytes), which it stores in
+/// `*fileSize`. A reader calls this before it reads, or allocates for, the
+/// rest of a file. Errors: kDataLoss "truncated artifact: N bytes, smaller
+/// than the 72-byte minimum", "bad magic: not a .vmapc artifact", "declared
+/// file size N is ...", kUnimplemented "runtime supports format 2, artifact
+/// has N", kOutOfRange for a file size not below kMaxArrayBytes.
+Status checkArtifactHeader(const void *data, size_t size, uint64_t *fileSize);
+
+/// Reads the artifact file at `path` into `*bytes`: its header first
+/// (checkArtifactHeader), then exactly the file size the header declares,
+/// allocated as a HostBuffer. Never reads or allocates past that size: a
+/// file shorter or longer than declared is an error before anything large
+/// is allocated (for a regular file) or as soon as it shows (a pipe). Every
+/// message starts with "PATH: ". Errors: those of FileReader::open
+/// (kNotFound "cannot open: ...", kInvalidArgument "is a directory", ...),
+/// of checkArtifactHeader and HostBuffer::allocate, kDataLoss "truncated
+/// artifact: header says N bytes, got M", "artifact has N trailing bytes
+/// after its declared size of M" (or "more bytes than its declared size of
+/// M" for a stream).
+Status readArtifactFile(const std::string &path, HostBuffer *bytes);
+
 /// Parses and fully validates `size` bytes at `data` into `*out`. Errors:
-/// "truncated artifact ...", "bad magic ...", "unsupported format version N
-/// (expected 1)", "unsupported target N", "checksum mismatch ...", and a
-/// message naming the offending field for anything else.
+/// those of checkArtifactHeader; kDataLoss "truncated artifact: header says
+/// N bytes, got M", "artifact has N trailing bytes ...", "checksum mismatch:
+/// the artifact is corrupt", and a message naming the offending field for a
+/// field out of bounds or a broken rule; kUnimplemented "unsupported target
+/// N"; kOutOfRange for a size past a limit.
 Status parseArtifact(const void *data, size_t size, Artifact *out);
 
-/// Bytes of one example of `arg` (product of dims x dtype size), or -1 if the
-/// product overflows kMaxArrayBytes.
+/// As parseArtifact, but leaves `out->code` empty and sets `*code` to the
+/// code's bytes inside `data` (valid as long as `data` is): for a loader
+/// that hands the code on without a copy.
+Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
+                            std::string_view *code);
+
+/// Bytes of one example of `arg` (product of dims x dtype size), or -1 if
+/// the product is not below kMaxArrayBytes (or a dim is negative).
 int64_t exampleBytes(const ArgInfo &arg);
 
 /// The shape `run` expects for `arg` on `n` examples: the per-example shape

@@ -2,6 +2,8 @@
 
 #include "vmapc/CpuBackend.h"
 
+#include "vmapc/ReadFile.h"
+
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
@@ -71,10 +73,12 @@ Status checkCpuFeatures(const std::vector<std::string> &features,
     for (const FeatureProbe &p : kProbes)
       known = known || f == p.name;
     if (!known)
-      return Status::error("unknown CPU feature '" + f + "'");
+      return Status::error(StatusCode::kUnimplemented,
+                           "unknown CPU feature '" + f + "'");
     if (!supports(f))
-      return Status::error("the code needs CPU feature '" + f +
-                           "', which this CPU lacks");
+      return Status::error(StatusCode::kFailedPrecondition,
+                           "the code needs CPU feature '" + f +
+                               "', which this CPU lacks");
   }
   return Status();
 }
@@ -90,28 +94,31 @@ struct FdList {
 };
 } // namespace
 
-Status CodeObject::load(const std::string &code,
+Status CodeObject::load(const void *code, size_t size,
                         std::unique_ptr<CodeObject> *out) {
   FdList fds;
   int fd = memfd_create("vmapc-code", MFD_CLOEXEC);
   if (fd < 0)
-    return Status::error(std::string("memfd_create failed: ") +
-                         std::strerror(errno));
+    return statusFromErrno(errno, "memfd_create failed");
   fds.fds.push_back(fd);
+  const auto *bytes = static_cast<const char *>(code);
   size_t done = 0;
-  while (done < code.size()) {
-    ssize_t n = write(fd, code.data() + done, code.size() - done);
+  while (done < size) {
+    ssize_t n = write(fd, bytes + done, size - done);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
-      return Status::error(std::string("writing the code to a memfd failed: ") +
-                           std::strerror(errno));
+    if (n < 0)
+      return statusFromErrno(errno, "writing the code to a memfd failed");
+    if (n == 0)
+      return Status::error(StatusCode::kUnavailable,
+                           "writing the code to a memfd wrote nothing");
     done += size_t(n);
   }
-  // The dynamic loader matches already-loaded objects by path first: a
-  // "/proc/self/fd/N" whose number an earlier load used (and closed) would
-  // return that earlier object. Move to a fresh fd number until the path is
-  // unknown to the loader.
+  // The dynamic loader matches already-loaded objects by path first, so the
+  // path "/proc/self/fd/N" must be new to it. Every CodeObject keeps its fd
+  // open while it is loaded, so no live object has this fd's path; only an
+  // object that could not be unloaded (linked with -z nodelete) can linger
+  // under a closed fd's number: move to a fresh number past those.
   std::string path;
   for (int tries = 0;; ++tries) {
     path = "/proc/self/fd/" + std::to_string(fd);
@@ -120,21 +127,25 @@ Status CodeObject::load(const std::string &code,
       break;
     dlclose(old);
     if (tries == 64)
-      return Status::error("cannot find an unused path to load the code");
+      return Status::error(StatusCode::kUnavailable,
+                           "cannot find an unused path to load the code");
     fd = dup(fd);
     if (fd < 0)
-      return Status::error(std::string("dup failed: ") + std::strerror(errno));
+      return statusFromErrno(errno, "dup failed");
     fds.fds.push_back(fd);
   }
   dlerror();
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *err = dlerror();
-    return Status::error(std::string("cannot load the code object: ") +
-                         (err ? err : "unknown dlopen error"));
+    return Status::error(StatusCode::kDataLoss,
+                         std::string("cannot load the code object: ") +
+                             (err ? err : "unknown dlopen error"));
   }
   std::unique_ptr<CodeObject> obj(new CodeObject());
   obj->handle = handle;
+  obj->fd = fds.fds.back();
+  fds.fds.pop_back();
   *out = std::move(obj);
   return Status();
 }
@@ -142,14 +153,17 @@ Status CodeObject::load(const std::string &code,
 CodeObject::~CodeObject() {
   if (handle)
     dlclose(handle);
+  if (fd >= 0)
+    close(fd);
 }
 
 Status CodeObject::lookup(const std::string &symbol, EntryFn *out) const {
   dlerror();
   void *sym = dlsym(handle, symbol.c_str());
   if (!sym)
-    return Status::error("symbol '" + symbol +
-                         "' not found in the code object");
+    return Status::error(StatusCode::kDataLoss,
+                         "symbol '" + symbol +
+                             "' not found in the code object");
   *out = reinterpret_cast<EntryFn>(sym);
   return Status();
 }

@@ -24,27 +24,34 @@ const std::vector<std::string> &knownCpuFeatures();
 /// Whether the host CPU has `feature`; false for unknown names.
 bool hostSupports(const std::string &feature);
 
-/// Errors: "unknown CPU feature 'x'" or "the code needs CPU feature 'x',
-/// which this CPU lacks". `supports` defaults to `hostSupports`.
+/// Errors: kUnimplemented "unknown CPU feature 'x'", kFailedPrecondition
+/// "the code needs CPU feature 'x', which this CPU lacks". `supports`
+/// defaults to `hostSupports`.
 Status checkCpuFeatures(const std::vector<std::string> &features,
                         bool (*supports)(const std::string &) = nullptr);
 
-/// A code object loaded with dlopen; unloaded on destruction.
+/// A code object loaded with dlopen from a memfd, which it keeps open (one
+/// file descriptor per loaded object); unloaded on destruction.
 class CodeObject {
 public:
-  /// Loads the ELF shared object in `code` through an anonymous memfd.
-  static Status load(const std::string &code, std::unique_ptr<CodeObject> *out);
+  /// Loads the ELF shared object in the `size` bytes at `code` through an
+  /// anonymous memfd. Errors: kDataLoss "cannot load the code object: ..."
+  /// (dlopen's message), a failed system call (see statusFromErrno).
+  static Status load(const void *code, size_t size,
+                     std::unique_ptr<CodeObject> *out);
   ~CodeObject();
   CodeObject(const CodeObject &) = delete;
   CodeObject &operator=(const CodeObject &) = delete;
 
   using EntryFn = void (*)(void **);
-  /// Resolves `symbol`; error "symbol 'x' not found in the code object".
+  /// Resolves `symbol`; kDataLoss "symbol 'x' not found in the code object".
   Status lookup(const std::string &symbol, EntryFn *out) const;
 
 private:
   CodeObject() = default;
   void *handle = nullptr;
+  /// The memfd the object was loaded from.
+  int fd = -1;
 };
 
 } // namespace cpu

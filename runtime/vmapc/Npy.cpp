@@ -13,6 +13,12 @@
 namespace vmapc {
 
 static const char kNpyMagic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+/// Alignment of an array's bytes: enough for any vector load.
+static constexpr size_t kNpyDataAlignment = 64;
+
+static Status dataLoss(std::string message) {
+  return Status::error(StatusCode::kDataLoss, std::move(message));
+}
 
 int64_t NpyArray::numElements() const {
   int64_t n = 1;
@@ -21,12 +27,41 @@ int64_t NpyArray::numElements() const {
   return n;
 }
 
-NpyArray NpyArray::zeros(DType dtype, const std::vector<int64_t> &shape) {
+static std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// Bytes of an array of `dtype` and `shape`. Errors: kInvalidArgument for a
+/// negative dim, kOutOfRange for 2^62 bytes or more.
+static Status bytesOf(DType dtype, const std::vector<int64_t> &shape,
+                      uint64_t *bytes) {
+  for (int64_t d : shape)
+    if (d < 0)
+      return Status::error(StatusCode::kInvalidArgument, "negative dimension");
+  std::optional<uint64_t> b = arrayBytes(dtype, shape.data(), shape.size());
+  if (!b)
+    return Status::error(StatusCode::kOutOfRange,
+                         "array of shape " + shapeString(shape) +
+                             " is too large (2^62 bytes or more)");
+  *bytes = *b;
+  return Status();
+}
+
+Status NpyArray::zeros(DType dtype, const std::vector<int64_t> &shape,
+                       NpyArray *out) {
+  uint64_t bytes = 0;
+  VMAPC_RETURN_IF_ERROR(bytesOf(dtype, shape, &bytes));
   NpyArray a;
   a.dtype = dtype;
   a.shape = shape;
-  a.data.assign(size_t(a.numElements()) * dtypeBytes(dtype), 0);
-  return a;
+  VMAPC_RETURN_IF_ERROR(
+      HostBuffer::allocate(bytes, kNpyDataAlignment,
+                           "an array of shape " + shapeString(shape), &a.data));
+  *out = std::move(a);
+  return Status();
 }
 
 static const char *descrOf(DType dtype) {
@@ -113,7 +148,7 @@ private:
 static Status parseHeader(const std::string &header, const std::string &name,
                           NpyArray *out) {
   auto bad = [&](const std::string &why) {
-    return Status::error(name + ": bad .npy header: " + why);
+    return dataLoss(name + ": bad .npy header: " + why);
   };
   HeaderParser p(header);
   if (!p.eat('{'))
@@ -144,8 +179,9 @@ static Status parseHeader(const std::string &header, const std::string &name,
         if (!p.integer(&d))
           return bad("'shape' has a non-integer dimension");
         if (out->shape.size() == kMaxRank)
-          return Status::error(name + ": rank exceeds the maximum " +
-                               std::to_string(kMaxRank));
+          return Status::error(StatusCode::kOutOfRange,
+                               name + ": rank exceeds the maximum " +
+                                   std::to_string(kMaxRank));
         out->shape.push_back(d);
         if (!p.eat(',') && !p.peek(')'))
           return bad("expected ',' or ')' in 'shape'");
@@ -162,7 +198,8 @@ static Status parseHeader(const std::string &header, const std::string &name,
   if (!haveDescr || !haveOrder || !haveShape)
     return bad("missing 'descr', 'fortran_order' or 'shape'");
   if (fortran)
-    return Status::error(name + ": Fortran-order arrays are not supported "
+    return Status::error(StatusCode::kUnimplemented,
+                         name + ": Fortran-order arrays are not supported "
                                 "(save a C-order array)");
   if (descr == "<f4")
     out->dtype = DType::F32;
@@ -171,98 +208,164 @@ static Status parseHeader(const std::string &header, const std::string &name,
   else if (descr == "|b1")
     out->dtype = DType::Bool;
   else
-    return Status::error(name + ": unsupported dtype '" + descr +
-                         "' (supported: <f4, <i4, |b1)");
+    return Status::error(StatusCode::kUnimplemented,
+                         name + ": unsupported dtype '" + descr +
+                             "' (supported: <f4, <i4, |b1)");
   return Status();
+}
+
+/// Reads the fixed prefix at `p` (`size` bytes, of which at most the first
+/// 12 are looked at): magic, version, header length. Sets `*prefixBytes`
+/// (10 or 12) and `*headerBytes`; a `size` too short for the prefix is an
+/// error that reports `size` as the file's length.
+static Status parsePrefix(const unsigned char *p, size_t size,
+                          const std::string &name, size_t *prefixBytes,
+                          size_t *headerBytes) {
+  auto truncated = [&] {
+    return dataLoss(name + ": truncated .npy file (" + std::to_string(size) +
+                    " bytes)");
+  };
+  if (size < 10)
+    return truncated();
+  if (std::memcmp(p, kNpyMagic, 6) != 0)
+    return dataLoss(name + ": not a .npy file (bad magic)");
+  unsigned major = p[6], minor = p[7];
+  if (major == 1 && minor == 0) {
+    *headerBytes = size_t(p[8]) | size_t(p[9]) << 8;
+    *prefixBytes = 10;
+  } else if (major == 2 && minor == 0) {
+    if (size < 12)
+      return truncated();
+    *headerBytes = size_t(p[8]) | size_t(p[9]) << 8 | size_t(p[10]) << 16 |
+                   size_t(p[11]) << 24;
+    *prefixBytes = 12;
+  } else {
+    return Status::error(StatusCode::kUnimplemented,
+                         name + ": unsupported .npy version " +
+                             std::to_string(major) + "." +
+                             std::to_string(minor) + " (supported: 1.0, 2.0)");
+  }
+  if (*headerBytes > kMaxNpyHeaderBytes)
+    return Status::error(
+        StatusCode::kOutOfRange,
+        name + ": .npy header of " + std::to_string(*headerBytes) +
+            " bytes is longer than the " + std::to_string(kMaxNpyHeaderBytes) +
+            "-byte limit");
+  return Status();
+}
+
+/// Parses the header dict into `a` (dtype, shape) and sets `*dataBytes`.
+static Status parseDict(const std::string &dict, const std::string &name,
+                        NpyArray *a, uint64_t *dataBytes) {
+  VMAPC_RETURN_IF_ERROR(parseHeader(dict, name, a));
+  return bytesOf(a->dtype, a->shape, dataBytes).withPrefix(name + ": ");
+}
+
+static Status truncatedData(const std::string &name, uint64_t expected,
+                            uint64_t got) {
+  return dataLoss(name + ": truncated .npy data: expected " +
+                  std::to_string(expected) + " bytes, got " +
+                  std::to_string(got));
+}
+
+static Status extraData(const std::string &name, uint64_t extra) {
+  return dataLoss(name + ": " + std::to_string(extra) +
+                  " unexpected bytes after the .npy data");
+}
+
+static Status allocateData(const std::string &name, uint64_t bytes,
+                           NpyArray *a) {
+  return HostBuffer::allocate(bytes, kNpyDataAlignment,
+                              "'" + name + "' of shape " +
+                                  shapeString(a->shape),
+                              &a->data, HostBuffer::Init::kUninitialized);
+}
+
+static void normalizeBools(NpyArray &a) {
+  if (a.dtype != DType::Bool)
+    return;
+  for (size_t i = 0; i < a.data.size(); ++i)
+    a.data.data()[i] = a.data.data()[i] != 0;
 }
 
 Status parseNpy(const void *bytes, size_t size, const std::string &name,
                 NpyArray *out) {
   const auto *p = static_cast<const unsigned char *>(bytes);
-  if (size < 10)
-    return Status::error(name + ": truncated .npy file (" +
-                         std::to_string(size) + " bytes)");
-  if (std::memcmp(p, kNpyMagic, 6) != 0)
-    return Status::error(name + ": not a .npy file (bad magic)");
-  unsigned major = p[6], minor = p[7];
-  size_t headerLen, headerStart;
-  if (major == 1 && minor == 0) {
-    headerLen = size_t(p[8]) | size_t(p[9]) << 8;
-    headerStart = 10;
-  } else if (major == 2 && minor == 0) {
-    if (size < 12)
-      return Status::error(name + ": truncated .npy file (" +
-                           std::to_string(size) + " bytes)");
-    headerLen = size_t(p[8]) | size_t(p[9]) << 8 | size_t(p[10]) << 16 |
-                size_t(p[11]) << 24;
-    headerStart = 12;
-  } else {
-    return Status::error(name + ": unsupported .npy version " +
-                         std::to_string(major) + "." + std::to_string(minor) +
-                         " (supported: 1.0, 2.0)");
-  }
-  if (headerLen > size - headerStart)
-    return Status::error(name + ": truncated .npy header");
-  std::string header(reinterpret_cast<const char *>(p + headerStart),
-                     headerLen);
+  size_t prefixBytes = 0, headerBytes = 0;
+  VMAPC_RETURN_IF_ERROR(parsePrefix(p, size, name, &prefixBytes, &headerBytes));
+  if (headerBytes > size - prefixBytes)
+    return dataLoss(name + ": truncated .npy header");
+  std::string dict(reinterpret_cast<const char *>(p + prefixBytes),
+                   headerBytes);
   NpyArray a;
-  VMAPC_RETURN_IF_ERROR(parseHeader(header, name, &a));
-  uint64_t bytesNeeded = dtypeBytes(a.dtype);
-  for (int64_t d : a.shape) {
-    if (d != 0 && bytesNeeded > kMaxArrayBytes / uint64_t(d))
-      return Status::error(name + ": array is too large");
-    bytesNeeded *= uint64_t(d);
-  }
-  size_t dataStart = headerStart + headerLen;
-  size_t have = size - dataStart;
-  if (have < bytesNeeded)
-    return Status::error(name + ": truncated .npy data: expected " +
-                         std::to_string(bytesNeeded) + " bytes, got " +
-                         std::to_string(have));
-  if (have > bytesNeeded)
-    return Status::error(name + ": " + std::to_string(have - bytesNeeded) +
-                         " unexpected bytes after the .npy data");
-  a.data.assign(p + dataStart, p + size);
-  if (a.dtype == DType::Bool)
-    for (unsigned char &c : a.data)
-      c = c != 0;
+  uint64_t dataBytes = 0;
+  VMAPC_RETURN_IF_ERROR(parseDict(dict, name, &a, &dataBytes));
+  size_t have = size - prefixBytes - headerBytes;
+  if (have < dataBytes)
+    return truncatedData(name, dataBytes, have);
+  if (have > dataBytes)
+    return extraData(name, have - dataBytes);
+  VMAPC_RETURN_IF_ERROR(allocateData(name, dataBytes, &a));
+  std::memcpy(a.data.data(), p + prefixBytes + headerBytes, dataBytes);
+  normalizeBools(a);
   *out = std::move(a);
   return Status();
 }
 
 Status readNpy(const std::string &path, NpyArray *out) {
-  std::string bytes;
-  VMAPC_RETURN_IF_ERROR(readFileBytes(path, &bytes));
-  return parseNpy(bytes.data(), bytes.size(), path, out);
+  FileReader file;
+  VMAPC_RETURN_IF_ERROR(file.open(path));
+  unsigned char prefix[12];
+  size_t got = 0, more = 0;
+  VMAPC_RETURN_IF_ERROR(file.read(prefix, 10, &got));
+  if (got == 10 && prefix[6] == 2)
+    VMAPC_RETURN_IF_ERROR(file.read(prefix + 10, 2, &more));
+  size_t prefixBytes = 0, headerBytes = 0;
+  VMAPC_RETURN_IF_ERROR(
+      parsePrefix(prefix, got + more, path, &prefixBytes, &headerBytes));
+  std::string dict(headerBytes, '\0');
+  VMAPC_RETURN_IF_ERROR(file.read(dict.data(), headerBytes, &got));
+  if (got != headerBytes)
+    return dataLoss(path + ": truncated .npy header");
+  NpyArray a;
+  uint64_t dataBytes = 0;
+  VMAPC_RETURN_IF_ERROR(parseDict(dict, path, &a, &dataBytes));
+  if (std::optional<uint64_t> size = file.regularFileSize()) {
+    uint64_t have =
+        *size - std::min<uint64_t>(*size, prefixBytes + headerBytes);
+    if (have < dataBytes)
+      return truncatedData(path, dataBytes, have);
+    if (have > dataBytes)
+      return extraData(path, have - dataBytes);
+  }
+  VMAPC_RETURN_IF_ERROR(allocateData(path, dataBytes, &a));
+  VMAPC_RETURN_IF_ERROR(file.read(a.data.data(), dataBytes, &got));
+  if (got != dataBytes)
+    return truncatedData(path, dataBytes, got);
+  bool end = false;
+  VMAPC_RETURN_IF_ERROR(file.atEnd(&end));
+  if (!end)
+    return dataLoss(path + ": unexpected bytes after the .npy data");
+  normalizeBools(a);
+  *out = std::move(a);
+  return Status();
 }
 
-Status serializeNpy(DType dtype, const std::vector<int64_t> &shape,
-                    const void *data, std::string *out) {
+/// The .npy 1.0 prefix and header dict of an array, padded with spaces so
+/// that the data starts at a multiple of 64 bytes, ending in '\n'.
+static Status npyHeader(DType dtype, const std::vector<int64_t> &shape,
+                        std::string *out, uint64_t *dataBytes) {
   const char *descr = descrOf(dtype);
   if (!descr)
-    return Status::error("invalid dtype for .npy");
+    return Status::error(StatusCode::kInvalidArgument,
+                         "invalid dtype for .npy");
   if (shape.size() > kMaxRank)
-    return Status::error("rank exceeds the maximum " +
-                         std::to_string(kMaxRank));
-  uint64_t bytes = dtypeBytes(dtype);
-  for (int64_t d : shape) {
-    if (d < 0)
-      return Status::error("negative dimension");
-    if (d != 0 && bytes > kMaxArrayBytes / uint64_t(d))
-      return Status::error("array is too large");
-    bytes *= uint64_t(d);
-  }
-  // Python tuple syntax: "()", "(3,)", "(3, 4)".
-  std::string shapeText = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    shapeText += (i ? ", " : "") + std::to_string(shape[i]);
-  shapeText += shape.size() == 1 ? ",)" : ")";
-  if (!data && bytes)
-    return Status::error("data is null");
-  std::string dict = std::string("{'descr': '") + descr +
-                     "', 'fortran_order': False, 'shape': " + shapeText + ", }";
-  // Pad with spaces so that magic + version + length + header is a multiple
-  // of 64, ending in '\n'.
+    return Status::error(StatusCode::kOutOfRange, "rank exceeds the maximum " +
+                                                      std::to_string(kMaxRank));
+  VMAPC_RETURN_IF_ERROR(bytesOf(dtype, shape, dataBytes));
+  std::string dict =
+      std::string("{'descr': '") + descr +
+      "', 'fortran_order': False, 'shape': " + shapeString(shape) + ", }";
   size_t prefix = 10;
   size_t len = dict.size() + 1;
   size_t total = (prefix + len + 63) / 64 * 64;
@@ -274,6 +377,17 @@ Status serializeNpy(DType dtype, const std::vector<int64_t> &shape,
   s += char(dict.size() & 0xff);
   s += char((dict.size() >> 8) & 0xff);
   s += dict;
+  *out = std::move(s);
+  return Status();
+}
+
+Status serializeNpy(DType dtype, const std::vector<int64_t> &shape,
+                    const void *data, std::string *out) {
+  std::string s;
+  uint64_t bytes = 0;
+  VMAPC_RETURN_IF_ERROR(npyHeader(dtype, shape, &s, &bytes));
+  if (!data && bytes)
+    return Status::error(StatusCode::kInvalidArgument, "data is null");
   s.append(static_cast<const char *>(data), size_t(bytes));
   *out = std::move(s);
   return Status();
@@ -281,17 +395,21 @@ Status serializeNpy(DType dtype, const std::vector<int64_t> &shape,
 
 Status writeNpy(const std::string &path, DType dtype,
                 const std::vector<int64_t> &shape, const void *data) {
-  std::string bytes;
+  std::string header;
+  uint64_t bytes = 0;
   VMAPC_RETURN_IF_ERROR(
-      serializeNpy(dtype, shape, data, &bytes).withPrefix(path + ": "));
+      npyHeader(dtype, shape, &header, &bytes).withPrefix(path + ": "));
+  if (!data && bytes)
+    return Status::error(StatusCode::kInvalidArgument, path + ": data is null");
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f)
-    return Status::error(path +
-                         ": cannot open for writing: " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    return statusFromErrno(errno, path + ": cannot open for writing");
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
+  if (bytes)
+    ok = ok && std::fwrite(data, 1, size_t(bytes), f) == bytes;
   ok = (std::fclose(f) == 0) && ok;
   if (!ok)
-    return Status::error(path + ": write failed");
+    return Status::error(StatusCode::kUnavailable, path + ": write failed");
   return Status();
 }
 

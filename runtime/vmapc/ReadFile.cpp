@@ -1,24 +1,87 @@
-//===- ReadFile.cpp - whole-file reads for the runtime --------------------===//
+//===- ReadFile.cpp - Bounded file reads for the runtime ------------------===//
 
 #include "vmapc/ReadFile.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-vmapc::Status vmapc::readFileBytes(const std::string &path,
-                                   std::string *bytes) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
-  bytes->clear();
-  char buf[1 << 16];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
-    bytes->append(buf, got);
-  bool readError = std::ferror(f) != 0;
-  std::fclose(f);
-  if (readError)
-    return Status::error(path + ": read error");
+namespace vmapc {
+
+Status statusFromErrno(int err, const std::string &context) {
+  StatusCode code = StatusCode::kUnavailable;
+  switch (err) {
+  case ENOENT:
+  case ENOTDIR:
+    code = StatusCode::kNotFound;
+    break;
+  case EACCES:
+  case EPERM:
+    code = StatusCode::kPermissionDenied;
+    break;
+  case ENOMEM:
+  case EMFILE:
+  case ENFILE:
+  case ENOSPC:
+    code = StatusCode::kResourceExhausted;
+    break;
+  case EISDIR:
+    code = StatusCode::kInvalidArgument;
+    break;
+  default:
+    break;
+  }
+  return Status::error(code, context + ": " + std::strerror(err));
+}
+
+FileReader::~FileReader() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+Status FileReader::open(const std::string &path) {
+  filePath = path;
+  do
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return statusFromErrno(errno, path + ": cannot open");
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return statusFromErrno(errno, path + ": cannot stat");
+  if (S_ISDIR(st.st_mode))
+    return Status::error(StatusCode::kInvalidArgument,
+                         path + ": is a directory");
+  if (S_ISREG(st.st_mode))
+    regularSize = uint64_t(st.st_size);
   return Status();
 }
+
+Status FileReader::read(void *dst, size_t size, size_t *got) {
+  auto *p = static_cast<unsigned char *>(dst);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd, p + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return statusFromErrno(errno, filePath + ": read error");
+    if (n == 0)
+      break;
+    done += size_t(n);
+  }
+  *got = done;
+  return Status();
+}
+
+Status FileReader::atEnd(bool *end) {
+  unsigned char byte;
+  size_t got = 0;
+  VMAPC_RETURN_IF_ERROR(read(&byte, 1, &got));
+  *end = got == 0;
+  return Status();
+}
+
+} // namespace vmapc

@@ -2,15 +2,12 @@
 
 #include "vmapc/Runtime.h"
 
+#include "vmapc/CpuBackend.h"
+#include "vmapc/HostBuffer.h"
 #include "vmapc/ReadFile.h"
 
-#include "vmapc/CpuBackend.h"
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <new>
 
 namespace vmapc {
 
@@ -20,8 +17,9 @@ namespace vmapc {
 
 Status Device::open(std::string_view name, Device *out) {
   if (name != "cpu")
-    return Status::error("unknown device '" + std::string(name) +
-                         "' (available: cpu)");
+    return Status::error(StatusCode::kNotFound, "unknown device '" +
+                                                    std::string(name) +
+                                                    "' (available: cpu)");
   *out = Device();
   return Status();
 }
@@ -51,20 +49,31 @@ struct EntryState {
   bool hasUnmappedOutput = false;
 };
 
-ArgPlan planArg(const ArgInfo &arg) {
+/// Plans `arg` of a validated manifest: every dim is >= 1 and the batched
+/// bytes are below kMaxArrayBytes, so outer x innerBytes x B is too, and each
+/// product below is checked anyway.
+Status planArg(const ArgInfo &arg, ArgPlan *out) {
   ArgPlan p;
   p.mapped = arg.isMapped();
-  p.exampleBytes = uint64_t(exampleBytes(arg));
   p.staging = arg.stagingOffset;
-  p.innerBytes = dtypeBytes(arg.dtype);
   size_t axis = p.mapped ? size_t(arg.mappedAxis) : 0;
+  std::optional<uint64_t> outer = 1, inner = dtypeBytes(arg.dtype);
   for (size_t i = 0; i < arg.shape.size(); ++i) {
-    if (i < axis)
-      p.outer *= uint64_t(arg.shape[i]);
-    else
-      p.innerBytes *= uint64_t(arg.shape[i]);
+    std::optional<uint64_t> &factor = i < axis ? outer : inner;
+    if (factor)
+      factor = checkedMulBytes(*factor, uint64_t(arg.shape[i]));
   }
-  return p;
+  std::optional<uint64_t> example =
+      outer && inner ? checkedMulBytes(*outer, *inner) : std::nullopt;
+  if (!example || *inner == 0)
+    return Status::error(StatusCode::kInternal,
+                         "argument '" + arg.name +
+                             "' passed validation with an invalid size");
+  p.outer = *outer;
+  p.innerBytes = *inner;
+  p.exampleBytes = *example;
+  *out = p;
+  return Status();
 }
 } // namespace
 
@@ -74,14 +83,8 @@ struct Executable::Impl {
   std::unique_ptr<cpu::CodeObject> code;
   std::unique_ptr<Entry[]> entries;
   std::vector<EntryState> states;
-  unsigned char *arena = nullptr;
-  uint64_t arenaBytes = 0;
+  HostBuffer arena;
   Stats stats;
-
-  ~Impl() {
-    if (arena)
-      ::operator delete(arena, std::align_val_t(kArenaAlignment));
-  }
 };
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -103,10 +106,13 @@ Status Executable::loadBytes(const Device &device, const void *data,
                              size_t size, std::unique_ptr<Executable> *out) {
   auto impl = std::make_unique<Impl>();
   impl->device = device;
-  VMAPC_RETURN_IF_ERROR(parseArtifact(data, size, &impl->artifact));
+  std::string_view code;
+  VMAPC_RETURN_IF_ERROR(
+      parseArtifactInPlace(data, size, &impl->artifact, &code));
   const Artifact &a = impl->artifact;
   VMAPC_RETURN_IF_ERROR(cpu::checkCpuFeatures(a.cpuFeatures));
-  VMAPC_RETURN_IF_ERROR(cpu::CodeObject::load(a.code, &impl->code));
+  VMAPC_RETURN_IF_ERROR(
+      cpu::CodeObject::load(code.data(), code.size(), &impl->code));
 
   size_t n = a.entries.size();
   impl->entries.reset(new Entry[n]);
@@ -117,29 +123,27 @@ Status Executable::loadBytes(const Device &device, const void *data,
     Entry &e = impl->entries[i];
     e.entryInfo = &info;
     e.index = i;
-    VMAPC_RETURN_IF_ERROR(impl->code->lookup(info.symbol, &e.fn)
-                              .withPrefix("entry '" + info.name + "': "));
+    std::string where = "entry '" + info.name + "': ";
+    VMAPC_RETURN_IF_ERROR(
+        impl->code->lookup(info.symbol, &e.fn).withPrefix(where));
     EntryState &st = impl->states[i];
-    for (const ArgInfo &arg : info.inputs)
-      st.inputs.push_back(planArg(arg));
-    for (const ArgInfo &arg : info.outputs) {
-      st.outputs.push_back(planArg(arg));
-      st.hasUnmappedOutput |= !arg.isMapped();
+    st.inputs.resize(info.inputs.size());
+    st.outputs.resize(info.outputs.size());
+    for (size_t k = 0; k < info.inputs.size(); ++k)
+      VMAPC_RETURN_IF_ERROR(planArg(info.inputs[k], &st.inputs[k]));
+    for (size_t k = 0; k < info.outputs.size(); ++k) {
+      VMAPC_RETURN_IF_ERROR(planArg(info.outputs[k], &st.outputs[k]));
+      st.hasUnmappedOutput |= !info.outputs[k].isMapped();
     }
     st.args.assign(info.inputs.size() + info.outputs.size() + 1, nullptr);
     arenaBytes = std::max(arenaBytes, info.arenaBytes);
   }
 
+  // Below 2^62 (validated), so rounding up cannot wrap.
   arenaBytes =
       (arenaBytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  void *arena = ::operator new(size_t(arenaBytes),
-                               std::align_val_t(kArenaAlignment), std::nothrow);
-  if (!arena)
-    return Status::error("cannot allocate the arena of " +
-                         std::to_string(arenaBytes) + " bytes");
-  std::memset(arena, 0, size_t(arenaBytes));
-  impl->arena = static_cast<unsigned char *>(arena);
-  impl->arenaBytes = arenaBytes;
+  VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(arenaBytes, kArenaAlignment,
+                                             "the arena", &impl->arena));
   impl->stats.arenaBytes = arenaBytes;
   impl->stats.allocations = 1;
   out->reset(new Executable(std::move(impl)));
@@ -148,8 +152,8 @@ Status Executable::loadBytes(const Device &device, const void *data,
 
 Status Executable::loadFile(const Device &device, const std::string &path,
                             std::unique_ptr<Executable> *out) {
-  std::string bytes;
-  VMAPC_RETURN_IF_ERROR(readFileBytes(path, &bytes));
+  HostBuffer bytes;
+  VMAPC_RETURN_IF_ERROR(readArtifactFile(path, &bytes));
   return loadBytes(device, bytes.data(), bytes.size(), out)
       .withPrefix(path + ": ");
 }
@@ -164,7 +168,7 @@ Status Executable::findEntry(std::string_view name, const Entry **out) const {
   std::string msg = "unknown entry '" + std::string(name) + "'; entries are: ";
   for (size_t i = 0; i < impl->states.size(); ++i)
     msg += (i ? ", " : "") + impl->entries[i].name();
-  return Status::error(msg);
+  return Status::error(StatusCode::kNotFound, msg);
 }
 
 //===----------------------------------------------------------------------===//
@@ -215,23 +219,30 @@ struct ArgView {
 };
 } // namespace
 
-/// Checks dtype and rank of one argument.
+static Status invalid(std::string message) {
+  return Status::error(StatusCode::kInvalidArgument, std::move(message));
+}
+
+/// Checks dtype and rank of one argument, and that no dim is negative.
 static Status checkDTypeAndRank(const char *kind, const ArgInfo &arg,
                                 const ArgView &v) {
+  std::string where = std::string(kind) + " '" + arg.name + "': ";
   if (v.dtype != arg.dtype)
-    return Status::error(std::string(kind) + " '" + arg.name +
-                         "': expected dtype " + dtypeName(arg.dtype) +
-                         ", got " + dtypeName(v.dtype));
+    return invalid(where + "expected dtype " + dtypeName(arg.dtype) + ", got " +
+                   dtypeName(v.dtype));
   if (v.shape->tooLarge())
-    return Status::error(std::string(kind) + " '" + arg.name +
-                         "': shape has more than " + std::to_string(kMaxRank) +
-                         " dims");
+    return Status::error(StatusCode::kOutOfRange,
+                         where + "shape has more than " +
+                             std::to_string(kMaxRank) + " dims");
+  const Shape &s = *v.shape;
   size_t rank = arg.shape.size() + (arg.isMapped() ? 1 : 0);
-  if (v.shape->rank() != rank)
-    return Status::error(std::string(kind) + " '" + arg.name +
-                         "': expected shape " + expectedString(arg, -1) +
-                         ", got " +
-                         dimsString(v.shape->data(), v.shape->rank()));
+  if (s.rank() != rank)
+    return invalid(where + "expected shape " + expectedString(arg, -1) +
+                   ", got " + dimsString(s.data(), s.rank()));
+  for (int64_t d : s)
+    if (d < 0)
+      return invalid(where + "negative dimension in shape " +
+                     dimsString(s.data(), s.rank()));
   return Status();
 }
 
@@ -243,18 +254,26 @@ static Status checkDims(const char *kind, const ArgInfo &arg,
     bool isBatch = arg.isMapped() && i == size_t(arg.mappedAxis);
     int64_t want = isBatch ? n : arg.shape[j++];
     if (s[i] != want)
-      return Status::error(std::string(kind) + " '" + arg.name +
-                           "': expected shape " + expectedString(arg, n) +
-                           ", got " + dimsString(s.data(), s.rank()));
+      return invalid(std::string(kind) + " '" + arg.name +
+                     "': expected shape " + expectedString(arg, n) + ", got " +
+                     dimsString(s.data(), s.rank()));
   }
   uint64_t count = plan.mapped ? uint64_t(n) : 1;
-  if (plan.exampleBytes != 0 && count > kMaxArrayBytes / plan.exampleBytes)
-    return Status::error(std::string(kind) + " '" + arg.name +
-                         "': array is too large");
-  if (!v.data && plan.exampleBytes * count != 0)
-    return Status::error(std::string(kind) + " '" + arg.name +
-                         "': data is null");
+  std::optional<uint64_t> bytes = checkedMulBytes(plan.exampleBytes, count);
+  if (!bytes)
+    return Status::error(StatusCode::kOutOfRange,
+                         std::string(kind) + " '" + arg.name +
+                             "': array is too large (2^62 bytes or more)");
+  if (!v.data && *bytes != 0)
+    return invalid(std::string(kind) + " '" + arg.name + "': data is null");
   return Status();
+}
+
+/// Whether a chunk of `count` examples of a mapped argument is passed as a
+/// pointer into the user's array: only a full chunk of an argument whose
+/// batch axis is outermost is contiguous there.
+static bool passInPlace(const ArgPlan &p, uint64_t count, uint64_t b) {
+  return count == b && p.outer == 1;
 }
 
 Status Executable::run(std::string_view entryName, Span<HostArray> inputs,
@@ -268,19 +287,19 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
                        Span<MutableHostArray> outputs) {
   Impl &im = *impl;
   if (entry.index >= im.states.size() || &im.entries[entry.index] != &entry)
-    return Status::error("entry does not belong to this executable");
+    return invalid("entry does not belong to this executable");
   const EntryInfo &info = entry.info();
   EntryState &st = im.states[entry.index];
   if (inputs.size() != info.inputs.size())
-    return Status::error("entry '" + info.name + "' takes " +
-                         std::to_string(info.inputs.size()) + " inputs (" +
-                         argNames(info.inputs) + "), got " +
-                         std::to_string(inputs.size()));
+    return invalid("entry '" + info.name + "' takes " +
+                   std::to_string(info.inputs.size()) + " inputs (" +
+                   argNames(info.inputs) + "), got " +
+                   std::to_string(inputs.size()));
   if (outputs.size() != info.outputs.size())
-    return Status::error("entry '" + info.name + "' has " +
-                         std::to_string(info.outputs.size()) + " outputs (" +
-                         argNames(info.outputs) + "), got " +
-                         std::to_string(outputs.size()));
+    return invalid("entry '" + info.name + "' has " +
+                   std::to_string(info.outputs.size()) + " outputs (" +
+                   argNames(info.outputs) + "), got " +
+                   std::to_string(outputs.size()));
 
   auto inView = [&](size_t i) {
     return ArgView{inputs[i].data, inputs[i].dtype, &inputs[i].shape};
@@ -310,11 +329,10 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       return Status();
     }
     if (size != n)
-      return Status::error(std::string(kind) + " '" + arg.name +
-                           "': mapped axis " + std::to_string(arg.mappedAxis) +
-                           " has size " + std::to_string(size) +
-                           ", but N = " + std::to_string(n) + " from " + nKind +
-                           " '" + nSource->name + "'");
+      return invalid(std::string(kind) + " '" + arg.name + "': mapped axis " +
+                     std::to_string(arg.mappedAxis) + " has size " +
+                     std::to_string(size) + ", but N = " + std::to_string(n) +
+                     " from " + nKind + " '" + nSource->name + "'");
     return Status();
   };
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -335,7 +353,9 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
     VMAPC_RETURN_IF_ERROR(
         checkDims("output", info.outputs[i], st.outputs[i], outView(i), n));
 
-  // Everything is checked; from here on nothing can fail or allocate.
+  // Everything is checked; from here on nothing can fail or allocate. Every
+  // offset below lies inside a user array or a staging slot, whose byte
+  // sizes were checked below 2^62, so no product wraps.
   const uint64_t b = info.batchSize;
   const uint64_t total = uint64_t(n);
   uint64_t launches = (total + b - 1) / b;
@@ -344,7 +364,7 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
   void **args = st.args.data();
   const size_t numIn = inputs.size();
   const size_t numOut = outputs.size();
-  args[numIn + numOut] = im.arena;
+  args[numIn + numOut] = im.arena.data();
   for (size_t i = 0; i < numIn; ++i)
     if (!st.inputs[i].mapped)
       args[i] = const_cast<void *>(inputs[i].data);
@@ -360,11 +380,11 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       if (!p.mapped)
         continue;
       const auto *src = static_cast<const unsigned char *>(inputs[i].data);
-      if (count == b && p.outer == 1 && p.innerBytes != 0) {
+      if (passInPlace(p, count, b)) {
         args[i] = const_cast<unsigned char *>(src + start * p.innerBytes);
         continue;
       }
-      unsigned char *slot = im.arena + p.staging;
+      unsigned char *slot = im.arena.data() + p.staging;
       for (uint64_t o = 0; o < p.outer; ++o) {
         unsigned char *dst = slot + o * b * p.innerBytes;
         if (count == 0) {
@@ -386,21 +406,20 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       if (!p.mapped)
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      if (count == b && p.outer == 1 && p.innerBytes != 0)
+      if (passInPlace(p, count, b))
         args[numIn + i] = dst + start * p.innerBytes;
       else
-        args[numIn + i] = im.arena + p.staging;
+        args[numIn + i] = im.arena.data() + p.staging;
     }
 
     entry.fn(args);
 
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
-      bool inPlace = count == b && p.outer == 1 && p.innerBytes != 0;
-      if (!p.mapped || count == 0 || inPlace)
+      if (!p.mapped || count == 0 || passInPlace(p, count, b))
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      const unsigned char *slot = im.arena + p.staging;
+      const unsigned char *slot = im.arena.data() + p.staging;
       for (uint64_t o = 0; o < p.outer; ++o)
         std::memcpy(dst + (o * total + start) * p.innerBytes,
                     slot + o * b * p.innerBytes, count * p.innerBytes);

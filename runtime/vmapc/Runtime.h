@@ -34,14 +34,20 @@
 // (padding discarded). With N = 0 nothing runs unless the entry has an
 // unmapped output; then one launch on all-zero staging computes it.
 //
-// Errors. Every call returns a `Status`; nothing throws. Wrong counts,
-// dtypes, ranks or dimensions are errors naming the argument, and nothing is
-// written to the outputs then. A run never writes outside the output arrays
-// as described by their shapes.
+// Errors. Every call returns a `Status` with a code (Status.h); nothing
+// throws. Wrong counts, dtypes, ranks or dimensions are kInvalidArgument
+// errors naming the argument (kOutOfRange past a limit: more than kMaxRank
+// dims, 2^62 bytes or more), and nothing is written to the outputs then. A
+// run never writes outside the output arrays as described by their shapes.
+// Loading: kDataLoss for bytes that are not a valid artifact (or whose
+// manifest disagrees with its code), kUnimplemented for another format
+// version or target, kFailedPrecondition for a CPU feature the host lacks,
+// kResourceExhausted for an arena larger than the process may use
+// (hostMemoryLimitBytes) or whose allocation fails.
 //
 // Memory and ownership. Loading allocates the arena once (256-byte aligned,
-// the largest arena of all entries, at least 1 byte) plus bookkeeping;
-// `run` never allocates on success. The caller owns every array; the runtime
+// the largest arena of all entries, at least 1 byte; posix_memalign, never
+// operator new) plus bookkeeping; `run` never allocates on success. The caller owns every array; the runtime
 // keeps no pointer to them after `run` returns. Inputs are only read.
 // Outputs must not overlap inputs or each other. `Entry` pointers stay valid
 // as long as their Executable.
@@ -188,14 +194,15 @@ private:
 /// A loaded artifact: its code, its manifest and its arena.
 class Executable {
 public:
-  /// Parses, validates and loads `size` bytes of a .vmapc artifact (the bytes
-  /// are copied; the caller may free them afterwards). Checks the CPU
-  /// features the code needs, loads the code and resolves every entry's
-  /// symbol, and allocates the arena.
+  /// Parses, validates and loads `size` bytes of a .vmapc artifact (the
+  /// caller may free them afterwards). Checks the CPU features the code
+  /// needs, loads the code and resolves every entry's symbol, and allocates
+  /// the arena.
   static Status loadBytes(const Device &device, const void *data, size_t size,
                           std::unique_ptr<Executable> *out);
-  /// Reads the file at `path` and calls loadBytes; errors are prefixed with
-  /// the path.
+  /// Reads the file at `path` (readArtifactFile: header first, never past
+  /// the size it declares) and calls loadBytes; errors are prefixed with the
+  /// path.
   static Status loadFile(const Device &device, const std::string &path,
                          std::unique_ptr<Executable> *out);
 
@@ -204,11 +211,13 @@ public:
   Executable &operator=(const Executable &) = delete;
 
   const Device &device() const;
+  /// The manifest. Its `code` is empty: the code is loaded, not kept.
   const Artifact &artifact() const;
   size_t numEntries() const;
   const Entry &entry(size_t index) const;
 
-  /// Finds an entry by name; else "unknown entry 'x'; entries are: a, b".
+  /// Finds an entry by name; else kNotFound "unknown entry 'x'; entries are:
+  /// a, b".
   Status findEntry(std::string_view name, const Entry **out) const;
 
   /// Runs `entry` on N examples (see the file comment). `inputs` and

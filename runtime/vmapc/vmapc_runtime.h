@@ -6,8 +6,12 @@
  *
  * Handles are opaque and owned by the caller: every `*_open` / `*_load_*`
  * has a matching `*_release`. Every fallible call returns a vmapc_status:
- * NULL means success, anything else is an error that the caller must free
- * with vmapc_status_free after reading vmapc_status_message. No C++
+ * NULL means success, anything else is an error with a code
+ * (vmapc_status_code) and a message (vmapc_status_message), which the
+ * caller frees with vmapc_status_free. An error is never reported as
+ * success: when even the status cannot be allocated, the call returns a
+ * preallocated status with the error's code and the message "out of memory
+ * while reporting an error" (vmapc_status_free leaves it alone). No C++
  * exception or type crosses this boundary.
  *
  * Thread safety: as in Runtime.h. One executable must not be run from two
@@ -34,9 +38,29 @@ enum { VMAPC_F32 = 1, VMAPC_I32 = 2, VMAPC_BOOL = 3 };
 /* The mapped axis of an unmapped argument. */
 enum { VMAPC_NO_AXIS = -1 };
 
-/* The message of an error status (valid until it is freed). */
+/* What kind of error a status is. The values are absl::StatusCode's; when
+ * the runtime uses each is written in vmapc/Status.h. */
+typedef enum {
+  VMAPC_STATUS_OK = 0,
+  VMAPC_STATUS_INVALID_ARGUMENT = 3,
+  VMAPC_STATUS_NOT_FOUND = 5,
+  VMAPC_STATUS_PERMISSION_DENIED = 7,
+  VMAPC_STATUS_RESOURCE_EXHAUSTED = 8,
+  VMAPC_STATUS_FAILED_PRECONDITION = 9,
+  VMAPC_STATUS_OUT_OF_RANGE = 11,
+  VMAPC_STATUS_UNIMPLEMENTED = 12,
+  VMAPC_STATUS_INTERNAL = 13,
+  VMAPC_STATUS_UNAVAILABLE = 14,
+  VMAPC_STATUS_DATA_LOSS = 15
+} vmapc_code;
+
+/* The code of a status: VMAPC_STATUS_OK for NULL (success). */
+vmapc_code vmapc_status_code(vmapc_status status);
+/* "ok", "invalid argument", ... ("unknown code" for another value). */
+const char *vmapc_code_name(vmapc_code code);
+/* The message of a status: "ok" for NULL; valid until it is freed. */
 const char *vmapc_status_message(vmapc_status status);
-/* Frees an error status; NULL is allowed. */
+/* Frees a status; NULL and the preallocated statuses are allowed. */
 void vmapc_status_free(vmapc_status status);
 
 /* Opens a device: "cpu". */
