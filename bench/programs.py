@@ -1,0 +1,447 @@
+"""The bench programs: their inputs and their numpy, JAX and reference twins.
+
+Each row of bench/run.py's tables is a `Program`: a .arr file (its exported
+entry's batch B is read from the file), a number N of examples, and for the
+same function
+
+  inputs(rng, n)   the inputs of N examples in the entry's manifest order,
+                   as numpy arrays of the batched shapes vmapc-bench and the
+                   runtime take (mapped inputs with N at their axis);
+  reference(xs)    float64 (kNN: exact int64) outputs, the check's yardstick;
+  numpy(xs)        numpy's best form on the batch, float32: BLAS for the
+                   contractions (`@`), in-place ufuncs where they save a pass;
+  jax_fn, in_axes  the per-example function written as in the .arr file, for
+                   jax.jit(jax.vmap(jax_fn, in_axes)) (JAX's own batching).
+
+plus what the tables divide by: `flops(n)` for the rows bound by arithmetic
+(2 per multiply-add, counted from the shapes as the program is written) and
+`traffic_bytes(xs, outs)` = bytes of all inputs and outputs for the rows
+bound by memory (compared with a memcpy moving the same bytes: read + write).
+
+The float check (bench/run.py) passes an output when every element is finite
+and within FLOAT_TOLERANCE * max|reference| of the float64 reference; the
+kNN indices must equal the exact int64 1-NN exactly.
+
+Importing this file needs only the standard library; numpy is imported by
+the functions that use it, JAX only by the `jax_fn`s.
+"""
+
+import gzip
+import os
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAMS_DIR = os.path.join(REPO_ROOT, "bench", "programs")
+DIGITS = os.path.join(REPO_ROOT, "examples", "data", "digits.csv.gz")
+
+# Max abs error allowed, relative to the largest |reference| of the output.
+# f32 round-off over the longest reduction here (784 terms) is ~1e-6 of it;
+# vectorised exp/tanh approximations add ~1e-6; a wrong epsilon, scale, bias
+# or step count is 1e-3 or more with these inputs (see each program).
+FLOAT_TOLERANCE = 1e-4
+
+KINDS = ("knn", "contraction", "memory", "loop")
+
+
+class Program:
+    """One row. `kind`: "knn", "contraction" (MLPs, attention: % FMA peak,
+    goal <= 1.2x the faster of numpy and JAX), "memory" (softmax, layer norm,
+    the chain: fraction of memcpy, goal <= 0.8x each), "loop" (the
+    recurrence: % FMA peak, goal <= 0.8x each)."""
+
+    def __init__(self, name, arr, n, kind, inputs, reference, numpy, jax_fn,
+                 in_axes, flops=None, title=None):
+        assert kind in KINDS
+        self.name = name
+        self.arr = arr
+        self.n = n
+        self.kind = kind
+        self.inputs = inputs
+        self.reference = reference
+        self.numpy = numpy
+        self.jax_fn = jax_fn
+        self.in_axes = in_axes
+        self.flops = flops
+        self.title = title or name
+
+    def traffic_bytes(self, xs, outs):
+        return sum(x.nbytes for x in xs) + sum(o.nbytes for o in outs)
+
+
+def _normal(rng, shape, scale):
+    import numpy as np
+
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def _uniform(rng, shape, lo, hi):
+    import numpy as np
+
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------
+# kNN on the digits (examples/knn_digits.arr): 797 queries, 1000 references.
+
+
+def load_digits():
+    """(pixels int64 [1797, 64], labels int64 [1797]) of the UCI digits."""
+    import numpy as np
+
+    with gzip.open(DIGITS, "rt") as f:
+        table = np.loadtxt(f, delimiter=",", dtype=np.int64)
+    return table[:, :64], table[:, 64]
+
+
+def knn_inputs(rng, n):
+    import numpy as np
+
+    pixels, _ = load_digits()
+    q = pixels[1000:1000 + n].astype(np.float32)
+    assert q.shape[0] == n, "the digits have 797 queries"
+    return [q, pixels[:1000].astype(np.float32)]
+
+
+def knn_reference(xs):
+    """Exact 1-NN: int64 distances (pixels are integers 0-16), numpy's argmin
+    takes the lowest index on ties, as the program's argmin does."""
+    import numpy as np
+
+    q, r = (x.astype(np.int64) for x in xs)
+    d = (q * q).sum(1)[:, None] - 2 * (q @ r.T) + (r * r).sum(1)[None, :]
+    return [d.argmin(1).astype(np.int32)]
+
+
+def knn_numpy(xs):
+    """The matmul form |q|^2 - 2 q.r + |r|^2 (BLAS), argmin; exact here only
+    because the pixels are small integers (every float32 in it is exact)."""
+    q, r = xs
+    d = (q * q).sum(1)[:, None] - 2 * (q @ r.T) + (r * r).sum(1)[None, :]
+    return [d.argmin(1).astype("int32")]
+
+
+def knn_jax(q, refs):
+    import jax
+    import jax.numpy as jnp
+
+    def sqdist(a, b):
+        d = a - b
+        return jnp.sum(d * d)
+
+    return jnp.argmin(jax.vmap(sqdist, in_axes=(None, 0))(q, refs))
+
+
+# ----------------------------------------------------------------------------
+# tanh MLPs: x @ w1 + b1 -> tanh -> ... -> logits. Weights N(0, 1/fan_in),
+# biases U(-0.1, 0.1), x U(-1, 1): pre-activations O(1), so tanh is neither
+# linear nor saturated and a wrong layer shows.
+
+
+def mlp_program(name, sizes, n, title):
+    layers = list(zip(sizes[:-1], sizes[1:]))
+
+    def inputs(rng, n):
+        xs = [_uniform(rng, (n, sizes[0]), -1, 1)]
+        for fan_in, fan_out in layers:
+            xs.append(_normal(rng, (fan_in, fan_out), fan_in ** -0.5))
+            xs.append(_uniform(rng, (fan_out,), -0.1, 0.1))
+        return xs
+
+    def reference(xs):
+        import numpy as np
+
+        h = xs[0].astype(np.float64)
+        for i in range(len(layers)):
+            w, b = xs[1 + 2 * i].astype(np.float64), xs[2 + 2 * i].astype(np.float64)
+            h = h @ w + b
+            if i + 1 < len(layers):
+                h = np.tanh(h)
+        return [h]
+
+    def numpy_best(xs):
+        import numpy as np
+
+        h = xs[0]
+        for i in range(len(layers)):
+            h = h @ xs[1 + 2 * i]
+            h += xs[2 + 2 * i]
+            if i + 1 < len(layers):
+                np.tanh(h, out=h)
+        return [h]
+
+    def jax_fn(x, *params):
+        import jax.numpy as jnp
+
+        h = x
+        for i in range(len(layers)):
+            h = h @ params[2 * i] + params[2 * i + 1]
+            if i + 1 < len(layers):
+                h = jnp.tanh(h)
+        return h
+
+    def flops(n):
+        return 2 * n * sum(a * b for a, b in layers)
+
+    return Program(name, name + ".arr", n, "contraction", inputs, reference,
+                   numpy_best, jax_fn, (0,) + (None,) * (2 * len(layers)),
+                   flops, title)
+
+
+# ----------------------------------------------------------------------------
+# Softmax over 1000 classes: logits N(0, 2^2).
+
+
+def softmax_inputs(rng, n):
+    return [_normal(rng, (n, 1000), 2.0)]
+
+
+def softmax_reference(xs):
+    import numpy as np
+
+    x = xs[0].astype(np.float64)
+    e = np.exp(x - x.max(1, keepdims=True))
+    return [e / e.sum(1, keepdims=True)]
+
+
+def softmax_numpy(xs):
+    import numpy as np
+
+    x = xs[0]
+    e = x - x.max(1, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(1, keepdims=True)
+    return [e]
+
+
+def softmax_jax(x):
+    import jax.numpy as jnp
+
+    e = jnp.exp(x - jnp.max(x))
+    return e / jnp.sum(e)
+
+
+# ----------------------------------------------------------------------------
+# Layer norm over 768 features, epsilon 1e-5 as in the .arr file. Rows are
+# 0.5 + N(0, 0.03^2): variance ~9e-4, so the epsilon moves the result by
+# ~0.5%, far above the tolerance (a wrong epsilon fails the check).
+
+LAYERNORM_EPS = 1e-5
+
+
+def layernorm_inputs(rng, n):
+    import numpy as np
+
+    x = (0.5 + rng.standard_normal((n, 768)) * 0.03).astype(np.float32)
+    return [x, _normal(rng, (768,), 0.1) + 1, _normal(rng, (768,), 0.1)]
+
+
+def layernorm_reference(xs):
+    import numpy as np
+
+    x, g, b = (a.astype(np.float64) for a in xs)
+    d = x - x.mean(1, keepdims=True)
+    v = (d * d).mean(1, keepdims=True)
+    return [d / np.sqrt(v + LAYERNORM_EPS) * g + b]
+
+
+def layernorm_numpy(xs):
+    import numpy as np
+
+    x, g, b = xs
+    d = x - x.mean(1, keepdims=True)
+    v = np.einsum("ij,ij->i", d, d)[:, None] / np.float32(768)
+    v += np.float32(LAYERNORM_EPS)
+    np.sqrt(v, out=v)
+    d /= v
+    d *= g
+    d += b
+    return [d]
+
+
+def layernorm_jax(x, g, b):
+    import jax.numpy as jnp
+
+    d = x - jnp.mean(x)
+    v = jnp.mean(d * d)
+    return d / jnp.sqrt(v + LAYERNORM_EPS) * g + b
+
+
+# ----------------------------------------------------------------------------
+# Single-head attention, sequence 128, width 64, scale 1/8 = 1/sqrt(64).
+
+
+def attention_inputs(rng, n):
+    return [_uniform(rng, (n, 128, 64), -1, 1) for _ in range(3)]
+
+
+def attention_reference(xs):
+    import numpy as np
+
+    q, k, v = (a.astype(np.float64) for a in xs)
+    s = q @ k.transpose(0, 2, 1) * 0.125
+    e = np.exp(s - s.max(2, keepdims=True))
+    return [(e / e.sum(2, keepdims=True)) @ v]
+
+
+def attention_numpy(xs):
+    import numpy as np
+
+    q, k, v = xs
+    s = q @ k.transpose(0, 2, 1)
+    s *= np.float32(0.125)
+    s -= s.max(2, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(2, keepdims=True)
+    return [s @ v]
+
+
+def attention_jax(q, k, v):
+    import jax
+    import jax.numpy as jnp
+
+    def softmax(s):
+        e = jnp.exp(s - jnp.max(s))
+        return e / jnp.sum(e)
+
+    p = jax.vmap(softmax)(q @ k.T * 0.125)
+    return p @ v
+
+
+def attention_flops(n):
+    return n * 2 * (2 * 128 * 128 * 64)
+
+
+# ----------------------------------------------------------------------------
+# The elementwise chain tanh(x * a + b) * c over 4096 values; a, b, c shared.
+
+CHAIN_A, CHAIN_B, CHAIN_C = 0.75, 0.1, 1.5
+
+
+def chain_inputs(rng, n):
+    import numpy as np
+
+    return [_uniform(rng, (n, 4096), -2, 2), np.float32(CHAIN_A).reshape(()),
+            np.float32(CHAIN_B).reshape(()), np.float32(CHAIN_C).reshape(())]
+
+
+def chain_reference(xs):
+    import numpy as np
+
+    x, a, b, c = (v.astype(np.float64) for v in xs)
+    return [np.tanh(x * a + b) * c]
+
+
+def chain_numpy(xs):
+    import numpy as np
+
+    x, a, b, c = xs
+    y = np.multiply(x, a)
+    y += b
+    np.tanh(y, out=y)
+    y *= c
+    return [y]
+
+
+def chain_jax(x, a, b, c):
+    import jax.numpy as jnp
+
+    return jnp.tanh(x * a + b) * c
+
+
+# ----------------------------------------------------------------------------
+# The loop: 20 steps of h = tanh(W @ h + U @ x) from h = 0; hidden 64, input
+# 32. W N(0, 0.9^2/64) (spectral radius ~0.9: the recurrence neither blows
+# up nor forgets the input), U N(0, 1/32), x U(-1, 1).
+
+RNN_STEPS = 20
+
+
+def rnn_inputs(rng, n):
+    return [_uniform(rng, (n, 32), -1, 1), _normal(rng, (64, 64), 0.9 / 8),
+            _normal(rng, (64, 32), 32 ** -0.5)]
+
+
+def rnn_reference(xs):
+    import numpy as np
+
+    x, w, u = (a.astype(np.float64) for a in xs)
+    h = np.zeros((x.shape[0], 64))
+    for _ in range(RNN_STEPS):
+        h = np.tanh(h @ w.T + x @ u.T)
+    return [h]
+
+
+def rnn_numpy(xs):
+    """U @ x does not change across steps: computed once (hoisted), as a
+    person writing numpy would."""
+    import numpy as np
+
+    x, w, u = xs
+    ux = x @ u.T
+    h = np.zeros((x.shape[0], 64), np.float32)
+    wt = np.ascontiguousarray(w.T)
+    for _ in range(RNN_STEPS):
+        h = h @ wt
+        h += ux
+        np.tanh(h, out=h)
+    return [h]
+
+
+def rnn_jax(x, w, u):
+    import jax
+    import jax.numpy as jnp
+
+    return jax.lax.fori_loop(0, RNN_STEPS, lambda i, h: jnp.tanh(w @ h + u @ x),
+                             jnp.zeros((64,), jnp.float32))
+
+
+def rnn_flops(n):
+    """As written: both products on every step (20 x (64x64 + 64x32) x 2)."""
+    return n * RNN_STEPS * 2 * (64 * 64 + 64 * 32)
+
+
+# ----------------------------------------------------------------------------
+# The table, in the order of the issue's list.
+
+KNN_ARR = os.path.join(REPO_ROOT, "examples", "knn_digits.arr")
+
+PROGRAMS = [
+    Program("knn_digits", KNN_ARR, 797, "knn", knn_inputs, knn_reference,
+            knn_numpy, knn_jax, (0, None),
+            flops=lambda n: n * 1000 * 64 * 3, title="kNN digits"),
+    mlp_program("mlp_64_32_10", [64, 32, 10], 8192, "MLP 64-32-10"),
+    mlp_program("mlp_256_256_10", [256, 256, 10], 8192, "MLP 256-256-10"),
+    mlp_program("mlp_784_512_512_10", [784, 512, 512, 10], 8192,
+                "MLP 784-512-512-10"),
+    Program("softmax_1000", "softmax_1000.arr", 8192, "memory", softmax_inputs,
+            softmax_reference, softmax_numpy, softmax_jax, (0,),
+            title="softmax 1000"),
+    Program("layernorm_768", "layernorm_768.arr", 8192, "memory",
+            layernorm_inputs, layernorm_reference, layernorm_numpy,
+            layernorm_jax, (0, None, None), title="layer norm 768"),
+    Program("attention_128x64", "attention_128x64.arr", 256, "contraction",
+            attention_inputs, attention_reference, attention_numpy,
+            attention_jax, (0, 0, 0), attention_flops,
+            title="attention 128x64"),
+    Program("chain_4096_n256", "chain_4096.arr", 256, "memory", chain_inputs,
+            chain_reference, chain_numpy, chain_jax, (0, None, None, None),
+            title="chain 4096, N=256"),
+    Program("chain_4096_n8192", "chain_4096.arr", 8192, "memory", chain_inputs,
+            chain_reference, chain_numpy, chain_jax, (0, None, None, None),
+            title="chain 4096, N=8192"),
+    Program("rnn_loop", "rnn_loop.arr", 8192, "loop", rnn_inputs,
+            rnn_reference, rnn_numpy, rnn_jax, (0, None, None), rnn_flops,
+            title="loop (20 x tanh RNN)"),
+]
+
+
+def arr_path(program):
+    return program.arr if os.path.isabs(program.arr) else os.path.join(
+        PROGRAMS_DIR, program.arr)
+
+
+def by_name(name):
+    for p in PROGRAMS:
+        if p.name == name:
+            return p
+    raise KeyError(f"no bench program '{name}'; programs are: "
+                   + ", ".join(p.name for p in PROGRAMS))

@@ -1,0 +1,7 @@
+# A 256-256-10 tanh MLP: logits of one example.
+fn mlp(x: f32[256], w1: f32[256, 256], b1: f32[256], w2: f32[256, 10],
+       b2: f32[10]) -> f32[10] {
+  let h = tanh(x @ w1 + b1);
+  return h @ w2 + b2;
+}
+export predict = vmap(mlp, in_axes=(0, none, none, none, none), batch=256);

@@ -1,0 +1,6 @@
+# Softmax over 1000 classes, the numerically stable form.
+fn softmax(x: f32[1000]) -> f32[1000] {
+  let e = exp(x - max(x));
+  return e / sum(e);
+}
+export softmax_batch = vmap(softmax, batch=256);

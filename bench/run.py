@@ -1,0 +1,932 @@
+#!/usr/bin/env python3
+"""vmapc against numpy and jax.jit(jax.vmap(f)), side by side in one run.
+
+    python3 bench/run.py [--build-dir build] [--programs a,b,...] [--runs 20]
+                         [--rounds 2] [--budget 5] [--no-jax]
+                         [--write-results [--label TEXT]] [--keep]
+    python3 bench/run.py --smoke [--bin-dir DIR] [--work-dir DIR]
+
+For every program of bench/programs.py (the .arr files of bench/programs/ and
+examples/knn_digits.arr) it compiles the program and its batch=1 twin with
+`vmapc compile` (timed), writes one set of inputs as .npy, and times, with
+the variants interleaved round by round:
+
+  default threads   vmapc (build/bin/vmapc-bench --device cpu), vmapc B=1,
+                    numpy's best form, jax.jit(jax.vmap(f)) on the CPU;
+  one thread        vmapc --device cpu:threads=1, numpy with
+                    OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=OMP_NUM_THREADS=1,
+                    JAX with its process bound to one CPU (see README.md).
+
+Every variant's outputs are checked against a float64 (kNN: exact int64)
+reference; a row whose outputs differ says WRONG. Markdown tables go to
+stdout, progress to stderr. bench/README.md explains the columns and the
+method; nothing here asserts a time.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import programs as P  # noqa: E402
+
+REPO_ROOT = P.REPO_ROOT
+ISA_LEVELS = ("x86-64", "x86-64-v3", "x86-64-v4")
+JAX_ONE_CPU_FLAGS = "--xla_cpu_multi_thread_eigen=false"
+ONE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                  "OMP_NUM_THREADS": "1"}
+
+# (key, label, table): the columns, in table order.
+VARIANTS = [
+    ("vmapc", "vmapc", "default"),
+    ("vmapc_b1", "vmapc B=1", "default"),
+    ("numpy", "numpy", "default"),
+    ("jax", "jax", "default"),
+    ("vmapc_1t", "vmapc 1t", "one"),
+    ("numpy_1t", "numpy 1t", "one"),
+    ("jax_1t", "jax 1 CPU", "one"),
+]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+# ----------------------------------------------------------------------------
+# Tools and the batch=1 twins.
+
+BATCH_RE = re.compile(r"\bbatch\s*=\s*(\d+)")
+
+
+def export_batch(arr_text, path):
+    """B of the file's one `batch=B`; an error for none or several."""
+    found = BATCH_RE.findall(arr_text)
+    if len(found) != 1:
+        sys.exit(f"{path}: expected exactly one 'batch=B' in the export, "
+                 f"found {len(found)}")
+    return int(found[0])
+
+
+def write_b1_twin(arr, out_path):
+    """The same program exported with batch=1 (the one textual change)."""
+    with open(arr) as f:
+        text = f.read()
+    export_batch(text, arr)
+    with open(out_path, "w") as f:
+        f.write(BATCH_RE.sub("batch=1", text))
+
+
+def run_quiet(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, **kw)
+
+
+class Tools:
+    def __init__(self, bin_dir):
+        self.vmapc = os.path.join(bin_dir, "vmapc")
+        self.bench_path = os.path.join(bin_dir, "vmapc-bench")
+        for t in (self.vmapc, self.bench_path):
+            if not os.access(t, os.X_OK):
+                sys.exit(f"{t}: not built; run: ninja -C build -j2 vmapc "
+                         "vmapc-bench")
+        help_text = run_quiet([self.vmapc, "compile", "--help"]).stdout
+        self.has_cpu_isa = "cpu-isa" in help_text
+
+    def compile(self, arr, out, extra=()):
+        t0 = time.perf_counter()
+        r = run_quiet([self.vmapc, "compile", arr, "-o", out, *extra])
+        t = time.perf_counter() - t0
+        if r.returncode != 0:
+            sys.exit(f"vmapc compile {arr} failed:\n{r.stderr}")
+        return t
+
+    def bench(self, args):
+        """Runs vmapc-bench; returns (rc, json or None, stderr)."""
+        r = run_quiet([self.bench_path, *args])
+        data = None
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
+        if lines:
+            data = json.loads(lines[-1])
+        return r.returncode, data, r.stderr.strip()
+
+
+def compile_all(tools, progs, work, compile_runs):
+    """Compiles each distinct .arr (timed, median of `compile_runs`) and its
+    batch=1 twin. Returns {arr path: info}."""
+    done = {}
+    for p in progs:
+        arr = P.arr_path(p)
+        if arr in done:
+            continue
+        base = os.path.splitext(os.path.basename(arr))[0]
+        with open(arr) as f:
+            batch = export_batch(f.read(), arr)
+        art = os.path.join(work, base + ".vmapc")
+        twin = os.path.join(work, base + "_b1.arr")
+        twin_art = os.path.join(work, base + "_b1.vmapc")
+        write_b1_twin(arr, twin)
+        log(f"compile {os.path.relpath(arr, REPO_ROOT)} (x{compile_runs}) "
+            "and its batch=1 twin")
+        times = [tools.compile(arr, art) for _ in range(compile_runs)]
+        info = {"batch": batch, "artifact": art, "twin_artifact": twin_art,
+                "compile_s": median(times), "compile_all_s": times,
+                "artifact_bytes": os.path.getsize(art),
+                "twin_compile_s": tools.compile(twin, twin_art), "per_isa": {}}
+        if tools.has_cpu_isa:
+            tmp = os.path.join(work, base + "_isa.vmapc")
+            for level in ISA_LEVELS:
+                info["per_isa"][level] = median(
+                    [tools.compile(arr, tmp, [f"--cpu-isa={level}"])
+                     for _ in range(compile_runs)])
+        done[arr] = info
+    return done
+
+
+# ----------------------------------------------------------------------------
+# numpy / JAX worker processes (bench/worker.py).
+
+
+class WorkerProc:
+    def __init__(self, kind, env_extra, cpu=None):
+        env = dict(os.environ)
+        env.update(env_extra)
+        env.setdefault("JAX_PLATFORMS", "cpu")
+        preexec = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "worker.py"), kind],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+            preexec_fn=preexec)
+        self.info = self.ask({"op": "hello"})
+
+    def ask(self, req):
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            return {"error": "the worker process exited"}
+        return json.loads(line)
+
+    def close(self):
+        try:
+            self.ask({"op": "quit"})
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+        self.proc.wait(timeout=30)
+
+
+def start_workers(use_jax):
+    """The four library variants' processes. JAX on one CPU: the process's
+    affinity set to its first allowed CPU (what `taskset -c CPU` does) --
+    XLA sizes its thread pools from the affinity mask; --xla_cpu_multi_
+    thread_eigen=false alone still leaves several busy threads."""
+    first_cpu = min(os.sched_getaffinity(0))
+    workers = {
+        "numpy": WorkerProc("numpy", {}),
+        "numpy_1t": WorkerProc("numpy", ONE_THREAD_ENV),
+    }
+    if use_jax:
+        workers["jax"] = WorkerProc("jax", {})
+        workers["jax_1t"] = WorkerProc("jax", {"XLA_FLAGS": JAX_ONE_CPU_FLAGS},
+                                       cpu=first_cpu)
+    return workers
+
+
+# ----------------------------------------------------------------------------
+# One row: inputs, interleaved timing, checks.
+
+
+class Result:
+    """A variant's measurements pooled over rounds."""
+
+    def __init__(self):
+        self.times = []
+        self.na = None  # reason it has no figure
+        self.error = None
+        self.done = False
+        self.capped = False
+        self.cpu = 0.0
+        self.ticks = []  # per-thread CPU ticks, largest first, pooled
+        self.threads = 0  # most threads the process had
+        self.memcpy = []  # per-round {"one_thread":..., "all_threads":...}
+        self.json = None  # last vmapc-bench JSON
+        self.check = None  # (ok, text)
+
+    @property
+    def median(self):
+        return median(self.times) if self.times else None
+
+    def add(self, reply):
+        self.times += reply["times_s"]
+        self.cpu += reply.get("cpu_s", 0)
+        self.capped = self.capped or reply.get("capped", False)
+        t = reply.get("thread_ticks") or []
+        self.ticks = [a + b for a, b in zip(self.ticks + [0] * len(t),
+                                            t + [0] * len(self.ticks))]
+        self.threads = max(self.threads, reply.get("threads", 0))
+        if "memcpy" in reply:
+            self.memcpy.append(reply["memcpy"])
+
+    @property
+    def busy(self):
+        """Threads with >= 10% of the CPU ticks of the timed calls (pooled
+        over rounds, the i-th busiest with the i-th busiest); None under 20
+        ticks (0.2 s at 100 ticks/s): too few to tell."""
+        total = sum(self.ticks)
+        if total < 20:
+            return None
+        return sum(1 for d in self.ticks if d * 10 >= total)
+
+    @property
+    def cpu_per_wall(self):
+        wall = sum(self.times)
+        return self.cpu / wall if wall else None
+
+    def memcpy_gbps(self, which):
+        vals = [m[which]["median_gbps"] for m in self.memcpy]
+        return median(vals) if vals else None
+
+
+def check_output(prog, path, ref):
+    """(ok, text): exact for the kNN, FLOAT_TOLERANCE * max|ref| otherwise."""
+    import numpy as np
+
+    try:
+        out = np.load(path)
+    except (OSError, ValueError) as e:
+        return False, f"unreadable output: {e}"
+    if out.shape != ref.shape:
+        return False, f"shape {list(out.shape)}, expected {list(ref.shape)}"
+    if prog.kind == "knn":
+        bad = int((out.astype(np.int64) != ref.astype(np.int64)).sum())
+        return bad == 0, ("exact" if bad == 0 else f"{bad} of {ref.size} differ")
+    out = out.astype(np.float64)
+    if not np.isfinite(out).all():
+        return False, f"{int((~np.isfinite(out)).sum())} non-finite"
+    scale = float(np.abs(ref).max()) or 1.0
+    err = float(np.abs(out - ref).max()) / scale
+    return err <= P.FLOAT_TOLERANCE, f"{err:.1e}"
+
+
+def run_row(prog, comp, tools, workers, args, work):
+    import numpy as np
+
+    log(f"== {prog.title}: N = {prog.n}")
+    row_dir = os.path.join(work, prog.name)
+    os.makedirs(row_dir, exist_ok=True)
+    rng = np.random.default_rng(20261201)
+    xs = prog.inputs(rng, prog.n)
+    in_paths = []
+    for i, x in enumerate(xs):
+        path = os.path.join(row_dir, f"in{i}.npy")
+        np.save(path, x)
+        in_paths.append(path)
+    refs = prog.reference(xs)
+    assert len(refs) == 1
+    ref = refs[0]
+    out_bytes = sum(r.size * 4 for r in refs)  # f32 / i32 outputs
+    traffic = sum(x.nbytes for x in xs) + out_bytes
+
+    results = {key: Result() for key, _, _ in VARIANTS}
+    for key, w in workers.items():
+        reply = w.ask({"op": "load", "program": prog.name, "inputs": in_paths})
+        if "skipped" in reply:
+            results[key].na = reply["skipped"]
+        elif "error" in reply:
+            results[key].error = reply["error"]
+    for key in ("jax", "jax_1t"):
+        if key not in workers:
+            results[key].na = "JAX not used (--no-jax or not installed)"
+
+    memcpy_args = []
+    if prog.kind == "memory":
+        memcpy_args = ["--memcpy-bytes", str(traffic // 2),
+                       "--memcpy-repeats", "10"]
+
+    def measure(key, runs, budget, output):
+        r = results[key]
+        if key.startswith("vmapc"):
+            art = comp["twin_artifact"] if key == "vmapc_b1" else comp["artifact"]
+            device = "cpu:threads=1" if key == "vmapc_1t" else "cpu"
+            a = [art, "--device", device, "--runs", str(runs), "--warmup",
+                 str(args.warmup), "--max-seconds", f"{budget:.3f}",
+                 "--min-runs", "1"]
+            for path in in_paths:
+                a += ["--input", path]
+            if output:
+                a += ["--output", output]
+            if key != "vmapc_b1":
+                a += memcpy_args
+            rc, data, err = tools.bench(a)
+            if rc == 2:
+                r.na = f"device '{device}' refused: " + (
+                    data or {}).get("device_refused", err)
+                return
+            if rc != 0 or data is None:
+                r.error = f"vmapc-bench exited {rc}: {err}"
+                return
+            r.json = data
+            r.add(data)
+        else:
+            reply = workers[key].ask({
+                "op": "time", "runs": runs, "warmup": args.warmup,
+                "max_seconds": budget, "min_runs": 1, "output": output})
+            if "error" in reply:
+                r.error = reply["error"]
+                return
+            if "skipped" in reply:
+                r.na = reply["skipped"]
+                return
+            r.add(reply)
+        if r.capped:
+            r.done = True  # its budget is spent: no further rounds
+
+    # ABBA: forward on even rounds, backward on odd ones, so that a drift of
+    # the machine's load over the row weighs on every variant alike.
+    keys = [k for k, _, _ in VARIANTS]
+    for rnd in range(args.rounds):
+        order = keys if rnd % 2 == 0 else keys[::-1]
+        for key in order:
+            r = results[key]
+            if r.na or r.error or r.done:
+                continue
+            left = args.rounds - rnd
+            runs = max(1, math.ceil((args.runs - len(r.times)) / left))
+            if len(r.times) >= args.runs:
+                continue
+            output = os.path.join(row_dir, f"out_{key}.npy") if rnd == 0 else None
+            measure(key, runs, args.budget / args.rounds, output)
+            if rnd == 0 and not (r.na or r.error):
+                r.check = check_output(prog, output, ref)
+        log("   round %d: %s" % (rnd + 1, ", ".join(
+            f"{k} {results[k].median:.4g}s x{len(results[k].times)}" for k in keys
+            if results[k].times)))
+
+    # Today's runtime refuses "cpu:threads=1" but runs on one thread: then
+    # the default measurement is the one-thread figure (marked).
+    one, dflt = results["vmapc_1t"], results["vmapc"]
+    one_note = None
+    if one.na and dflt.times and (dflt.threads == 1 or dflt.busy == 1):
+        one_note = one.na
+        results["vmapc_1t"] = dflt
+
+    memory = None
+    if "jax" in workers and not results["jax"].na:
+        memory = workers["jax"].ask({"op": "memory", "batch": comp["batch"]})
+    if not args.keep:
+        shutil.rmtree(row_dir, ignore_errors=True)
+    return {"program": prog, "results": results, "traffic": traffic,
+            "memory": memory, "comp": comp, "vmapc_1t_note": one_note}
+
+
+# ----------------------------------------------------------------------------
+# The machine: FMA peak, what else runs.
+
+
+def fma_peak(tools):
+    rc, data, err = tools.bench(["--fma-peak"])
+    if rc != 0 or not data:
+        sys.exit(f"vmapc-bench --fma-peak failed: {err}")
+    return data["fma"]
+
+
+def machine_facts():
+    facts = {"date": datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M UTC")}
+    lscpu = run_quiet(["lscpu"]).stdout if shutil.which("lscpu") else ""
+    for key, label in (("Model name", "model"), ("CPU(s)", "cpus"),
+                       ("Thread(s) per core", "threads_per_core"),
+                       ("Core(s) per socket", "cores_per_socket"),
+                       ("Socket(s)", "sockets"), ("L2 cache", "l2"),
+                       ("L3 cache", "l3")):
+        m = re.search(rf"^{re.escape(key)}:\s*(.+)$", lscpu, re.M)
+        facts[label] = m.group(1).strip() if m else "?"
+    facts["affinity_cpus"] = len(os.sched_getaffinity(0))
+    git = run_quiet(["git", "-C", REPO_ROOT, "describe", "--always", "--dirty"])
+    facts["commit"] = git.stdout.strip() or "?"
+    return facts
+
+
+def what_else_runs():
+    """`uptime` and the three busiest processes other than this run's."""
+    uptime = run_quiet(["uptime"]).stdout.strip() if shutil.which("uptime") else ""
+    mine = {os.getpid()}
+    top = []
+    if shutil.which("top"):
+        text = run_quiet(["top", "-b", "-n", "2", "-d", "1", "-o", "%CPU",
+                          "-w", "200"]).stdout
+        blocks = text.split("\ntop - ")
+        lines = blocks[-1].splitlines()
+        start = next((i for i, ln in enumerate(lines) if ln.strip().startswith("PID")), None)
+        for ln in lines[start + 1:] if start is not None else []:
+            f = ln.split(None, 11)
+            if len(f) < 12 or not f[0].isdigit() or int(f[0]) in mine:
+                continue
+            if f[11].strip() == "top":
+                continue
+            top.append(f"{f[11].strip()} {f[8]}%")
+            if len(top) == 3:
+                break
+    return {"uptime": uptime, "top3": top}
+
+
+# ----------------------------------------------------------------------------
+# Tables.
+
+
+def fmt_s(r, want_runs):
+    if r.error:
+        return "ERROR"
+    if r.na or not r.times:
+        return "n/a"
+    s = f"{r.median:.4g}"
+    if len(r.times) < want_runs:
+        s += f" ({len(r.times)})"
+    return s
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt_ratio(x):
+    return "n/a" if x is None else f"{x:.3g}"
+
+
+def pct(x):
+    return "n/a" if x is None else f"{100 * x:.3g}%"
+
+
+def rate_fraction(row, key, peaks):
+    """% FMA peak (arithmetic rows) or fraction of memcpy (memory rows)."""
+    prog, r = row["program"], row["results"][key]
+    if not r.times:
+        return None
+    t = r.median
+    one = key.endswith("_1t")
+    if prog.kind == "memory":
+        # Both memcpy rates come from the default vmapc-bench process.
+        gbps = row["results"]["vmapc"].memcpy_gbps(
+            "one_thread" if one else "all_threads")
+        if gbps is None:
+            return None
+        return row["traffic"] / t / 1e9 / gbps
+    if prog.flops is None:
+        return None
+    peak = peaks["one_thread" if one else "all_threads"]
+    return prog.flops(prog.n) / t / 1e9 / peak
+
+
+def goal_text(row, table):
+    """The issue's goal for the row, met or by how much it is missed."""
+    prog, res = row["program"], row["results"]
+    v = res["vmapc_1t" if table == "one" else "vmapc"].median
+    np_t = res["numpy_1t" if table == "one" else "numpy"].median
+    jx_t = res["jax_1t" if table == "one" else "jax"].median
+    if v is None:
+        return "n/a"
+    parts = []  # (ratio, bound, label)
+    if prog.kind == "knn":
+        parts = [(ratio(v, np_t), 0.5, "numpy"), (ratio(v, jx_t), 0.25, "jax")]
+    elif prog.kind == "contraction":
+        best = min([t for t in (np_t, jx_t) if t is not None], default=None)
+        parts = [(ratio(v, best), 1.2, "best")]
+    else:
+        parts = [(ratio(v, np_t), 0.8, "numpy"), (ratio(v, jx_t), 0.8, "jax")]
+    if prog.name == "chain_4096_n8192":
+        frac = rate_fraction(row, "vmapc_1t" if table == "one" else "vmapc",
+                             row["peaks"])
+        if frac is not None:
+            parts.append((0.6 / frac, 1.0, "memcpy"))
+    missing = [f"{label} x{r / bound:.3g}" for r, bound, label in parts
+               if r is not None and r > bound]
+    known = [p for p in parts if p[0] is not None]
+    if not known:
+        return "n/a"
+    return "met" if not missing else "missed: " + ", ".join(missing)
+
+
+def goal_legend():
+    return ("Times: median seconds of one call over all N examples (in "
+            "parentheses: the number of timed calls when under --runs). "
+            "Ratios: vmapc's time / that column's time (below 1: vmapc is "
+            "faster). check: every output against the float64 reference "
+            f"(max error / max|reference| <= {P.FLOAT_TOLERANCE:g}; kNN: "
+            "indices equal to the exact int64 1-NN). "
+            "goal: kNN <= 0.5x numpy and <= 0.25x JAX; MLPs, attention <= 1.2x "
+            "the faster of numpy and JAX; the rest <= 0.8x numpy and <= 0.8x "
+            "JAX; chain N=8192 >= 60% of memcpy. \"missed: numpy x3.2\" = "
+            "vmapc's time must shrink 3.2x to meet the bound against numpy.")
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def check_cell(row, keys):
+    res = row["results"]
+    bad = [k for k in keys if res[k].check and not res[k].check[0]]
+    errs = [k for k in keys if res[k].error]
+    if bad:
+        return "WRONG: " + ", ".join(f"{k} ({res[k].check[1]})" for k in bad)
+    if errs:
+        return "ERROR: " + ", ".join(errs)
+    return "ok"
+
+
+def tables(rows, comps, peaks, args):
+    out = []
+    want = args.runs
+    out.append("### Default threads\n")
+    hdr = ["program", "N", "vmapc s", "vmapc B=1 s", "numpy s", "jax s",
+           "vmapc/B=1", "vmapc/numpy", "vmapc/jax", "check", "goal"]
+    body = []
+    for row in rows:
+        p, res = row["program"], row["results"]
+        v = res["vmapc"].median
+        body.append([p.title, p.n] + [fmt_s(res[k], want) for k in
+                                      ("vmapc", "vmapc_b1", "numpy", "jax")] +
+                    [fmt_ratio(ratio(v, res[k].median)) for k in
+                     ("vmapc_b1", "numpy", "jax")] +
+                    [check_cell(row, ["vmapc", "vmapc_b1", "numpy", "jax"]),
+                     goal_text(row, "default")])
+    out.append(md_table(hdr, body))
+    out.append("\n### One thread\n")
+    hdr = ["program", "N", "vmapc 1t s", "numpy 1t s", "jax 1 CPU s",
+           "vmapc/numpy", "vmapc/jax", "check", "goal"]
+    body = []
+    for row in rows:
+        p, res = row["program"], row["results"]
+        v = res["vmapc_1t"].median
+        cell = fmt_s(res["vmapc_1t"], want)
+        if row["vmapc_1t_note"] and res["vmapc_1t"].times:
+            cell += " †"
+        body.append([p.title, p.n, cell, fmt_s(res["numpy_1t"], want),
+                     fmt_s(res["jax_1t"], want),
+                     fmt_ratio(ratio(v, res["numpy_1t"].median)),
+                     fmt_ratio(ratio(v, res["jax_1t"].median)),
+                     check_cell(row, ["vmapc_1t", "numpy_1t", "jax_1t"]),
+                     goal_text(row, "one")])
+    out.append(md_table(hdr, body))
+    notes = sorted({row["vmapc_1t_note"] for row in rows
+                    if row["vmapc_1t_note"]})
+    if notes:
+        out.append("\n† " + "; ".join(notes) + ": the default device ran "
+                   "on one busy thread, so its default-threads figure is "
+                   "shown.")
+    labels = {k: label for k, label, _ in VARIANTS}
+    nas = sorted({f"{labels[k]}: {r.na}" for row in rows
+                  for k, r in row["results"].items() if r.na})
+    errors = sorted({f"{labels[k]} ({row['program'].name}): {r.error}"
+                     for row in rows for k, r in row["results"].items()
+                     if r.error})
+    if nas:
+        out.append("\nn/a: " + "; ".join(nas))
+    if errors:
+        out.append("\nERROR: " + "; ".join(errors))
+    out.append("\n" + goal_legend())
+
+    out.append("\n### Rates: % of the FMA peak (kNN, MLPs, attention, loop) "
+               "or fraction of memcpy (softmax, layer norm, chain)\n")
+    keys = [k for k, _, _ in VARIANTS]
+    hdr = ["program", "measure"] + [label for _, label, _ in VARIANTS]
+    body = []
+    for row in rows:
+        p = row["program"]
+        what = "of memcpy" if p.kind == "memory" else "% FMA peak"
+        body.append([p.title, what] + [pct(rate_fraction(row, k, peaks))
+                                       for k in keys])
+    out.append(md_table(hdr, body))
+    out.append(
+        f"\nFMA peak ({peaks['isa']}, {peaks['lanes']} f32 lanes, best of the "
+        f"start and end of the run): {peaks['one_thread']:.1f} GFLOP/s on one "
+        f"thread, {peaks['all_threads']:.1f} GFLOP/s on "
+        f"{peaks['threads']} threads at once; default-thread columns divide by "
+        "the latter, one-thread columns by the former. FLOPs as the program "
+        "is written (2 per multiply-add; kNN: 3 per pixel pair: subtract, "
+        "multiply, add). memcpy: a copy of half the row's input + output "
+        "bytes (so read + write equal the row's traffic) measured in the "
+        "vmapc-bench process of the same round; 1 thread for the one-thread "
+        "columns, all threads otherwise.")
+    mc = []
+    for row in rows:
+        if row["program"].kind == "memory":
+            r = row["results"]["vmapc"]
+            one, allt = r.memcpy_gbps("one_thread"), r.memcpy_gbps("all_threads")
+            if one:
+                mc.append(f"{row['program'].title}: {row['traffic'] / 1e6:.1f} MB "
+                          f"traffic, memcpy {one:.1f} GB/s (1 thread), "
+                          f"{allt:.1f} GB/s (all)")
+    if mc:
+        out.append("\n" + "; ".join(mc) + ".")
+
+    out.append("\n### Threads: busy of alive / CPU seconds per wall second "
+               "(busy: >= 10% of the process's CPU time in the timed calls)\n")
+    hdr = ["program"] + [label for _, label, _ in VARIANTS]
+    body = []
+    for row in rows:
+        cells = []
+        for k in keys:
+            r = row["results"][k]
+            if not r.times:
+                cells.append("n/a")
+                continue
+            busy = "?" if r.busy is None else str(r.busy)
+            cpw = r.cpu_per_wall
+            cells.append(f"{busy} of {r.threads} / {cpw:.2f}"
+                         if cpw is not None else busy)
+        body.append([row["program"].title] + cells)
+    out.append(md_table(hdr, body))
+    out.append("\n\"?\": under 20 ticks (0.2 s) of CPU in the timed calls, "
+               "too few to count busy threads. CPU per wall second below 1 "
+               "for one busy thread means the process waited for a CPU: "
+               "other work was running.")
+
+    out.append("\n### Memory: vmapc's arena (one chunk of B) against XLA's "
+               "buffer assignment (temp bytes)\n")
+    hdr = ["program", "B", "vmapc arena", "of which staging", "lower bound",
+           "vmapc B=1 arena", "XLA temp at B", "XLA temp at N",
+           "(arena - staging) / XLA temp at B"]
+    body = []
+    for row in rows:
+        res, comp = row["results"], row["comp"]
+        j = res["vmapc"].json or {}
+        j1 = res["vmapc_b1"].json or {}
+        plan = j.get("plan", {})
+        mem = row["memory"] or {}
+        xb = (mem.get("at_batch") or {}).get("temp_bytes")
+        xn = (mem.get("at_n") or {}).get("temp_bytes")
+        arena = plan.get("arena_bytes")
+        staging = plan.get("staging_bytes")
+        core = arena - staging if arena is not None and staging is not None else None
+        body.append([row["program"].title, comp["batch"],
+                     arena if arena is not None else "n/a",
+                     staging if staging is not None else "n/a",
+                     plan.get("lower_bound_bytes", "n/a"),
+                     j1.get("plan", {}).get("arena_bytes", "n/a"),
+                     xb if xb is not None else "n/a",
+                     xn if xn is not None else "n/a",
+                     fmt_ratio(ratio(core, xb)) if xb else "n/a"])
+    out.append(md_table(hdr, body))
+    out.append("\nBytes. vmapc's arena holds every intermediate of one chunk "
+               "of B examples and the staging slots (a copy of B examples of "
+               "each mapped input and output, used for a chunk that cannot "
+               "be passed in place); XLA's temp excludes arguments and "
+               "outputs, so the last column compares the arena without its "
+               "staging slots.")
+
+    out.append("\n### Compile time (`vmapc compile`, wall clock, median of "
+               f"{args.compile_runs})\n")
+    hdr = ["program", "compile s", "B=1 twin s", "artifact bytes"]
+    if any(c["per_isa"] for c in comps.values()):
+        hdr += [f"{lvl} s" for lvl in ISA_LEVELS]
+    body = []
+    for arr, c in comps.items():
+        cells = [os.path.relpath(arr, REPO_ROOT), f"{c['compile_s']:.3g}",
+                 f"{c['twin_compile_s']:.3g}", c["artifact_bytes"]]
+        if c["per_isa"]:
+            cells += [f"{c['per_isa'][lvl]:.3g}" for lvl in ISA_LEVELS]
+        body.append(cells)
+    out.append(md_table(hdr, body))
+    if not any(c["per_isa"] for c in comps.values()):
+        out.append("\nOne figure per program: this `vmapc compile` has no "
+                   "`--cpu-isa=LEVEL` to build one ISA level alone. "
+                   "Goal: under 2 s for the kNN.")
+    else:
+        out.append("\nGoal: under 2 s for the kNN.")
+    return "\n".join(out)
+
+
+def header(facts, w, args, start, end, wall):
+    lines = [
+        f"- Date: {facts['date']}; commit {facts['commit']}",
+        f"- Machine: `lscpu` model name `{facts['model']}`, {facts['cpus']} CPU(s) "
+        f"({facts['sockets']} socket(s) x {facts['cores_per_socket']} core(s) x "
+        f"{facts['threads_per_core']} thread(s)), L2 {facts['l2']}, L3 {facts['l3']}; "
+        f"this process may use {facts['affinity_cpus']} CPU(s)",
+        f"- Software: numpy {w.get('numpy', '?')}, jax {w.get('jax', 'not used')} "
+        f"({w.get('jax_device', '')}), Python {sys.version.split()[0]}",
+        f"- Command: `python3 bench/run.py {shlex.join(args.argv)}` "
+        f"({args.runs} timed calls wanted per variant in {args.rounds} "
+        f"interleaved rounds, {args.warmup} warm-up calls per round, at most "
+        f"{args.budget:g} s of timed calls per variant and row); took "
+        f"{wall:.0f} s",
+        f"- What else ran: at the start `{start['uptime']}`, busiest others: "
+        f"{', '.join(start['top3']) or '?'}; at the end `{end['uptime']}`, "
+        f"{', '.join(end['top3']) or '?'}",
+    ]
+    return "\n".join(lines)
+
+
+def write_results(path, label, body):
+    begin = f"<!-- run.py: {label} -->"
+    finish = f"<!-- end run.py: {label} -->"
+    section = f"{begin}\n## {label}\n\n{body}\n{finish}\n"
+    text = open(path).read() if os.path.exists(path) else "# bench/ results\n\n"
+    if begin in text and finish in text:
+        i, j = text.index(begin), text.index(finish) + len(finish)
+        text = text[:i] + section.rstrip("\n") + text[j:]
+    else:
+        anchor = "<!-- run.py sections end -->"
+        if anchor in text:
+            text = text.replace(anchor, section + "\n" + anchor)
+        else:
+            text = text.rstrip("\n") + "\n\n" + section
+    with open(path, "w") as f:
+        f.write(text)
+
+
+# ----------------------------------------------------------------------------
+# The smoke test (CTest): correctness only, in seconds.
+
+
+def smoke(args):
+    """Compiles two small bench programs and a batch=1 twin, runs vmapc-bench
+    on inputs written here (N not a multiple of B: a padded last chunk), and
+    checks the outputs and numpy's twins against the references; also that a
+    refused device exits 2 and that --fma-peak/--memcpy-bytes give numbers.
+    Exit 0 pass, 1 fail, 77 (CTest: skipped) without numpy."""
+    try:
+        import numpy as np
+    except ImportError:
+        print("bench smoke: numpy is not installed, skipped")
+        return 77
+    tools = Tools(args.bin_dir)
+    work = args.work_dir
+    os.makedirs(work, exist_ok=True)
+    failures = []
+    cases = [("chain_4096_n256", 259, False), ("mlp_64_32_10", 300, False),
+             ("mlp_64_32_10", 5, True)]
+    for name, n, twin in cases:
+        prog = P.by_name(name)
+        arr = P.arr_path(prog)
+        base = os.path.splitext(os.path.basename(arr))[0] + ("_b1" if twin else "")
+        art = os.path.join(work, base + ".vmapc")
+        if twin:
+            src = os.path.join(work, base + ".arr")
+            write_b1_twin(arr, src)
+            arr = src
+        tools.compile(arr, art)
+        xs = prog.inputs(np.random.default_rng(1), n)
+        cmd = [art, "--runs", "2", "--warmup", "1"]
+        for i, x in enumerate(xs):
+            path = os.path.join(work, f"{base}_in{i}.npy")
+            np.save(path, x)
+            cmd += ["--input", path]
+        out = os.path.join(work, f"{base}_out.npy")
+        rc, data, err = tools.bench(cmd + ["--output", out])
+        ref = prog.reference(xs)[0]
+        label = f"{base} N={n}"
+        if rc != 0 or not data:
+            failures.append(f"{label}: vmapc-bench exited {rc}: {err}")
+            continue
+        ok, text = check_output(prog, out, ref)
+        print(f"{label}: vmapc-bench {text} (runs {data['runs']}, "
+              f"batch {data['batch']}, {data['launches_per_call']:g} launches)")
+        if not ok:
+            failures.append(f"{label}: vmapc output {text}")
+        if data["num_examples"] != n or data["runs"] != 2 or len(data["times_s"]) != 2:
+            failures.append(f"{label}: JSON says N={data['num_examples']}, "
+                            f"runs={data['runs']}")
+        np.save(out, prog.numpy(xs)[0])
+        ok, text = check_output(prog, out, ref)
+        print(f"{label}: numpy twin {text}")
+        if not ok:
+            failures.append(f"{label}: numpy twin {text}")
+    rc, data, err = tools.bench([art, "--num-examples", "3", "--device",
+                                 "nosuchdevice"])
+    print(f"refused device: exit {rc}, {err}")
+    if rc != 2 or not data or "device_refused" not in data:
+        failures.append(f"--device nosuchdevice: exit {rc}, JSON {data}")
+    rc, data, err = tools.bench(["--fma-peak", "--fma-seconds", "0.02",
+                                 "--memcpy-bytes", "1048576"])
+    if rc != 0 or not data or not data["fma"]["one_thread"]["best_gflops"] > 0 \
+            or not data["memcpy"]["one_thread"]["median_gbps"] > 0:
+        failures.append(f"--fma-peak --memcpy-bytes: exit {rc}, {data}, {err}")
+    else:
+        print(f"fma peak {data['fma']['isa']}, memcpy measured")
+    for f in failures:
+        print("FAIL: " + f)
+    print("bench smoke: " + ("FAILED" if failures else "ok"))
+    return 1 if failures else 0
+
+
+# ----------------------------------------------------------------------------
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build-dir", default=os.path.join(REPO_ROOT, "build"))
+    ap.add_argument("--bin-dir", help="default: BUILD_DIR/bin")
+    ap.add_argument("--work-dir", help="default: BUILD_DIR/bench/run")
+    ap.add_argument("--programs", help="comma-separated names (default all: "
+                    + ", ".join(p.name for p in P.PROGRAMS) + ")")
+    ap.add_argument("--runs", type=int, default=20,
+                    help="timed calls wanted per variant (default 20)")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="interleaved rounds the calls are split over")
+    ap.add_argument("--warmup", type=int, default=2,
+                    help="untimed calls before each round's timed calls")
+    ap.add_argument("--budget", type=float, default=5.0,
+                    help="seconds of timed calls per variant and row; a "
+                    "slower variant gets fewer calls (at least 1 per round)")
+    ap.add_argument("--compile-runs", type=int, default=3)
+    ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the .npy inputs and outputs")
+    ap.add_argument("--write-results", action="store_true",
+                    help="put the tables in bench/RESULTS.md under --label")
+    ap.add_argument("--label", default="bench/run.py")
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args(argv)
+    args.argv = argv
+    args.bin_dir = args.bin_dir or os.path.join(args.build_dir, "bin")
+    args.work_dir = args.work_dir or os.path.join(args.build_dir, "bench", "run")
+    if args.smoke:
+        return smoke(args)
+    if args.runs < 1 or args.rounds < 1 or args.budget <= 0:
+        sys.exit("--runs and --rounds must be >= 1, --budget > 0")
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        sys.exit("bench/run.py needs numpy: pip install numpy (and jax)")
+
+    t_start = time.time()
+    tools = Tools(args.bin_dir)
+    progs = ([P.by_name(n) for n in args.programs.split(",")] if args.programs
+             else P.PROGRAMS)
+    os.makedirs(args.work_dir, exist_ok=True)
+    facts = machine_facts()
+    start = what_else_runs()
+    comps = compile_all(tools, progs, args.work_dir, args.compile_runs)
+    log("FMA peak (start)")
+    f0 = fma_peak(tools)
+
+    use_jax = not args.no_jax
+    workers = start_workers(use_jax)
+    env = {"numpy": workers["numpy"].info.get("numpy")}
+    if use_jax:
+        info = workers["jax"].info
+        if "skipped" in info:
+            log(f"jax: {info['skipped']}; JAX columns skipped")
+            for k in ("jax", "jax_1t"):
+                workers.pop(k).close()
+        else:
+            env["jax"] = info.get("jax")
+            env["jax_device"] = info.get("device")
+            aff = workers["jax_1t"].info.get("affinity")
+            log(f"jax {env['jax']} on {env['jax_device']}; one-CPU worker "
+                f"affinity {aff}, XLA_FLAGS={JAX_ONE_CPU_FLAGS}")
+    rows = []
+    try:
+        for p in progs:
+            row = run_row(p, comps[P.arr_path(p)], tools, workers, args,
+                          args.work_dir)
+            rows.append(row)
+    finally:
+        for w in workers.values():
+            w.close()
+    log("FMA peak (end)")
+    f1 = fma_peak(tools)
+    peaks = {"isa": f0["isa"], "lanes": f0["lanes"],
+             "one_thread": max(f0["one_thread"]["best_gflops"],
+                               f1["one_thread"]["best_gflops"]),
+             "all_threads": max(f0["all_threads"]["best_gflops"],
+                                f1["all_threads"]["best_gflops"]),
+             "threads": f0["all_threads"]["threads"]}
+    for row in rows:
+        row["peaks"] = peaks
+    end = what_else_runs()
+    wall = time.time() - t_start
+    text = header(facts, env, args, start, end, wall) + "\n\n" + tables(
+        rows, comps, peaks, args)
+    print(text)
+    if args.write_results:
+        write_results(os.path.join(HERE, "RESULTS.md"), args.label, text)
+        log(f"wrote section '{args.label}' of bench/RESULTS.md")
+    wrong = any("WRONG" in check_cell(r, [k for k, _, _ in VARIANTS])
+                for r in rows)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

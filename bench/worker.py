@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""A numpy or JAX timing process for bench/run.py.
+
+    python3 bench/worker.py numpy|jax
+
+run.py starts one worker per (library, thread setting) with the environment
+that sets its threads (OPENBLAS_NUM_THREADS=1 ...; CPU affinity for JAX) and
+keeps it for the whole run, so that imports, JAX compilation and thread pools
+are paid once and variants can be interleaved cheaply. It reads one JSON
+request per line on stdin and answers one JSON line on stdout:
+
+  {"op": "hello"}                      -> versions, device, threads, affinity
+  {"op": "load", "program": NAME, "inputs": [.npy paths]}
+                                       -> loads the inputs (JAX: device_put,
+                                          jit(vmap(f)) built and compiled by
+                                          one call)
+  {"op": "time", "runs": K, "warmup": W, "max_seconds": T, "min_runs": M,
+   "output": PATH or null}             -> W warm-up calls, K timed calls (fewer if
+                                          they would take longer than T by
+                                          the fastest warm-up, at least M),
+                                          the outputs of the last call saved
+  {"op": "memory", "batch": B}         -> JAX only: XLA's memory analysis of
+                                          jit(vmap(f)) at batch B and at N
+  {"op": "quit"}
+
+Replies carry "error" on failure; a JAX worker whose `import jax` fails
+answers every request with {"skipped": reason}.
+"""
+
+import json
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import programs  # noqa: E402
+
+
+def thread_ticks():
+    """CPU ticks (user + system) of each thread of this process."""
+    ticks = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks[tid] = int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks
+
+
+def tick_deltas(before, after):
+    """Ticks each thread ran between two snapshots, largest first, zeros
+    dropped (as vmapc-bench reports them)."""
+    deltas = [t - min(t, before.get(tid, 0)) for tid, t in after.items()]
+    return sorted((d for d in deltas if d), reverse=True)
+
+
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+class Worker:
+    def __init__(self, kind):
+        self.kind = kind
+        self.skipped = None
+        self.program = None
+        self.call = None
+        import numpy as np
+
+        self.np = np
+        if kind == "jax":
+            try:
+                import jax
+
+                self.jax = jax
+            except Exception as e:  # ImportError, or a broken install
+                self.skipped = f"import jax failed: {e}"
+
+    def hello(self, _):
+        info = {
+            "kind": self.kind,
+            "numpy": self.np.__version__,
+            "affinity": sorted(os.sched_getaffinity(0)),
+            "env": {k: os.environ[k] for k in (
+                "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS",
+                "XLA_FLAGS", "JAX_PLATFORMS") if k in os.environ},
+        }
+        if self.kind == "jax":
+            info["jax"] = self.jax.__version__
+            info["device"] = str(self.jax.devices()[0])
+        return info
+
+    def load(self, req):
+        np = self.np
+        self.program = programs.by_name(req["program"])
+        self.call = None
+        xs = [np.load(path) for path in req["inputs"]]
+        self.xs = xs
+        if self.kind == "numpy":
+            p = self.program
+            self.call = lambda: p.numpy(xs)
+        else:
+            jax = self.jax
+            p = self.program
+            self.fn = jax.jit(jax.vmap(p.jax_fn, in_axes=p.in_axes))
+            self.args = [jax.device_put(x) for x in xs]
+            for a in self.args:
+                a.block_until_ready()
+            fn, args = self.fn, self.args
+
+            def call():
+                out = fn(*args)
+                out.block_until_ready()
+                return [out]
+
+            call()  # tracing and compiling, so that warm-up calls are warm
+            self.call = call
+        return {"program": self.program.name}
+
+    def time(self, req):
+        runs, warmup = req["runs"], req["warmup"]
+        max_seconds, min_runs = req.get("max_seconds", 0), req.get("min_runs", 1)
+        warm = []
+        out = None
+        for _ in range(max(warmup, 0)):
+            t0 = time.perf_counter()
+            out = self.call()
+            warm.append(time.perf_counter() - t0)
+            if max_seconds and warm[-1] > max_seconds / 2:
+                break
+        capped = False
+        if max_seconds and warm and min(warm) * runs > max_seconds:
+            n = max(min_runs, int(max_seconds / min(warm)))
+            capped = n < runs
+            runs = min(runs, n)
+        ticks0 = thread_ticks()
+        cpu0 = cpu_seconds()
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            out = self.call()
+            times.append(time.perf_counter() - t0)
+        cpu = cpu_seconds() - cpu0
+        ticks1 = thread_ticks()
+        reply = {
+            "times_s": times, "median_s": median(times), "min_s": min(times),
+            "runs": len(times), "capped": capped, "warmup_s": warm,
+            "cpu_s": cpu, "cpu_per_wall": cpu / sum(times) if sum(times) else 0,
+            "thread_ticks": tick_deltas(ticks0, ticks1), "threads": len(ticks1),
+        }
+        if req.get("output"):
+            self.np.save(req["output"], self.np.ascontiguousarray(
+                self.np.asarray(out[0])))
+            reply["output"] = req["output"]
+        return reply
+
+    def memory(self, req):
+        """XLA's buffer assignment for jit(vmap(f)) at batch B (vmapc's arena
+        holds one chunk of B) and at the N being timed."""
+        jax = self.jax
+        p = self.program
+        b = req["batch"]
+
+        def analysis(specs):
+            m = jax.jit(jax.vmap(p.jax_fn, in_axes=p.in_axes)).lower(
+                *specs).compile().memory_analysis()
+            if m is None:
+                return None
+            return {"temp_bytes": m.temp_size_in_bytes,
+                    "argument_bytes": m.argument_size_in_bytes,
+                    "output_bytes": m.output_size_in_bytes,
+                    "alias_bytes": m.alias_size_in_bytes}
+
+        specs_b = []
+        for x, axis in zip(self.xs, p.in_axes):
+            shape = list(x.shape)
+            if axis is not None:
+                shape[axis] = b
+            specs_b.append(jax.ShapeDtypeStruct(tuple(shape), x.dtype))
+        return {"at_batch": analysis(specs_b), "at_n": analysis(self.args)}
+
+
+def main():
+    kind = sys.argv[1] if len(sys.argv) > 1 else ""
+    if kind not in ("numpy", "jax"):
+        sys.exit("usage: worker.py numpy|jax")
+    worker = Worker(kind)
+    for line in sys.stdin:
+        req = json.loads(line)
+        op = req.get("op")
+        if op == "quit":
+            break
+        if op not in ("hello", "load", "time", "memory"):
+            reply = {"error": f"unknown op {op!r}"}
+        elif worker.skipped:
+            reply = {"skipped": worker.skipped}
+        else:
+            try:
+                reply = getattr(worker, op)(req)
+            except Exception as e:  # reported to run.py, which marks the row
+                reply = {"error": f"{type(e).__name__}: {e}"}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
