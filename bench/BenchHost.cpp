@@ -37,10 +37,10 @@
 // "threads" (threads of the process after the timed calls) and
 // "thread_ticks" (CPU ticks, 1/sysconf(_SC_CLK_TCK) s, that each thread ran
 // during the timed calls, largest first; both from /proc/self/task, empty
-// without /proc), "staging_bytes" (the arena's staging slots: B examples of
-// each staged input and output), "launches_per_call",
-// "batch", "num_examples", "input_bytes" / "output_bytes" (of all N examples
-// as passed), "plan" (arena, lower bound, naive sum from the manifest),
+// without /proc), "launches_per_call", "batch", "num_examples",
+// "input_bytes" / "output_bytes" (of all N examples as passed), "plan" (the
+// manifest's arena, lower bound, naive sum and in-place count, and
+// "staging_bytes": B examples of each input and output with a staging slot),
 // "arena_bytes" (the runtime's allocation), "peak_rss_mib", and "memcpy" /
 // "fma" objects when asked for.
 //
