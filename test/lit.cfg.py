@@ -20,6 +20,12 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.vmapc_tools_dir, append_path=True)
 
+# The ASan + UBSan build (scripts/build-sanitized.sh): ASan reserves terabytes
+# of address space for its shadow memory, so a test that runs a tool under
+# `ulimit -v` says `UNSUPPORTED: asan`.
+if config.vmapc_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")
+
 # ptxas: a test that needs it is unsupported without it, except under CI=true
 # where a missing tool is a failure (it then runs and fails).
 ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
