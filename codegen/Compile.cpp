@@ -3,6 +3,7 @@
 #include "codegen/Compile.h"
 
 #include "codegen/CpuObject.h"
+#include "passes/Passes.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,8 +73,11 @@ LogicalResult vmapc::readManifest(ModuleOp module,
       continue;
     EntryInfo entry;
     entry.name = fn.getSymName().str();
-    entry.symbol = "vmapc_entry_" + entry.name;
-    entry.batchSize = batch.getInt();
+    entry.symbol = cEntrySymbol(entry.name);
+    if (batch.getInt() < 1 || batch.getInt() > UINT32_MAX)
+      return fn.emitError()
+             << "batch size " << batch.getInt() << " is outside [1, 2^32 - 1]";
+    entry.batchSize = static_cast<uint32_t>(batch.getInt());
     auto plan = fn->getAttrOfType<DictionaryAttr>("arr.plan");
     if (!plan)
       return fn.emitOpError("has no buffer plan (arr.plan)");
@@ -98,6 +102,9 @@ LogicalResult vmapc::readManifest(ModuleOp module,
         return failure();
       list.push_back(std::move(arg));
     }
+    // The artifact's rules for one entry, reported at the export.
+    if (Status status = validateEntry(entry); !status.ok())
+      return fn.emitError() << status.message();
     entries.push_back(std::move(entry));
   }
   if (entries.empty())
@@ -118,5 +125,11 @@ LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact) {
   buildArrToLLVMPipeline(pm);
   if (failed(pm.run(module)))
     return failure();
-  return emitCpuSharedObject(module, &artifact.code);
+  if (failed(emitCpuSharedObject(module, &artifact.code)))
+    return failure();
+  // Each entry passed validateEntry; what is left (the code, unique names)
+  // belongs to the whole file.
+  if (Status status = validateArtifact(artifact); !status.ok())
+    return module.emitError() << status.message();
+  return success();
 }

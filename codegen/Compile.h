@@ -24,14 +24,18 @@ mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module);
 
 /// Reads the manifest of every entry (public function with `arr.batch`) of a
 /// planned module: names, dtypes, per-example shapes, axes, B, arena and
-/// staging offsets, plan figures. `entries` is filled in module order.
+/// staging offsets, plan figures. `entries` is filled in module order. An
+/// entry that breaks a rule of the artifact format (validateEntry: a name
+/// too long, too many arguments, a size past 2^62 bytes, ...) is an error
+/// at its function's location, the export.
 mlir::LogicalResult readManifest(mlir::ModuleOp module,
                                  std::vector<EntryInfo> &entries);
 
 /// Compiles `module` (arr IR as imported) for the CPU into `artifact`: a
 /// shared object for generic x86-64 (no CPU feature beyond the x86-64
 /// baseline, recorded as "sse2"), with one `vmapc_entry_NAME` symbol per
-/// entry. Needs a system C compiler driver (`cc`) to link the object.
+/// entry. Needs a system C compiler driver (`cc`) to link the object. The
+/// artifact is valid (validateArtifact) when this succeeds.
 mlir::LogicalResult compileForCpu(mlir::ModuleOp module, Artifact &artifact);
 
 } // namespace vmapc

@@ -44,7 +44,7 @@ struct ArrEmitCEntriesPass
       b.setInsertionPointAfter(fn);
       Location loc = fn.getLoc();
       auto wrapper = LLVM::LLVMFuncOp::create(
-          b, loc, ("vmapc_entry_" + fn.getName()).str(),
+          b, loc, vmapc::cEntrySymbol(fn.getName()),
           LLVM::LLVMFunctionType::get(voidType, {ptrType}));
       Block *block = wrapper.addEntryBlock(b);
       b.setInsertionPointToStart(block);

@@ -24,6 +24,13 @@ namespace vmapc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The C symbol of the entry named `name`: `vmapc_entry_NAME`, the wrapper
+/// that arr-emit-c-entries adds and the manifest names. Its descriptor is
+/// that symbol with kDescriptorSuffix (runtime/vmapc/ArtifactFormat.h).
+inline std::string cEntrySymbol(llvm::StringRef name) {
+  return ("vmapc_entry_" + name).str();
+}
+
 } // namespace vmapc
 
 #endif // VMAPC_PASSES_PASSES_H

@@ -189,6 +189,37 @@ def ArrEmitCEntries : Pass<"arr-emit-c-entries", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ArrEmitEntryDescriptors
+    : Pass<"arr-emit-entry-descriptors", "::mlir::ModuleOp"> {
+  let summary = "Adds each entry's descriptor (what its code was compiled for)";
+  let description = [{
+    On the planned program (memref entries with an `arr.arena` argument,
+    before the lowering to LLVM): for each entry `@e` (a public function
+    marked `arr.batch`), adds the read-only global
+    `@vmapc_entry_e_descriptor` that runtime/vmapc/ArtifactFormat.h defines:
+    its magic and version, the batch size B, the arena's bytes, the input
+    and output counts, and per argument its bytes per example and mapped
+    axis (`arr.in_axes` / `arr.out_axes`). They are read off the argument
+    types, apart from the manifest; the runtime checks the manifest against
+    them when it loads the code, so that a manifest edited apart from its
+    code is refused.
+
+    ```mlir
+    func.func @e(%x: memref<4x3xf32> {arr.staging, arr.staging_offset = 0 : i64},
+                 %out: memref<4xf32> {arr.output, arr.staging, arr.staging_offset = 0 : i64},
+                 %arena: memref<256xi8> {arr.arena})
+        attributes {arr.batch = 4 : i64, arr.in_axes = [0], arr.out_axes = [0]}
+    ```
+    gets
+    ```mlir
+    llvm.mlir.global external constant @vmapc_entry_e_descriptor(dense<[
+        4851296279508110678, 1, 4, 256, 1, 1, 12, 0, 4, 0]> : tensor<10xi64>)
+        {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<10 x i64>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ArrCopiesToLinalg : Pass<"arr-copies-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Rewrites memref.copy as linalg.copy";
   let description = [{

@@ -48,6 +48,8 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
 }
 
 void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
+  // Read off the planned entries' types before the lowering erases them.
+  pm.addPass(createArrEmitEntryDescriptors());
   ArrCopiesToLinalgOptions stridedCopies;
   stridedCopies.stridedOnly = true;
   pm.addNestedPass<func::FuncOp>(createArrCopiesToLinalg(stridedCopies));

@@ -269,19 +269,17 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
   }
   {
-    // The input's one dim (at 64 + 12 + 4 + 10 + 13 + 40 + 5 + 4 + 4 + 8).
+    // The input's one dim (at 64 + 12 + 4 + 10 + 13 + 40 + 5 + 4 + 4 + 8):
+    // a dim that makes the array 2^62 bytes or more is out of range.
     std::string c = b;
     ASSERT_EQ(u64At(c, 164), 4u);
-    putU64(c, 164, 0);
-    reseal(c);
-    EXPECT_EQ(parse(c).message(), "entry 'affine' input 'x': dimension 0 of "
-                                  "shape [0] is 0 (empty arrays are not "
-                                  "supported)");
-    EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
-    // A dim that makes the array 2^62 bytes or more stays out of range.
     putU64(c, 164, uint64_t(1) << 61);
     reseal(c);
     EXPECT_EQ(parse(c).code(), StatusCode::kOutOfRange);
+    // A negative dim (2^63 and above as i64) is not an artifact.
+    putU64(c, 164, uint64_t(1) << 63);
+    reseal(c);
+    EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
   }
   {
     std::string c = b;
@@ -325,12 +323,6 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
        [](Artifact &a) { a.entries[0].inputs[0].shape.assign(17, 1); }},
       {"entry 'affine' input 'c': negative dimension in shape [-4]", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].shape = {-4}; }},
-      {"entry 'affine' output 'y': dimension 1 of shape [4, 0] is 0 (empty "
-       "arrays are not supported)",
-       kInvalid,
-       [](Artifact &a) {
-         a.entries[0].outputs[0].shape = {4, 0};
-       }},
       {"entry 'affine' input 'x': mapped axis 2 out of range [0, 1] (or -1 "
        "for none)",
        kInvalid, [](Artifact &a) { a.entries[0].inputs[0].mappedAxis = 2; }},
@@ -418,6 +410,13 @@ TEST_F(ArtifactTest, SizesThatWouldOverflowAreOutOfRange) {
        [](Artifact &a) {
          a.entries[0].inputs[0].stagingOffset = ~uint64_t(0) - 15;
        }},
+      // An empty array whose other dims would be 2^62 bytes or more.
+      {"entry 'affine' input 'c': array of shape [0, 1152921504606846976] "
+       "takes 2^62 bytes or more",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) {
+         a.entries[0].inputs[1].shape = {0, int64_t(1) << 60};
+       }},
       // The arena itself.
       {"entry 'affine': arena of 4611686018427387904 bytes is too large (the "
        "limit is 2^62 bytes)",
@@ -448,6 +447,11 @@ TEST(CheckedBytes, StopBelowTheLimit) {
   int64_t dims[3] = {2, 3, 5};
   EXPECT_EQ(arrayBytes(DType::F32, dims, 3), 120u);
   EXPECT_EQ(arrayBytes(DType::Bool, dims, 0), 1u);
+  // An empty array has 0 bytes, but its other dims are bounded all the same.
+  int64_t empty[3] = {int64_t(1) << 40, 0, 7};
+  EXPECT_EQ(arrayBytes(DType::F32, empty, 3), 0u);
+  int64_t emptyHuge[2] = {0, int64_t(1) << 61};
+  EXPECT_EQ(arrayBytes(DType::F32, emptyHuge, 2), std::nullopt);
   int64_t negative[2] = {2, -3};
   EXPECT_EQ(arrayBytes(DType::F32, negative, 2), std::nullopt);
   EXPECT_EQ(arrayBytes(DType(9), dims, 3), std::nullopt);
@@ -575,6 +579,49 @@ TEST_F(ArtifactTest, ReadFileChecksTheHeaderFirst) {
   s = readThroughPipe(
       b, [&](const std::string &p) { return readArtifactFile(p, &bytes); });
   EXPECT_TRUE(s.ok()) << s.message();
+}
+
+TEST_F(ArtifactTest, EntryDescriptorWordsAndChecks) {
+  const EntryInfo &affine = artifact.entries[0];
+  std::vector<uint64_t> words =
+      entryDescriptorWords(4, 512, {{16, 0}, {16, kNoAxis}}, {{16, 0}});
+  const std::vector<uint64_t> expected = {
+      kEntryDescriptorMagic, 1, 4, 512, 2, 1, 16, 0, 16, ~uint64_t(0), 16, 0};
+  EXPECT_EQ(words, expected);
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(words.data()), 8),
+            "VMAPCDSC");
+  size_t bytes = words.size() * 8;
+  EXPECT_TRUE(checkEntryDescriptor(affine, words.data(), bytes).ok());
+
+  auto check = [&](std::vector<uint64_t> w, size_t size) {
+    Status s = checkEntryDescriptor(affine, w.data(), size);
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.message();
+    return s.message();
+  };
+  EXPECT_EQ(check(words, 40),
+            "the code's descriptor is 40 bytes, too small for its header");
+  EXPECT_EQ(check(words, bytes - 8), "the code's descriptor is 88 bytes, "
+                                     "fewer than the 96 its counts need");
+  // Padding after the words (AddressSanitizer's redzone) is allowed.
+  words.push_back(0);
+  EXPECT_TRUE(checkEntryDescriptor(affine, words.data(), bytes + 8).ok());
+  words.pop_back();
+  std::vector<uint64_t> w = words;
+  w[0] ^= 1;
+  EXPECT_EQ(check(w, bytes), "the code's descriptor has a bad magic");
+  w = words;
+  w[1] = 2;
+  EXPECT_EQ(check(w, bytes),
+            "the code's descriptor has version 2 (this runtime reads 1)");
+  w = words;
+  w[4] = 4097; // a count that would make the expected size large
+  EXPECT_EQ(check(w, bytes), "the manifest disagrees with the code: input "
+                             "count: 2 in the manifest, 4097 in the code");
+  w = words;
+  w[10] = 12;
+  EXPECT_EQ(check(w, bytes), "the manifest disagrees with the code: bytes "
+                             "per example of output 'y': 16 in the "
+                             "manifest, 12 in the code");
 }
 
 TEST(BatchedShape, InsertsNAtTheMappedAxis) {

@@ -295,6 +295,7 @@ TEST_F(RuntimeTest, LoadFromFile) {
 
 TEST_F(RuntimeTest, ArenaBeyondMemoryIsRefusedBeforeAllocating) {
   Artifact a = makeTestArtifact(code);
+  a.entries[0].symbol = "rt_affine_huge"; // code for an arena of 2^61 bytes
   a.entries[0].arenaBytes = uint64_t(1) << 61; // below the format's limit
   Status s = loadError(a);
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
@@ -311,6 +312,7 @@ TEST_F(RuntimeTest, ArenaAllocationFailureIsAnErrorStatus) {
   if (!canFailAllocations())
     GTEST_SKIP() << "allocation failures cannot be injected under ASan";
   Artifact a = makeTestArtifact(code);
+  a.entries[0].symbol = "rt_affine_4mib"; // code for an arena of 4 MiB
   a.entries[0].arenaBytes = 4 << 20;
   std::string b = serialize(a);
   std::unique_ptr<Executable> other;
@@ -347,6 +349,118 @@ TEST_F(RuntimeTest, MissingSymbol) {
   EXPECT_EQ(s.message(),
             "entry 'axis1': symbol 'rt_nope' not found in the code object");
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+}
+
+// The code's descriptor of each entry is checked against the manifest: a
+// manifest edited apart from its code is refused, naming the field.
+TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
+  struct Case {
+    const char *expected;
+    void (*edit)(Artifact &);
+  };
+  const Case cases[] = {
+      {"entry 'affine': the manifest disagrees with the code: batch size: 8 "
+       "in the manifest, 4 in the code",
+       [](Artifact &a) { a.entries[0].batchSize = 8; }},
+      {"entry 'affine': the manifest disagrees with the code: arena bytes: "
+       "1024 in the manifest, 512 in the code",
+       [](Artifact &a) { a.entries[0].arenaBytes = 1024; }},
+      {"entry 'affine': the manifest disagrees with the code: arena bytes: "
+       "384 in the manifest, 512 in the code",
+       [](Artifact &a) { a.entries[0].arenaBytes = 384; }},
+      {"entry 'affine': the manifest disagrees with the code: input count: 1 "
+       "in the manifest, 2 in the code",
+       [](Artifact &a) { a.entries[0].inputs.pop_back(); }},
+      {"entry 'reduce': the manifest disagrees with the code: output count: "
+       "2 in the manifest, 3 in the code",
+       [](Artifact &a) { a.entries[2].outputs.pop_back(); }},
+      {"entry 'affine': the manifest disagrees with the code: bytes per "
+       "example of input 'c': 32 in the manifest, 16 in the code",
+       [](Artifact &a) { a.entries[0].inputs[1].shape = {8}; }},
+      {"entry 'axis1': the manifest disagrees with the code: bytes per "
+       "example of output 'y': 6 in the manifest, 24 in the code",
+       [](Artifact &a) { a.entries[1].outputs[0].dtype = DType::Bool; }},
+      {"entry 'axis1': the manifest disagrees with the code: mapped axis of "
+       "input 'x': 0 in the manifest, 1 in the code",
+       [](Artifact &a) { a.entries[1].inputs[0].mappedAxis = 0; }},
+      {"entry 'affine': the manifest disagrees with the code: mapped axis of "
+       "input 'c': 0 in the manifest, -1 in the code",
+       [](Artifact &a) {
+         a.entries[0].inputs[1].mappedAxis = 0;
+         a.entries[0].inputs[1].stagingOffset = 128;
+       }},
+      // The symbol of another entry: its descriptor is another's too.
+      {"entry 'affine': the manifest disagrees with the code: arena bytes: "
+       "512 in the manifest, 256 in the code",
+       [](Artifact &a) { a.entries[0].symbol = "rt_axis1"; }},
+      {"entry 'affine': symbol 'rt_affine_undescribed_descriptor' not found "
+       "in the code object",
+       [](Artifact &a) { a.entries[0].symbol = "rt_affine_undescribed"; }},
+      // Symbols that are not the object's own functions.
+      {"entry 'affine': symbol 'cos' is not defined by the code object",
+       [](Artifact &a) { a.entries[0].symbol = "cos"; }}, // libm's
+      {"entry 'affine': symbol 'rt_affine_descriptor' is not a function",
+       [](Artifact &a) { a.entries[0].symbol = "rt_affine_descriptor"; }},
+  };
+  for (const Case &c : cases) {
+    Artifact a = makeTestArtifact(code);
+    c.edit(a);
+    ASSERT_TRUE(validateArtifact(a).ok()) << c.expected;
+    Status s = loadError(a);
+    EXPECT_EQ(s.message(), c.expected);
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << c.expected;
+  }
+}
+
+// Empty arrays (a 0 dim) are valid. The runtime copies none of their bytes
+// and never loops over their other dims (here 2^40 rows of nothing, mapped
+// at axis 1: a copy loop over them would not end), takes null data for them,
+// and launches once when every mapped argument is empty.
+TEST_F(RuntimeTest, EmptyArraysAreNeverCopied) {
+  Artifact a;
+  a.cpuFeatures = {"sse2"};
+  a.code = code;
+  EntryInfo e;
+  e.name = "empty";
+  e.symbol = "rt_empty";
+  e.batchSize = kTestB;
+  e.arenaBytes = 256;
+  const int64_t rows = int64_t(1) << 40;
+  e.inputs = {arg("x", DType::F32, {0}, 0, 0),
+              arg("big", DType::F32, {rows, 0}, 1, 0),
+              arg("c", DType::F32, {2}, kNoAxis)};
+  e.outputs = {arg("y", DType::F32, {3, 0}, 0, 0),
+               arg("total", DType::F32, {}, kNoAxis)};
+  a.entries.push_back(e);
+  std::string b = serialize(a);
+  std::unique_ptr<Executable> empty;
+  Status s = Executable::loadBytes(cpu, b.data(), b.size(), &empty);
+  ASSERT_TRUE(s.ok()) << s.message();
+  float c[2] = {1.5f, 2.0f};
+  for (int64_t n : {int64_t(0), int64_t(1000)}) {
+    float total = 0;
+    s = empty->run("empty",
+                   {HostArray{nullptr, DType::F32, {n, 0}},
+                    HostArray{nullptr, DType::F32, {rows, n, 0}},
+                    HostArray{c, DType::F32, {2}}},
+                   {MutableHostArray{nullptr, DType::F32, {n, 3, 0}},
+                    MutableHostArray{&total, DType::F32, {}}});
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(total, 3.5f);
+  }
+  EXPECT_EQ(empty->stats().launches, 2u);
+  // N is bounded by the non-zero dims of an empty array too.
+  const int64_t n = int64_t(1) << 40;
+  float total = 0;
+  s = empty->run("empty",
+                 {HostArray{nullptr, DType::F32, {n, 0}},
+                  HostArray{nullptr, DType::F32, {rows, n, 0}},
+                  HostArray{c, DType::F32, {2}}},
+                 {MutableHostArray{nullptr, DType::F32, {n, 3, 0}},
+                  MutableHostArray{&total, DType::F32, {}}});
+  EXPECT_EQ(s.message(),
+            "input 'big': array is too large (2^62 bytes or more)");
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
 }
 
 TEST_F(RuntimeTest, CpuFeatures) {

@@ -2,6 +2,8 @@
 
 #include "TestKernels.h"
 
+#include "vmapc/ArtifactFormat.h"
+
 #include <cstdint>
 
 using vmapc_test::kTestB;
@@ -61,5 +63,46 @@ __attribute__((visibility("default"))) void rt_probe(void **args) {
   splitAddress(args[4], addrs + 2);
   splitAddress(args[0], addrs + 4);
 }
+
+__attribute__((visibility("default"))) void rt_empty(void **args) {
+  const float *c = static_cast<const float *>(args[2]); // [2]
+  float *total = static_cast<float *>(args[4]);         // []
+  *total = c[0] + c[1];
+}
+
+// The descriptors of the kernels above, for the manifest of TestUtil.h's
+// makeTestArtifact: B, arena bytes, I, O, then per argument its bytes per
+// example and mapped axis (-1 for none).
+#define VMAPC_DESCRIPTOR(NAME, ...)                                            \
+  __attribute__((                                                              \
+      visibility("default"))) extern const uint64_t NAME##_descriptor[] = {    \
+      vmapc::kEntryDescriptorMagic, vmapc::kEntryDescriptorVersion,            \
+      __VA_ARGS__}
+constexpr uint64_t kNone = uint64_t(-1);
+
+VMAPC_DESCRIPTOR(rt_affine, kTestB, 512, 2, 1, 16, 0, 16, kNone, 16, 0);
+VMAPC_DESCRIPTOR(rt_axis1, kTestB, 256, 1, 1, 24, 1, 24, 2);
+VMAPC_DESCRIPTOR(rt_reduce, kTestB, 256, 2, 3, 12, 0, 4, kNone, 4, 0, 1, 0, 4,
+                 kNone);
+VMAPC_DESCRIPTOR(rt_probe, kTestB, 256, 2, 2, 8, 0, 12, kNone, 8, 0, 24, kNone);
+VMAPC_DESCRIPTOR(rt_empty, kTestB, 256, 3, 2, 0, 0, 0, 1, 8, kNone, 0, 0, 4,
+                 kNone);
+
+// rt_affine under other names, compiled for larger arenas (4 MiB, 2^61
+// bytes), and once with no descriptor at all.
+__attribute__((visibility("default"))) void rt_affine_4mib(void **args) {
+  rt_affine(args);
+}
+__attribute__((visibility("default"))) void rt_affine_huge(void **args) {
+  rt_affine(args);
+}
+__attribute__((visibility("default"))) void rt_affine_undescribed(void **args) {
+  rt_affine(args);
+}
+VMAPC_DESCRIPTOR(rt_affine_4mib, kTestB, 4 << 20, 2, 1, 16, 0, 16, kNone, 16,
+                 0);
+VMAPC_DESCRIPTOR(rt_affine_huge, kTestB, uint64_t(1) << 61, 2, 1, 16, 0, 16,
+                 kNone, 16, 0);
+#undef VMAPC_DESCRIPTOR
 
 } // extern "C"

@@ -14,6 +14,14 @@
 //              -> y: f32[2] axis 0, addrs: i32[6] none
 //              y = x; addrs = the addresses of c, the arena and x, each as
 //              (low 32 bits, high 32 bits)
+//   rt_empty   x: f32[0] axis 0, big: f32[2^40, 0] axis 1, c: f32[2] none
+//              -> y: f32[3, 0] axis 0, total: f32[] none
+//              total = c[0] + c[1] (the other arrays are empty)
+//
+// Each exports its entry descriptor (ArtifactFormat.h) for the manifest of
+// TestUtil.h's makeTestArtifact. rt_affine is also exported as
+// rt_affine_4mib and rt_affine_huge, whose descriptors say an arena of
+// 4 MiB and 2^61 bytes, and as rt_affine_undescribed, with no descriptor.
 //
 //===----------------------------------------------------------------------===//
 

@@ -68,12 +68,18 @@ std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
   std::optional<uint64_t> bytes = dtypeBytes(dtype);
   if (*bytes == 0)
     return std::nullopt;
+  bool empty = false;
   for (size_t i = 0; i < rank && bytes; ++i) {
     if (dims[i] < 0)
       return std::nullopt;
-    bytes = checkedMulBytes(*bytes, uint64_t(dims[i]));
+    if (dims[i] == 0)
+      empty = true;
+    else
+      bytes = checkedMulBytes(*bytes, uint64_t(dims[i]));
   }
-  return bytes;
+  if (!bytes)
+    return std::nullopt;
+  return empty ? 0 : *bytes;
 }
 
 int64_t exampleBytes(const ArgInfo &arg) {
@@ -152,25 +158,19 @@ static Status validateArgs(const EntryInfo &entry,
     if (arg.shape.size() > kMaxRank)
       return outOfRange(where + ": rank " + std::to_string(arg.shape.size()) +
                         " exceeds the maximum " + std::to_string(kMaxRank));
-    for (size_t d = 0; d < arg.shape.size(); ++d) {
-      if (arg.shape[d] < 0)
+    for (int64_t d : arg.shape)
+      if (d < 0)
         return invalid(where + ": negative dimension in shape " +
                        shapeString(arg.shape));
-      if (arg.shape[d] == 0)
-        return invalid(where + ": dimension " + std::to_string(d) +
-                       " of shape " + shapeString(arg.shape) +
-                       " is 0 (empty arrays are not supported)");
-    }
     int64_t rank = int64_t(arg.shape.size());
     if (arg.mappedAxis != kNoAxis &&
         (arg.mappedAxis < 0 || arg.mappedAxis > rank))
       return invalid(where + ": mapped axis " + std::to_string(arg.mappedAxis) +
                      " out of range [0, " + std::to_string(rank) +
                      "] (or -1 for none)");
+    std::vector<int64_t> batched = batchedShape(arg, entry.batchSize);
     std::optional<uint64_t> batchedBytes =
-        arrayBytes(arg.dtype, arg.shape.data(), arg.shape.size());
-    if (batchedBytes && arg.isMapped())
-      batchedBytes = checkedMulBytes(*batchedBytes, entry.batchSize);
+        arrayBytes(arg.dtype, batched.data(), batched.size());
     if (!batchedBytes)
       return outOfRange(where + ": array of shape " + shapeString(arg.shape) +
                         (arg.isMapped()
@@ -187,7 +187,8 @@ static Status validateArgs(const EntryInfo &entry,
             where + ": staging slot [" + std::to_string(arg.stagingOffset) +
             ", +" + std::to_string(*batchedBytes) + ") exceeds the arena of " +
             std::to_string(entry.arenaBytes) + " bytes");
-      slots.push_back({arg.stagingOffset, *slotEnd});
+      if (*slotEnd > arg.stagingOffset)
+        slots.push_back({arg.stagingOffset, *slotEnd});
     }
   }
   return Status();
@@ -275,6 +276,83 @@ static Status validate(const Artifact &artifact, std::string_view code) {
 
 Status validateArtifact(const Artifact &artifact) {
   return validate(artifact, artifact.code);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry descriptors
+//===----------------------------------------------------------------------===//
+
+std::vector<uint64_t>
+entryDescriptorWords(uint64_t batchSize, uint64_t arenaBytes,
+                     const std::vector<ArgDescriptor> &inputs,
+                     const std::vector<ArgDescriptor> &outputs) {
+  std::vector<uint64_t> words = {
+      kEntryDescriptorMagic, kEntryDescriptorVersion, batchSize, arenaBytes,
+      inputs.size(),         outputs.size()};
+  for (const auto *list : {&inputs, &outputs})
+    for (const ArgDescriptor &a : *list) {
+      words.push_back(a.exampleBytes);
+      words.push_back(uint64_t(a.mappedAxis));
+    }
+  return words;
+}
+
+Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
+                            size_t size) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  EntryDescriptorHeader h;
+  if (!bytes || size < sizeof(h))
+    return dataLoss("the code's descriptor is " + std::to_string(size) +
+                    " bytes, too small for its header");
+  std::memcpy(&h, bytes, sizeof(h));
+  if (h.magic != kEntryDescriptorMagic)
+    return dataLoss("the code's descriptor has a bad magic");
+  if (h.version != kEntryDescriptorVersion)
+    return dataLoss("the code's descriptor has version " +
+                    std::to_string(h.version) + " (this runtime reads " +
+                    std::to_string(kEntryDescriptorVersion) + ")");
+  auto mismatch = [](const std::string &field, int64_t manifest, int64_t code) {
+    return dataLoss("the manifest disagrees with the code: " + field + ": " +
+                    std::to_string(manifest) + " in the manifest, " +
+                    std::to_string(code) + " in the code");
+  };
+  if (h.batchSize != entry.batchSize)
+    return mismatch("batch size", entry.batchSize, int64_t(h.batchSize));
+  if (h.arenaBytes != entry.arenaBytes)
+    return mismatch("arena bytes", int64_t(entry.arenaBytes),
+                    int64_t(h.arenaBytes));
+  if (h.numInputs != entry.inputs.size())
+    return mismatch("input count", int64_t(entry.inputs.size()),
+                    int64_t(h.numInputs));
+  if (h.numOutputs != entry.outputs.size())
+    return mismatch("output count", int64_t(entry.outputs.size()),
+                    int64_t(h.numOutputs));
+  // The counts agree with the validated manifest (<= kMaxArgs each), so the
+  // expected size cannot overflow.
+  size_t expected = sizeof(h) + (entry.inputs.size() + entry.outputs.size()) *
+                                    sizeof(ArgDescriptor);
+  // At least: a toolchain may pad a global (AddressSanitizer adds a redzone
+  // to its symbol's size).
+  if (size < expected)
+    return dataLoss("the code's descriptor is " + std::to_string(size) +
+                    " bytes, fewer than the " + std::to_string(expected) +
+                    " its counts need");
+  const unsigned char *p = bytes + sizeof(h);
+  for (auto [list, kind] : {std::pair{&entry.inputs, "input"},
+                            std::pair{&entry.outputs, "output"}}) {
+    for (const ArgInfo &arg : *list) {
+      ArgDescriptor a;
+      std::memcpy(&a, p, sizeof(a));
+      p += sizeof(a);
+      std::string name = std::string(kind) + " '" + arg.name + "'";
+      if (a.exampleBytes != uint64_t(exampleBytes(arg)))
+        return mismatch("bytes per example of " + name, exampleBytes(arg),
+                        int64_t(a.exampleBytes));
+      if (a.mappedAxis != arg.mappedAxis)
+        return mismatch("mapped axis of " + name, arg.mappedAxis, a.mappedAxis);
+    }
+  }
+  return Status();
 }
 
 //===----------------------------------------------------------------------===//

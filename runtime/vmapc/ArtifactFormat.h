@@ -61,9 +61,8 @@
 //       i32  mapped axis: -1 = none (unbatched), else in [0, R]: where the
 //            batch dimension sits in the batched array (of rank R + 1)
 //       u64  staging offset into the arena, or 0xFFFFFFFFFFFFFFFF = none
-//       R x i64  per-example dims (each >= 1: the compiler never produces
-//                an empty array, and a zero dim would let a crafted
-//                artifact describe huge loops over no bytes)
+//       R x i64  per-example dims (each >= 0; an array with a 0 dim is
+//                empty, and the runtime neither copies nor loops over it)
 //
 // The manifest must be consumed exactly: trailing manifest bytes are an error.
 //
@@ -71,10 +70,13 @@
 //
 // * The one size limit: every byte count the writer, the reader and the
 //   runtime compute is below kMaxArrayBytes (2^62), checked with overflow-
-//   safe arithmetic (`checkedMulBytes`, `checkedAddBytes`): the bytes of one
-//   example (dims x dtype size), of a batched array (x B), the end of a
-//   staging slot (offset + bytes), an arena, a whole file. Anything past it
-//   is an error (kOutOfRange), never a wrapped-around size.
+//   safe arithmetic (`checkedMulBytes`, `checkedAddBytes`, `arrayBytes`):
+//   the bytes of one example (dims x dtype size), of a batched array (x B),
+//   the end of a staging slot (offset + bytes), an arena, a whole file.
+//   Anything past it is an error (kOutOfRange), never a wrapped-around
+//   size. An array with a 0 dim holds 0 bytes, but the product of its other
+//   dims (x dtype size, x B) is bounded the same way, so no count derived
+//   from a shape is absurd.
 // * Every mapped argument has a staging slot, and every staging slot
 //   (mapped or not) fits in the arena: offset + B x example bytes <= arena
 //   bytes. The input staging slots of one entry do not overlap one another,
@@ -97,6 +99,32 @@
 // argument has its per-example shape). The arena is `arena bytes` long and
 // 256-byte aligned. The code may read inputs and write outputs and the arena
 // only; it must call nothing but libc and libm. One call computes B examples.
+//
+// ## The entry descriptor (version 1)
+//
+// Next to each entry function SYMBOL, the code exports a read-only object
+// SYMBOL + "_descriptor" (kDescriptorSuffix): what the code itself was
+// compiled for, written by the compiler (passes/EmitEntryDescriptors.cpp)
+// from the planned program's types, apart from the manifest. It is an array
+// of u64 words (host byte order, 8-byte aligned), `EntryDescriptorHeader`
+// then one `ArgDescriptor` per input, then per output:
+//
+//   Word  Field
+//   ----  ------------------------------------------------------------------
+//      0  magic (kEntryDescriptorMagic, the bytes "VMAPCDSC")
+//      1  descriptor version (kEntryDescriptorVersion = 1)
+//      2  batch size B
+//      3  arena bytes
+//      4  input count I
+//      5  output count O
+//   6+2k  argument k (inputs, then outputs): bytes of one example
+//   7+2k  argument k: mapped axis (as i64; -1 = none)
+//
+// The loader (Executable::loadBytes) resolves it in the code object (an
+// ELF object symbol of at least (6 + 2 (I + O)) x 8 bytes) and refuses, as
+// kDataLoss naming the field, a manifest that disagrees with it: a manifest
+// edited apart from its code would make the runtime pass buffers of the
+// wrong size. Like the checksum, it catches mismatch, not tampering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -203,6 +231,48 @@ struct Artifact {
   std::string code;
 };
 
+/// Appended to an entry's code symbol to name its descriptor.
+inline constexpr char kDescriptorSuffix[] = "_descriptor";
+/// Word 0 of every entry descriptor: the bytes "VMAPCDSC", little-endian.
+inline constexpr uint64_t kEntryDescriptorMagic = 0x4353444350414d56ull;
+/// The descriptor version this runtime reads and the compiler writes.
+inline constexpr uint64_t kEntryDescriptorVersion = 1;
+
+/// The first words of an entry descriptor (see above).
+struct EntryDescriptorHeader {
+  uint64_t magic;      ///< kEntryDescriptorMagic.
+  uint64_t version;    ///< kEntryDescriptorVersion.
+  uint64_t batchSize;  ///< B.
+  uint64_t arenaBytes; ///< Bytes of the arena the code uses.
+  uint64_t numInputs;
+  uint64_t numOutputs;
+};
+/// One argument of an entry descriptor.
+struct ArgDescriptor {
+  uint64_t exampleBytes; ///< Bytes of one example (dims x dtype size).
+  int64_t mappedAxis;    ///< The batch axis, or kNoAxis.
+};
+static_assert(sizeof(EntryDescriptorHeader) == 48 &&
+                  sizeof(ArgDescriptor) == 16,
+              "the descriptor is an array of u64 words");
+
+/// The words of an entry descriptor, as the compiler writes them.
+std::vector<uint64_t>
+entryDescriptorWords(uint64_t batchSize, uint64_t arenaBytes,
+                     const std::vector<ArgDescriptor> &inputs,
+                     const std::vector<ArgDescriptor> &outputs);
+
+/// Checks the `size` bytes at `data`, the code's descriptor of `entry`
+/// (validated), against the manifest. Errors (kDataLoss): "the code's
+/// descriptor is N bytes, fewer than the M its counts need", "... has a bad
+/// magic", "... has version
+/// N (this runtime reads 1)", "the manifest disagrees with the code: FIELD:
+/// X in the manifest, Y in the code" for FIELD "batch size", "arena bytes",
+/// "input count", "output count", "bytes per example of input 'x'", "mapped
+/// axis of output 'y'", ...
+Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
+                            size_t size);
+
 /// FNV-1a 64 of `size` bytes (offset basis 0xcbf29ce484222325, prime
 /// 0x100000001b3).
 uint64_t fnv1a64(const void *data, size_t size);
@@ -211,8 +281,10 @@ uint64_t fnv1a64(const void *data, size_t size);
 std::optional<uint64_t> checkedMulBytes(uint64_t a, uint64_t b);
 /// `a + b` if it is below kMaxArrayBytes, else nullopt (also on overflow).
 std::optional<uint64_t> checkedAddBytes(uint64_t a, uint64_t b);
-/// Bytes of a dense array of `dtype` with `rank` dims: nullopt for an
-/// invalid dtype, a negative dim, or a product not below kMaxArrayBytes.
+/// Bytes of a dense array of `dtype` with `rank` dims: 0 if a dim is 0;
+/// nullopt for an invalid dtype, a negative dim, or when the product of the
+/// non-zero dims times the dtype size is not below kMaxArrayBytes (so an
+/// empty array's other dims are bounded too).
 std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
                                    size_t rank);
 

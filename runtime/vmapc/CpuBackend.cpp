@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -157,14 +159,57 @@ CodeObject::~CodeObject() {
     close(fd);
 }
 
-Status CodeObject::lookup(const std::string &symbol, EntryFn *out) const {
+Status CodeObject::resolve(const std::string &symbol, void **address,
+                           unsigned *type, size_t *size) const {
+  auto error = [&](const char *what) {
+    return Status::error(StatusCode::kDataLoss,
+                         "symbol '" + symbol + "' " + what);
+  };
   dlerror();
   void *sym = dlsym(handle, symbol.c_str());
   if (!sym)
+    return error("not found in the code object");
+  // dlsym also searches the libraries the object links (libc, libm): the
+  // symbol must be this object's own.
+  struct link_map *own = nullptr, *definer = nullptr;
+  void *entryAddress = nullptr; // dladdr1 stores a const ElfW(Sym) * here
+
+  Dl_info info;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &own) != 0 ||
+      !dladdr1(sym, &info, reinterpret_cast<void **>(&definer),
+               RTLD_DL_LINKMAP) ||
+      definer != own)
+    return error("is not defined by the code object");
+  if (!dladdr1(sym, &info, &entryAddress, RTLD_DL_SYMENT) || !entryAddress)
+    return error("has no entry in the code object's symbol table");
+  const auto *entry = static_cast<const ElfW(Sym) *>(entryAddress);
+  *address = sym;
+  *type = ELF64_ST_TYPE(entry->st_info);
+  *size = size_t(entry->st_size);
+  return Status();
+}
+
+Status CodeObject::lookup(const std::string &symbol, EntryFn *out) const {
+  void *sym = nullptr;
+  unsigned type = 0;
+  size_t size = 0;
+  VMAPC_RETURN_IF_ERROR(resolve(symbol, &sym, &type, &size));
+  if (type != STT_FUNC)
     return Status::error(StatusCode::kDataLoss,
-                         "symbol '" + symbol +
-                             "' not found in the code object");
+                         "symbol '" + symbol + "' is not a function");
   *out = reinterpret_cast<EntryFn>(sym);
+  return Status();
+}
+
+Status CodeObject::lookupData(const std::string &symbol, const void **data,
+                              size_t *size) const {
+  void *sym = nullptr;
+  unsigned type = 0;
+  VMAPC_RETURN_IF_ERROR(resolve(symbol, &sym, &type, size));
+  if (type != STT_OBJECT)
+    return Status::error(StatusCode::kDataLoss,
+                         "symbol '" + symbol + "' is not a data object");
+  *data = sym;
   return Status();
 }
 

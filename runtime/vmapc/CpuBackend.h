@@ -44,11 +44,24 @@ public:
   CodeObject &operator=(const CodeObject &) = delete;
 
   using EntryFn = void (*)(void **);
-  /// Resolves `symbol`; kDataLoss "symbol 'x' not found in the code object".
+  /// Resolves the function `symbol` defined by this object (not by a library
+  /// it links, like libc). Errors (kDataLoss): "symbol 'x' not found in the
+  /// code object", "symbol 'x' is not defined by the code object", "symbol
+  /// 'x' is not a function".
   Status lookup(const std::string &symbol, EntryFn *out) const;
+
+  /// Resolves the data object `symbol` defined by this object and its size
+  /// in bytes (from the ELF symbol table). Errors as `lookup`, and "symbol
+  /// 'x' is not a data object".
+  Status lookupData(const std::string &symbol, const void **data,
+                    size_t *size) const;
 
 private:
   CodeObject() = default;
+  /// Resolves `symbol` in this object: its address and ELF symbol type
+  /// (STT_FUNC, STT_OBJECT, ...) and size.
+  Status resolve(const std::string &symbol, void **address, unsigned *type,
+                 size_t *size) const;
   void *handle = nullptr;
   /// The memfd the object was loaded from.
   int fd = -1;

@@ -33,10 +33,12 @@ namespace {
 /// array of per-example dims d[0..R) mapped at axis a is viewed as
 /// [outer, N, inner] with outer = prod(d[0..a)) and inner = prod(d[a..R))
 /// elements, so gathering or scattering a chunk is `outer` contiguous copies.
+/// An empty argument (a 0 dim) is never copied: it has no bytes.
 struct ArgPlan {
   bool mapped = false;
+  bool empty = false;
   uint64_t exampleBytes = 0;
-  uint64_t outer = 1;
+  uint64_t outer = 0;
   uint64_t innerBytes = 0;
   uint64_t staging = kNoStaging;
 };
@@ -47,31 +49,40 @@ struct EntryState {
   /// Preallocated args array: inputs, outputs, arena.
   std::vector<void *> args;
   bool hasUnmappedOutput = false;
+  /// Whether some mapped argument has bytes; if none has, one launch
+  /// computes everything a run can observe, whatever N is.
+  bool hasMappedBytes = false;
 };
 
-/// Plans `arg` of a validated manifest: every dim is >= 1 and the batched
-/// bytes are below kMaxArrayBytes, so outer x innerBytes x B is too, and each
-/// product below is checked anyway.
+/// Plans `arg` of a validated manifest, whose batched bytes (and, for an
+/// empty array, the product of its non-zero dims) are below kMaxArrayBytes;
+/// each product is checked anyway.
 Status planArg(const ArgInfo &arg, ArgPlan *out) {
   ArgPlan p;
   p.mapped = arg.isMapped();
   p.staging = arg.stagingOffset;
-  size_t axis = p.mapped ? size_t(arg.mappedAxis) : 0;
-  std::optional<uint64_t> outer = 1, inner = dtypeBytes(arg.dtype);
-  for (size_t i = 0; i < arg.shape.size(); ++i) {
-    std::optional<uint64_t> &factor = i < axis ? outer : inner;
-    if (factor)
-      factor = checkedMulBytes(*factor, uint64_t(arg.shape[i]));
-  }
-  std::optional<uint64_t> example =
-      outer && inner ? checkedMulBytes(*outer, *inner) : std::nullopt;
-  if (!example || *inner == 0)
+  int64_t example = exampleBytes(arg);
+  if (example < 0)
     return Status::error(StatusCode::kInternal,
                          "argument '" + arg.name +
                              "' passed validation with an invalid size");
-  p.outer = *outer;
-  p.innerBytes = *inner;
-  p.exampleBytes = *example;
+  p.exampleBytes = uint64_t(example);
+  p.empty = example == 0;
+  if (!p.empty) {
+    size_t axis = p.mapped ? size_t(arg.mappedAxis) : 0;
+    std::optional<uint64_t> outer = 1, inner = dtypeBytes(arg.dtype);
+    for (size_t i = 0; i < arg.shape.size(); ++i) {
+      std::optional<uint64_t> &factor = i < axis ? outer : inner;
+      if (factor)
+        factor = checkedMulBytes(*factor, uint64_t(arg.shape[i]));
+    }
+    if (!outer || !inner)
+      return Status::error(StatusCode::kInternal,
+                           "argument '" + arg.name +
+                               "' passed validation with an invalid size");
+    p.outer = *outer;
+    p.innerBytes = *inner;
+  }
   *out = p;
   return Status();
 }
@@ -126,6 +137,15 @@ Status Executable::loadBytes(const Device &device, const void *data,
     std::string where = "entry '" + info.name + "': ";
     VMAPC_RETURN_IF_ERROR(
         impl->code->lookup(info.symbol, &e.fn).withPrefix(where));
+    const void *descriptor = nullptr;
+    size_t descriptorBytes = 0;
+    VMAPC_RETURN_IF_ERROR(impl->code
+                              ->lookupData(info.symbol + kDescriptorSuffix,
+                                           &descriptor, &descriptorBytes)
+                              .withPrefix(where));
+    VMAPC_RETURN_IF_ERROR(
+        checkEntryDescriptor(info, descriptor, descriptorBytes)
+            .withPrefix(where));
     EntryState &st = impl->states[i];
     st.inputs.resize(info.inputs.size());
     st.outputs.resize(info.outputs.size());
@@ -135,6 +155,9 @@ Status Executable::loadBytes(const Device &device, const void *data,
       VMAPC_RETURN_IF_ERROR(planArg(info.outputs[k], &st.outputs[k]));
       st.hasUnmappedOutput |= !info.outputs[k].isMapped();
     }
+    for (const auto *plans : {&st.inputs, &st.outputs})
+      for (const ArgPlan &p : *plans)
+        st.hasMappedBytes |= p.mapped && !p.empty;
     st.args.assign(info.inputs.size() + info.outputs.size() + 1, nullptr);
     arenaBytes = std::max(arenaBytes, info.arenaBytes);
   }
@@ -247,8 +270,8 @@ static Status checkDTypeAndRank(const char *kind, const ArgInfo &arg,
 }
 
 /// Checks every dim of one argument against the manifest and N.
-static Status checkDims(const char *kind, const ArgInfo &arg,
-                        const ArgPlan &plan, const ArgView &v, int64_t n) {
+static Status checkDims(const char *kind, const ArgInfo &arg, const ArgView &v,
+                        int64_t n) {
   const Shape &s = *v.shape;
   for (size_t i = 0, j = 0; i < s.rank(); ++i) {
     bool isBatch = arg.isMapped() && i == size_t(arg.mappedAxis);
@@ -258,8 +281,9 @@ static Status checkDims(const char *kind, const ArgInfo &arg,
                      "': expected shape " + expectedString(arg, n) + ", got " +
                      dimsString(s.data(), s.rank()));
   }
-  uint64_t count = plan.mapped ? uint64_t(n) : 1;
-  std::optional<uint64_t> bytes = checkedMulBytes(plan.exampleBytes, count);
+  // The user's dims, which now match the manifest's and N: also bounds N
+  // for an empty argument (the product of its non-zero dims).
+  std::optional<uint64_t> bytes = arrayBytes(arg.dtype, s.data(), s.rank());
   if (!bytes)
     return Status::error(StatusCode::kOutOfRange,
                          std::string(kind) + " '" + arg.name +
@@ -347,11 +371,9 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
     n = 0;
 
   for (size_t i = 0; i < inputs.size(); ++i)
-    VMAPC_RETURN_IF_ERROR(
-        checkDims("input", info.inputs[i], st.inputs[i], inView(i), n));
+    VMAPC_RETURN_IF_ERROR(checkDims("input", info.inputs[i], inView(i), n));
   for (size_t i = 0; i < outputs.size(); ++i)
-    VMAPC_RETURN_IF_ERROR(
-        checkDims("output", info.outputs[i], st.outputs[i], outView(i), n));
+    VMAPC_RETURN_IF_ERROR(checkDims("output", info.outputs[i], outView(i), n));
 
   // Everything is checked; from here on nothing can fail or allocate. Every
   // offset below lies inside a user array or a staging slot, whose byte
@@ -361,6 +383,8 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
   uint64_t launches = (total + b - 1) / b;
   if (total == 0 && st.hasUnmappedOutput)
     launches = 1;
+  if (!st.hasMappedBytes)
+    launches = std::min<uint64_t>(launches, 1);
   void **args = st.args.data();
   const size_t numIn = inputs.size();
   const size_t numOut = outputs.size();
@@ -379,6 +403,10 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       const ArgPlan &p = st.inputs[i];
       if (!p.mapped)
         continue;
+      if (p.empty) { // Nothing to gather; any valid pointer will do.
+        args[i] = im.arena.data() + p.staging;
+        continue;
+      }
       const auto *src = static_cast<const unsigned char *>(inputs[i].data);
       if (passInPlace(p, count, b)) {
         args[i] = const_cast<unsigned char *>(src + start * p.innerBytes);
@@ -406,7 +434,7 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       if (!p.mapped)
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      if (passInPlace(p, count, b))
+      if (!p.empty && passInPlace(p, count, b))
         args[numIn + i] = dst + start * p.innerBytes;
       else
         args[numIn + i] = im.arena.data() + p.staging;
@@ -416,7 +444,7 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
 
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
-      if (!p.mapped || count == 0 || passInPlace(p, count, b))
+      if (!p.mapped || p.empty || count == 0 || passInPlace(p, count, b))
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
       const unsigned char *slot = im.arena.data() + p.staging;

@@ -30,9 +30,11 @@
 // entry's batch size). A chunk whose mapped inputs are outermost and full is
 // passed in place; otherwise it is gathered into the entry's staging slots in
 // the arena (padding lanes repeat the last real example) and outputs are
-// scattered back from theirs
-// (padding discarded). With N = 0 nothing runs unless the entry has an
-// unmapped output; then one launch on all-zero staging computes it.
+// scattered back from theirs (padding discarded). With N = 0 nothing runs
+// unless the entry has an unmapped output; then one launch on all-zero
+// staging computes it. An empty argument (a 0 dim) is never copied; when
+// every mapped argument is empty, one launch computes everything whatever N
+// is.
 //
 // Errors. Every call returns a `Status` with a code (Status.h); nothing
 // throws. Wrong counts, dtypes, ranks or dimensions are kInvalidArgument
@@ -47,10 +49,10 @@
 //
 // Memory and ownership. Loading allocates the arena once (256-byte aligned,
 // the largest arena of all entries, at least 1 byte; posix_memalign, never
-// operator new) plus bookkeeping; `run` never allocates on success. The caller owns every array; the runtime
-// keeps no pointer to them after `run` returns. Inputs are only read.
-// Outputs must not overlap inputs or each other. `Entry` pointers stay valid
-// as long as their Executable.
+// operator new) plus bookkeeping; `run` never allocates on success. The caller
+// owns every array; the runtime keeps no pointer to them after `run` returns.
+// Inputs are only read. Outputs must not overlap inputs or each other. `Entry`
+// pointers stay valid as long as their Executable.
 //
 // Thread safety. `Device::open`, `loadBytes` and `loadFile` may be called
 // from any thread. One Executable has one arena, so calls on the same

@@ -1,0 +1,45 @@
+// RUN: vmapc-opt %s -split-input-file -arr-emit-entry-descriptors -verify-diagnostics | FileCheck %s
+
+// One global per entry, named after its C symbol: magic ("VMAPCDSC"),
+// version 1, B = 4, arena 256 bytes, 2 inputs, 2 outputs; then per argument
+// its bytes per example and mapped axis: x f32[3] at axis 0 (12 bytes),
+// w f32[3, 2] unmapped (24 bytes, -1), out f32[2] at axis 1 of [2, 4]
+// (8 bytes), flag bool unmapped (1 byte). The private helper gets none.
+
+// CHECK-LABEL: func.func @e(
+// CHECK:       llvm.mlir.global external constant @vmapc_entry_e_descriptor(dense<[4851296279508110678, 1, 4, 256, 2, 2, 12, 0, 24, -1, 8, 1, 1, -1]> : tensor<14xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<14 x i64>
+// CHECK-NOT:   _descriptor
+func.func @e(%x: memref<4x3xf32> {arr.staging, arr.staging_offset = 0 : i64},
+             %w: memref<3x2xf32>,
+             %out: memref<2x4xf32> {arr.output, arr.staging, arr.staging_offset = 64 : i64},
+             %flag: memref<i1> {arr.output},
+             %arena: memref<256xi8> {arr.arena})
+    attributes {arr.batch = 4 : i64, arr.in_axes = [0, unit], arr.out_axes = [1, unit]} {
+  return
+}
+func.func private @helper(%x: memref<4xf32>) attributes {arr.batch = 4 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has no arena argument: run arr-plan-buffers first}}
+func.func @unplanned(%x: memref<4x3xf32>) attributes {arr.batch = 4 : i64, arr.in_axes = [0]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0 has no batch dimension 4 at axis 1}}
+func.func @wrong_axis(%x: memref<4x3xf32>, %arena: memref<64xi8> {arr.arena})
+    attributes {arr.batch = 4 : i64, arr.in_axes = [1]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument 0 is not a static memref of f32, i32 or i1}}
+func.func @f64(%x: memref<4xf64>, %arena: memref<64xi8> {arr.arena})
+    attributes {arr.batch = 4 : i64, arr.in_axes = [0]} {
+  return
+}
