@@ -17,10 +17,12 @@
 #include "vmapc/HostBuffer.h"
 #include "vmapc/Npy.h"
 #include "vmapc/Runtime.h"
+#include "vmapc/vmapc_runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -429,8 +431,17 @@ static int runPlan() {
   return 0;
 }
 
+/// `vmapc --version`: vmapc's version (the runtime it links has the same),
+/// the artifact format it writes and reads, and LLVM's.
+static void printVersion(llvm::raw_ostream &os) {
+  os << "vmapc version " << vmapc_version() << "\n"
+     << "  artifact format version " << vmapc::kFormatVersion << "\n"
+     << "  LLVM version " << LLVM_VERSION_STRING << "\n";
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  cl::SetVersionPrinter(printVersion);
   vmapc::registerAllPasses();
   cl::HideUnrelatedOptions(vmapcCategory);
   cl::ParseCommandLineOptions(argc, argv,

@@ -114,6 +114,10 @@ TEST(CApi, LoadRunAndErrors) {
   vmapc_device_release(dev);
 }
 
+TEST(CApi, VersionIsTheBuildsVersion) {
+  EXPECT_STREQ(vmapc_version(), VMAPC_TEST_VERSION);
+}
+
 TEST(CApi, SuccessIsNullWithCodeOk) {
   EXPECT_EQ(vmapc_status_code(nullptr), VMAPC_STATUS_OK);
   EXPECT_STREQ(vmapc_status_message(nullptr), "ok");

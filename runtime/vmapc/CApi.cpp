@@ -130,6 +130,8 @@ const vmapc::Entry *entryAt(const vmapc_executable *exe, size_t entry) {
 
 extern "C" {
 
+const char *vmapc_version(void) { return VMAPC_VERSION_STRING; }
+
 vmapc_code vmapc_status_code(vmapc_status status) {
   return status ? status->code : VMAPC_STATUS_OK;
 }

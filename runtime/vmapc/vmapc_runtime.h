@@ -63,6 +63,9 @@ const char *vmapc_status_message(vmapc_status status);
 /* Frees a status; NULL and the preallocated statuses are allowed. */
 void vmapc_status_free(vmapc_status status);
 
+/* The runtime's version, "MAJOR.MINOR.PATCH" (vmapc's version). */
+const char *vmapc_version(void);
+
 /* Opens a device: "cpu". */
 vmapc_status vmapc_device_open(const char *name, vmapc_device **out);
 void vmapc_device_release(vmapc_device *device);
