@@ -54,9 +54,12 @@ fuzz_one() {
   local before after t0 rc execs cov
   before=$(ls "$work/findings" | wc -l)
   t0=$(date +%s)
+  # libFuzzer refuses a corpus directory that does not exist.
+  local dirs=("$work/corpus")
+  [[ -d $root/fuzz/corpus/$name ]] && dirs+=("$root/fuzz/corpus/$name")
+  [[ -d $build/fuzz/seeds/$name ]] && dirs+=("$build/fuzz/seeds/$name")
   # shellcheck disable=SC2086
-  "$bin" "${flags[@]}" ${FUZZ_FLAGS:-} "$work/corpus" "$root/fuzz/corpus/$name" \
-    "$build/fuzz/seeds/$name" >"$work/last.log" 2>&1
+  "$bin" "${flags[@]}" ${FUZZ_FLAGS:-} "${dirs[@]}" >"$work/last.log" 2>&1
   rc=$?
   after=$(ls "$work/findings" | wc -l)
   execs=$(grep -o "stat::number_of_executed_units: [0-9]*" "$work/last.log" | grep -o "[0-9]*$")
