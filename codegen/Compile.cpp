@@ -3,7 +3,9 @@
 #include "codegen/Compile.h"
 
 #include "codegen/CpuObject.h"
-#include "passes/Passes.h"
+#include "passes/Dispatch/ReadSchedule.h"
+#include "dialect/SchedDialect.h"
+#include "passes/Codegen/TileSizes.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -66,14 +68,14 @@ static uint64_t planFigure(DictionaryAttr plan, StringRef name) {
 }
 
 LogicalResult vmapc::readManifest(ModuleOp module,
-                                  std::vector<EntryInfo> &entries) {
+                                  std::vector<EntryInfo> &entries,
+                                  const std::vector<KernelInfo> &kernels) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     auto batch = fn->getAttrOfType<IntegerAttr>("arr.batch");
     if (!batch || fn.isPrivate())
       continue;
     EntryInfo entry;
     entry.name = fn.getSymName().str();
-    entry.symbol = cEntrySymbol(entry.name);
     if (batch.getInt() < 1 || batch.getInt() > UINT32_MAX)
       return fn.emitError()
              << "batch size " << batch.getInt() << " is outside [1, 2^32 - 1]";
@@ -102,8 +104,12 @@ LogicalResult vmapc::readManifest(ModuleOp module,
         return failure();
       list.push_back(std::move(arg));
     }
+    entry.padsPartialChunks =
+        fn->hasAttr(sched::SchedDialect::kPadsPartialChunksAttrName);
+    if (failed(readSchedule(fn, kernels, entry.schedule)))
+      return failure();
     // The artifact's rules for one entry, reported at the export.
-    if (Status status = validateEntry(entry); !status.ok())
+    if (Status status = validateEntry(entry, kernels); !status.ok())
       return fn.emitError() << status.message();
     entries.push_back(std::move(entry));
   }
@@ -113,22 +119,61 @@ LogicalResult vmapc::readManifest(ModuleOp module,
   return success();
 }
 
-LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact) {
+/// What a CPU code object of ISA `level` needs from the CPU, by GCC's
+/// __builtin_cpu_supports names.
+static std::vector<std::string> featuresOf(StringRef level) {
+  if (level == "x86-64")
+    return {"sse2"};
+  return {level.str()};
+}
+
+LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact,
+                                   ArrayRef<std::string> isaLevels) {
   if (failed(lowerToPlannedBuffers(module)))
     return failure();
   artifact = Artifact();
-  artifact.target = Target::CpuX86_64;
-  artifact.cpuFeatures = {"sse2"};
-  if (failed(readManifest(module, artifact.entries)))
+  artifact.kernels = readKernels(module);
+  if (failed(readManifest(module, artifact.entries, artifact.kernels)))
     return failure();
-  PassManager pm(module.getContext());
-  buildArrToLLVMPipeline(pm);
-  if (failed(pm.run(module)))
-    return failure();
-  if (failed(emitCpuSharedObject(module, &artifact.code)))
-    return failure();
-  // Each entry passed validateEntry; what is left (the code, unique names)
-  // belongs to the whole file.
+  SmallVector<std::string> levels(isaLevels.begin(), isaLevels.end());
+  if (levels.empty())
+    for (const VectorIsa &isa : VectorIsa::all())
+      levels.push_back(isa.name);
+  // One code object per ISA level, from the same planned module: the
+  // kernels are tiled into the same workgroups at every level and
+  // vectorized for each.
+  for (auto [index, level] : llvm::enumerate(levels)) {
+    if (!VectorIsa::named(level))
+      return module.emitError() << "unknown ISA level '" << level
+                                << "' (x86-64, x86-64-v3, x86-64-v4)";
+    OwningOpRef<ModuleOp> clone(module.clone());
+    PassManager kernels(module.getContext());
+    buildCpuKernelPipeline(kernels, level);
+    if (failed(kernels.run(*clone)))
+      return failure();
+    // Grids do not depend on the level; scratch may.
+    std::vector<KernelInfo> tiled = readKernels(*clone);
+    for (auto [known, now] : llvm::zip(artifact.kernels, tiled)) {
+      if (index == 0)
+        std::copy(std::begin(now.workgroupCount),
+                  std::end(now.workgroupCount),
+                  std::begin(known.workgroupCount));
+      known.scratchBytes = std::max(known.scratchBytes, now.scratchBytes);
+    }
+    PassManager llvm(module.getContext());
+    buildKernelsToLLVMPipeline(llvm);
+    if (failed(llvm.run(*clone)))
+      return failure();
+    CodeObject object;
+    object.kind = CodeKind::CpuElf;
+    object.level = level;
+    object.cpuFeatures = featuresOf(level);
+    if (failed(emitCpuSharedObject(*clone, level, &object.bytes)))
+      return failure();
+    artifact.codeObjects.push_back(std::move(object));
+  }
+  // Each entry passed validateEntry; what is left (the kernels' grids, the
+  // code objects, unique names) belongs to the whole file.
   if (Status status = validateArtifact(artifact); !status.ok())
     return module.emitError() << status.message();
   return success();

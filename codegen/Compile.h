@@ -29,14 +29,16 @@ mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module);
 /// too long, too many arguments, a size past 2^62 bytes, ...) is an error
 /// at its function's location, the export.
 mlir::LogicalResult readManifest(mlir::ModuleOp module,
-                                 std::vector<EntryInfo> &entries);
+                                 std::vector<EntryInfo> &entries,
+                                 const std::vector<KernelInfo> &kernels);
 
-/// Compiles `module` (arr IR as imported) for the CPU into `artifact`: a
-/// shared object for generic x86-64 (no CPU feature beyond the x86-64
-/// baseline, recorded as "sse2"), with one `vmapc_entry_NAME` symbol per
-/// entry. Needs a system C compiler driver (`cc`) to link the object. The
-/// artifact is valid (validateArtifact) when this succeeds.
-mlir::LogicalResult compileForCpu(mlir::ModuleOp module, Artifact &artifact);
+/// Compiles `module` (arr IR as imported) for the CPU into `artifact`: the
+/// kernels and each entry's schedule, and one shared object per ISA level
+/// of `isaLevels` (default: x86-64, x86-64-v3 and x86-64-v4), each
+/// exporting `vmapc_kernel_NAME` and its descriptor per kernel. Needs a
+/// system C compiler driver (`cc`) to link the objects.
+mlir::LogicalResult compileForCpu(mlir::ModuleOp module, Artifact &artifact,
+                                  llvm::ArrayRef<std::string> isaLevels = {});
 
 } // namespace vmapc
 

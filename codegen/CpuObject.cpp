@@ -30,7 +30,7 @@ struct TempFile {
 };
 } // namespace
 
-LogicalResult vmapc::emitCpuSharedObject(ModuleOp module,
+LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
                                          std::string *sharedObject) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -41,8 +41,9 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module,
   if (!llvmModule)
     return module.emitError("cannot translate the module to LLVM IR");
 
-  // Generic x86-64: the artifact runs on any x86-64 host (its CPU features
-  // are the baseline, recorded in the manifest).
+  // LLVM knows the psABI levels as CPU names: the code uses what the level
+  // guarantees (SSE2; AVX2 + FMA; AVX-512) and nothing the host happens to
+  // have.
   llvm::Triple triple("x86_64-unknown-linux-gnu");
   std::string error;
   const llvm::Target *target =
@@ -50,7 +51,7 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module,
   if (!target)
     return module.emitError("no x86-64 target in LLVM: ") << error;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      triple, level, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());

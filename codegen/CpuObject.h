@@ -11,10 +11,12 @@
 namespace vmapc {
 
 /// Translates `module` (LLVM dialect) to LLVM IR, optimises it at -O3 and
-/// emits a position-independent object for generic x86-64 (`-mcpu=x86-64`)
-/// with LLVM's TargetMachine, then links it into an ELF shared object with
-/// the system `cc` (`-shared -lm`). `*sharedObject` gets the file's bytes.
+/// emits a position-independent object for the x86-64 ISA level `level`
+/// (x86-64, x86-64-v3 or x86-64-v4: LLVM's CPU of that name) with LLVM's
+/// TargetMachine, then links it into an ELF shared object with the system
+/// `cc` (`-shared -lm`). `*sharedObject` gets the file's bytes.
 mlir::LogicalResult emitCpuSharedObject(mlir::ModuleOp module,
+                                        llvm::StringRef level,
                                         std::string *sharedObject);
 
 } // namespace vmapc

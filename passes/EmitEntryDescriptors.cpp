@@ -112,7 +112,7 @@ struct ArrEmitEntryDescriptorsPass
     LLVM::GlobalOp::create(
         b, fn.getLoc(), LLVM::LLVMArrayType::get(i64, words.size()),
         /*isConstant=*/true, LLVM::Linkage::External,
-        vmapc::cEntrySymbol(fn.getSymName()) + vmapc::kDescriptorSuffix, value,
+        vmapc::entryDescriptorSymbol(fn.getSymName().str()), value,
         /*alignment=*/8);
     return success();
   }

@@ -2,6 +2,7 @@
 
 #include "passes/InitAll.h"
 
+#include "dialect/SchedDialect.h"
 #include "passes/GpuPipeline.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
@@ -13,7 +14,8 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void vmapc::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<arr::ArrDialect>();
+  registry.insert<arr::ArrDialect, sched::SchedDialect>();
+  sched::registerBufferizableOpInterfaceExternalModels(registry);
   arr::registerExternalBatchingModels(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace vmapc {
@@ -23,13 +24,6 @@ namespace vmapc {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
-
-/// The C symbol of the entry named `name`: `vmapc_entry_NAME`, the wrapper
-/// that arr-emit-c-entries adds and the manifest names. Its descriptor is
-/// that symbol with kDescriptorSuffix (runtime/vmapc/ArtifactFormat.h).
-inline std::string cEntrySymbol(llvm::StringRef name) {
-  return ("vmapc_entry_" + name).str();
-}
 
 } // namespace vmapc
 

@@ -176,19 +176,6 @@ def ArrOutputsToDestinations
                            "::mlir::tensor::TensorDialect"];
 }
 
-def ArrEmitCEntries : Pass<"arr-emit-c-entries", "::mlir::ModuleOp"> {
-  let summary = "Adds a `void NAME(void **args)` C entry per entry point";
-  let description = [{
-    On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
-    calling convention: for each entry `@e` (marked `arr.batch`), adds
-    `llvm.func @vmapc_entry_e(%args: !llvm.ptr)` that loads one pointer per
-    argument of `@e` (inputs, outputs, then the arena) from `args` and calls
-    `@e`. This is the ABI of runtime/vmapc/ArtifactFormat.h; `@e` itself
-    becomes internal.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
 def ArrEmitEntryDescriptors
     : Pass<"arr-emit-entry-descriptors", "::mlir::ModuleOp"> {
   let summary = "Adds each entry's descriptor (what its code was compiled for)";
@@ -271,6 +258,286 @@ def ArrGpuSinkIntoLaunch
     run on the host: an allocation, or a loop, load, store, copy or linalg op
     that was not mapped to a kernel.
   }];
+}
+
+def ArrFormDispatches : Pass<"arr-form-dispatches", "::mlir::ModuleOp"> {
+  let summary = "Groups each entry's ops into kernels dispatched by a schedule";
+  let description = [{
+    On linalg on tensors (after `--arr-to-linalg-pipeline`): every op that
+    computes (a linalg op, a `tensor.insert_slice`) joins one dispatch. From
+    the last op of each block backwards, an op not yet taken roots a new
+    dispatch, which takes every linalg producer whose results only it reads,
+    as long as the root's batch loop stays distributable over workgroups
+    without computing any producer value twice (passes/Dispatch/Fusion.h):
+    the kNN's distances join their argmin, softmax's and layer norm's row
+    reductions join the elementwise step that reads them, an MLP's layers
+    join the last one. Each dispatch becomes a private kernel function
+    (`sched.kernel`: memref bindings, index scalars, the dispatch's ops on
+    tensors read through `bufferization.to_tensor` and written with
+    `bufferization.materialize_in_destination`) and a `sched.dispatch` in the
+    entry. Constants, empty tensors, views and scalar arithmetic are cloned
+    into every kernel that reads them.
+
+    The batch dimension of every value is followed from `arr.in_axes`
+    (passes/Dispatch/BatchDims.h); a root whose loop over the batch is known
+    gets `sched.batch_loop`, and its kernel the chunk's number of examples as
+    a scalar (`sched.num_examples`), so that a chunk of n < B examples
+    computes n. If the analysis fails, the entry is marked
+    `sched.pads_partial_chunks` instead.
+
+    Before:
+    ```mlir
+    func.func @classify(%q: tensor<256x64xf32>, %refs: tensor<1000x64xf32>) -> tensor<256xi32> {
+      %d = linalg.generic {...reduction over 64...} ins(%q, %refs) outs(%fill)
+      %r:2 = linalg.generic {...argmin over 1000...} ins(%d) outs(%fill1, %fill2)
+      return %r#1 : tensor<256xi32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @classify(%q: tensor<256x64xf32>, %refs: tensor<1000x64xf32>) -> tensor<256xi32> {
+      %n = sched.num_examples : index
+      %e = tensor.empty() : tensor<256xi32>
+      %r = sched.dispatch @classify_dispatch_0(%q, %refs : ...) outs(%e : tensor<256xi32>)
+             scalars(%n) -> tensor<256xi32>
+      return %r : tensor<256xi32>
+    }
+    func.func private @classify_dispatch_0(%b0: memref<256x64xf32>, %b1: memref<1000x64xf32>,
+        %b2: memref<256xi32>, %n: index {sched.num_examples}) attributes {sched.kernel} {
+      %q = bufferization.to_tensor %b0 restrict : ...
+      ... the distances and the argmin (sched.batch_loop = 0) ...
+      bufferization.materialize_in_destination %r in restrict writable %b2 : ...
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::vmapc::sched::SchedDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def ArrBufferizeEntries : Pass<"arr-bufferize-entries", "::mlir::ModuleOp"> {
+  let summary = "One-shot bufferizes the entries' schedules, not the kernels";
+  let description = [{
+    Upstream one-shot bufferization across function boundaries (identity
+    layouts) of every function except kernels (`sched.kernel`) and what is
+    inside them: a `sched.dispatch` on tensors becomes one on memrefs
+    (destination-passing style: each result takes its init's buffer), so the
+    buffers of an entry are the values that cross dispatches, which
+    `--arr-plan-buffers` then places in the arena. Kernels keep their bodies
+    on tensors: each target tiles and vectorizes them before bufferizing
+    them itself (`--arr-bufferize-kernels`).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ArrTileWorkgroups : Pass<"arr-tile-workgroups", "::mlir::ModuleOp"> {
+  let summary = "Tiles each kernel's root into a grid of workgroups";
+  let description = [{
+    In every kernel (`sched.kernel`, on tensors), the root op (the one whose
+    results the kernel writes to its outputs) is tiled along the loops that
+    may be spread over workgroups (passes/Dispatch/Fusion.h) into an
+    `scf.forall`, one iteration per workgroup, and every producer in the
+    kernel is fused into the workgroup's tile with upstream
+    `scf::tileAndFuseProducerOfSlice`, each distinct slice once. The root's
+    batch loop (`sched.batch_loop`) runs over [0, n), n being the kernel's
+    `sched.num_examples` argument: the last workgroup of a chunk takes
+    min(T, n - i) rows. Tile sizes per target and op kind come from
+    passes/Codegen/TileSizes.h. The kernel records its grid in
+    `sched.workgroup_count` (-T for ceil(n / T) workgroups).
+
+    ```mlir
+    %r = scf.forall (%i) = (0) to (%n) step (8) shared_outs(%o = %init) -> (tensor<256xi32>) {
+      %rows = affine.min affine_map<(d0)[s0] -> (8, s0 - d0)>(%i)[%n]
+      ... the distances of %rows queries, their argmin ...
+      scf.forall.in_parallel { tensor.parallel_insert_slice %t into %o[%i] [%rows] [1] }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "The target whose tile sizes to use: cpu or cuda">
+  ];
+}
+
+def ArrBufferizeKernels : Pass<"arr-bufferize-kernels", "::mlir::ModuleOp"> {
+  let summary = "One-shot bufferizes every kernel";
+  let description = [{
+    Upstream empty-tensor elimination and one-shot bufferization of each
+    kernel's body (its bindings are memrefs already): each result is
+    computed in its output binding; what stays allocated is per-workgroup
+    scratch.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
+  let summary = "Makes each CPU kernel the body of one workgroup";
+  let description = [{
+    On bufferized kernels: the `scf.forall` over the grid is replaced by its
+    body, for the workgroup whose ids (x, y, z) are three new trailing
+    `index` arguments of the kernel (each induction variable = lower bound +
+    id x step); the runtime calls the kernel once per workgroup on its
+    thread pool. Allocations (per-workgroup scratch) become 64-byte aligned
+    `memref.alloca`s at the kernel's entry, on the worker's stack, and their
+    total is recorded as `sched.scratch_bytes`.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"maxScratchBytes", "max-scratch-bytes", "int64_t", "1048576",
+           "Most bytes of scratch one workgroup may put on its stack">
+  ];
+}
+
+def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Adds the C entry point `vmapc_kernel_NAME` of every kernel";
+  let description = [{
+    On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
+    calling convention: for each kernel `@k` (pointers for its bindings,
+    i64s for its scalars and its three workgroup ids), adds
+    `llvm.func @vmapc_kernel_k(%bindings: !llvm.ptr, %scalars: !llvm.ptr,
+    %x: i64, %y: i64, %z: i64)`, which loads each binding and scalar from
+    the two arrays and calls `@k`, now internal. This is the kernel ABI of
+    runtime/vmapc/ArtifactFormat.h.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ArrEraseSchedules : Pass<"arr-erase-schedules", "::mlir::ModuleOp"> {
+  let summary = "Erases the entries, leaving the kernels";
+  let description = [{
+    Once the driver has read every planned entry's schedule into the
+    artifact, the entries are data, not code: this erases every function
+    that is not a kernel, so that only kernels go on to LLVM.
+  }];
+}
+
+def ArrCpuVectorize : Pass<"arr-cpu-vectorize", "::mlir::ModuleOp"> {
+  let summary = "Tiles CPU kernels for registers and vectorizes them";
+  let description = [{
+    In every kernel, on tensors after `--arr-tile-workgroups`: the root is
+    tiled by rows with its producers fused in (one slice each), the last
+    rows of a partial workgroup peeled so that every shape is static; each
+    op is then cut into register tiles by its kind (passes/Codegen/
+    TileSizes.h: elementwise, contraction along the output's innermost
+    dimension, reduction along a contiguous dimension, argmin/argmax),
+    remainders peeled, unit dimensions folded, and upstream
+    `linalg::vectorize` (or ArgReduce.h for argmin/argmax) turns each tile
+    into vector ops; loop-invariant transfers become loop-carried vectors.
+    `isa` picks the vector width and register tiles.
+
+    ```mlir
+    // one row of softmax over 1000 classes, x86-64-v4: the max as 4 x 16
+    // lanes, then one reduction
+    %m = scf.for %j = %c0 to %c960 step %c64 iter_args(%acc = %init) -> (vector<64xf32>) {
+      %x = vector.transfer_read %row[%j] ... : tensor<1000xf32>, vector<64xf32>
+      %next = arith.maximumf %x, %acc : vector<64xf32>
+      scf.yield %next : vector<64xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"isaLevel", "isa", "std::string", "\"x86-64\"",
+           "ISA level: x86-64 (SSE2), x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512)">
+  ];
+}
+
+def ArrCpuLowerVectors : Pass<"arr-cpu-lower-vectors", "::mlir::ModuleOp"> {
+  let summary = "Lowers kernels' vector ops to 1-D vector arithmetic";
+  let description = [{
+    On bufferized kernels: contractions to outer products to multiply-adds
+    (`arith.mulf` + `arith.addf` with `contract`, which LLVM fuses into an
+    FMA where the ISA has one), multi-dimensional reductions to 1-D
+    reductions, transposes to shuffles, broadcasts, shape casts and
+    transfers to 1-D loads and stores, ready for `convert-vector-to-llvm`.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def ArrPackOperands : Pass<"arr-pack-operands", "::mlir::ModuleOp"> {
+  let summary = "Layouts that let reductions vectorize along their output";
+  let description = [{
+    On each entry's linalg on tensors, before dispatches are formed, two
+    layout changes that keep every value computed by the same operations in
+    the same order: a `linalg.transpose` of a linalg op's only result is
+    folded into the op (which then writes the transposed layout); and a
+    reduction whose output's innermost loop an unbatched input reads along a
+    dimension that is not its innermost one reads that input through a
+    transposed copy (a `linalg.transpose` of its own, made once per chunk
+    for the whole batch), so that every input is contiguous along the output
+    or does not read it.
+
+    ```mlir
+    // before: distances [b, r] reading refs[r, d]
+    %d = linalg.generic {maps = [(b,r,d)->(b,d), (b,r,d)->(r,d), (b,r,d)->(b,r)]}
+           ins(%q, %refs) ...
+    // after: through refs transposed to [d, r]
+    %t = linalg.transpose ins(%refs : tensor<1000x64xf32>) outs(%e : tensor<64x1000xf32>) permutation = [1, 0]
+    %d = linalg.generic {maps = [(b,r,d)->(b,d), (b,r,d)->(d,r), (b,r,d)->(b,r)]}
+           ins(%q, %t) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def ArrPrintSchedules : Pass<"arr-print-schedules", "::mlir::ModuleOp"> {
+  let summary = "Prints each planned entry's schedule of dispatches";
+  let description = [{
+    After planning, prints for every entry the schedule the artifact
+    carries: one line per dispatch (kernel, grid as a function of n, its
+    bindings: input k, output k or an arena offset, its scalars) and one per
+    loop, its body indented. Changes nothing.
+
+    ```
+    entry classify (batch 256):
+      dispatch classify_dispatch_0 grid(1, 1, 1) (input 1, arena+0)
+      dispatch classify_dispatch_1 grid(ceil(n/8), 1, 1) (input 0, arena+0, output 0) scalars(n)
+    ```
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to print (- for stdout)">
+  ];
+}
+
+def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp"> {
+  let summary = "Turns the copies bufferization left in entries into dispatches";
+  let description = [{
+    After `--arr-bufferize-entries`, an entry may hold `memref.copy`s that
+    bufferization inserted (a loop carry it could not update in place, a
+    value returned twice). A schedule is made of dispatches only: each copy
+    becomes a dispatch of a kernel of its own that does the copy, its source
+    and target bound as whole buffers (views between them and their roots
+    are rebuilt in the kernel).
+
+    ```mlir
+    memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+    // becomes
+    sched.dispatch @e_copy_0(%a : memref<4xf32>) outs(%b : memref<4xf32>)
+    func.func private @e_copy_0(%src: memref<4xf32>, %dst: memref<4xf32>)
+        attributes {sched.kernel} {
+      memref.copy %src, %dst : memref<4xf32> to memref<4xf32>
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::vmapc::sched::SchedDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // VMAPC_PASSES

@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -23,6 +24,9 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
   pm.addPass(createConvertArrToLinalg());
   pm.addPass(createArrFuseElementwise());
+  // What a loop body reads but does not change, computed once (`U @ x` in
+  // `h = tanh(W @ h + U @ x)`).
+  pm.addPass(createLoopInvariantCodeMotionPass());
   // No CSE from here on: it would merge the `linalg.fill` inits of two
   // contractions of one shape, and bufferization would then have to copy
   // the shared init for the second one (a copy and a buffer more).
@@ -30,34 +34,54 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
 }
 
 void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
+  pm.addPass(createArrPackOperands());
+  pm.addPass(createArrFormDispatches());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createArrOutputsToDestinations());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createArrBufferizeEntries());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // CSE can merge the two subviews of a copy into one: fold such self-copies.
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createArrCopiesToDispatches());
   if (!plan)
     return;
   pm.addPass(createArrPlanBuffers());
   pm.addPass(createArrVerifyBufferPlan());
 }
 
-void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
-  // Read off the planned entries' types before the lowering erases them.
+void vmapc::buildCpuKernelPipeline(OpPassManager &pm, StringRef isa) {
+  // Read off the planned entries' types before the schedules are erased.
   pm.addPass(createArrEmitEntryDescriptors());
+  pm.addPass(createArrEraseSchedules());
+  pm.addPass(createArrTileWorkgroups());
+  pm.addPass(createCanonicalizerPass());
+  ArrCpuVectorizeOptions vectorize;
+  vectorize.isaLevel = isa.str();
+  pm.addPass(createArrCpuVectorize(vectorize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createArrBufferizeKernels());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createArrCpuWorkgroups());
+}
+
+void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createArrCpuLowerVectors());
+  pm.addPass(createCanonicalizerPass());
   ArrCopiesToLinalgOptions stridedCopies;
   stridedCopies.stridedOnly = true;
   pm.addNestedPass<func::FuncOp>(createArrCopiesToLinalg(stridedCopies));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  VectorTransferToSCFOptions vectorToSCF;
+  vectorToSCF.enableFullUnroll(true);
+  pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
@@ -65,9 +89,15 @@ void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
   funcToLLVM.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(funcToLLVM));
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createArrEmitCEntries());
+  pm.addPass(createArrEmitCpuKernels());
   pm.addPass(createCanonicalizerPass());
+}
+
+void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
+  buildCpuKernelPipeline(pm);
+  buildKernelsToLLVMPipeline(pm);
 }
 
 void vmapc::buildCompileCpuPipeline(OpPassManager &pm) {
@@ -85,8 +115,14 @@ void vmapc::registerPipelines() {
       "arr-bufferize-pipeline",
       "Bufferizes entries in destination-passing style and plans one arena",
       [](OpPassManager &pm) { buildArrBufferizePipeline(pm); });
+  PassPipelineRegistration<>(
+      "arr-cpu-kernel-pipeline",
+      "Tiles, vectorizes and bufferizes the kernels of a planned program for "
+      "the CPU (x86-64 baseline)",
+      [](OpPassManager &pm) { buildCpuKernelPipeline(pm); });
   PassPipelineRegistration<>("arr-to-llvm-pipeline",
-                             "Lowers a planned program to the LLVM dialect",
+                             "Lowers a planned program's kernels to the LLVM "
+                             "dialect (CPU)",
                              buildArrToLLVMPipeline);
   PassPipelineRegistration<>("arr-compile-cpu-pipeline",
                              "arr to the LLVM dialect with C entries (CPU)",

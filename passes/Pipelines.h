@@ -13,6 +13,8 @@
 #ifndef VMAPC_PASSES_PIPELINES_H
 #define VMAPC_PASSES_PIPELINES_H
 
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
@@ -30,9 +32,18 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 /// arr-verify-buffer-plan.
 void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true);
 
-/// Planned memref program → LLVM dialect: linalg to loops, libm calls for
-/// math, bare-pointer calling convention and one `void NAME(void **)` C entry
-/// per entry point.
+/// A planned program's kernels for the CPU: entries erased (their schedules
+/// read), each kernel tiled into workgroups, bufferized, one call per
+/// workgroup with its scratch on the stack.
+/// `isa` is the vector ISA level (passes/Codegen/TileSizes.h: x86-64,
+/// x86-64-v3, x86-64-v4).
+void buildCpuKernelPipeline(mlir::OpPassManager &pm,
+                            llvm::StringRef isa = "x86-64");
+
+/// CPU kernels → LLVM dialect, with the C entry `vmapc_kernel_NAME` of each.
+void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// buildCpuKernelPipeline then buildKernelsToLLVMPipeline.
 void buildArrToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// The three above, in order: what `vmapc compile` runs for the CPU.

@@ -9,6 +9,8 @@
 #include "passes/BufferPlan.h"
 #include "passes/Passes.h"
 
+#include "dialect/SchedDialect.h"
+
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace vmapc {
@@ -27,7 +29,8 @@ struct ArrPlanBuffersPass
     vmapc::BufferPlanOptions options;
     options.alignment = alignment;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
+      // Kernels keep their own per-workgroup scratch (--arr-cpu-workgroups).
+      if (func.isExternal() || vmapc::sched::isKernel(func))
         continue;
       // Only entries (public functions) get an arena argument; a private
       // helper's buffers would need the arena threaded through its calls.

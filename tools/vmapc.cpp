@@ -57,6 +57,18 @@ static cl::opt<std::string>
                         "with .vmapc)"),
                cl::value_desc("file"), cl::sub(compileCmd),
                cl::cat(vmapcCategory));
+static cl::list<std::string> cpuIsaLevels(
+    "cpu-isa",
+    cl::desc("Build CPU code for this ISA level only (x86-64, x86-64-v3, "
+             "x86-64-v4; repeatable; default: all three)"),
+    cl::value_desc("level"), cl::sub(compileCmd), cl::sub(runCmd),
+    cl::cat(vmapcCategory));
+static cl::opt<std::string> deviceName(
+    "device",
+    cl::desc("Device to run on: cpu, or cpu:threads=K,isa=LEVEL (default: "
+             "cpu, every hardware thread, the best ISA level)"),
+    cl::value_desc("name"), cl::init("cpu"), cl::sub(runCmd),
+    cl::cat(vmapcCategory));
 static cl::opt<std::string>
     entryName("entry",
               cl::desc("Entry to run or plan (default: the only one "
@@ -129,7 +141,8 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, path);
-  return module && succeeded(vmapc::compileForCpu(*module, artifact));
+  std::vector<std::string> levels(cpuIsaLevels.begin(), cpuIsaLevels.end());
+  return module && succeeded(vmapc::compileForCpu(*module, artifact, levels));
 }
 
 static int runCompile() {
@@ -187,7 +200,7 @@ numExamples(const vmapc::EntryInfo &entry,
 
 static int runRun() {
   vmapc::Device device;
-  vmapc::Status status = vmapc::Device::open("cpu", &device);
+  vmapc::Status status = vmapc::Device::open(deviceName, &device);
   if (!status.ok())
     return fail(status.message());
   std::unique_ptr<vmapc::Executable> executable;

@@ -5,8 +5,10 @@
 #include "vmapc/ReadFile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
 #include <set>
 
@@ -207,57 +209,206 @@ static Status checkDisjoint(const EntryInfo &entry, std::vector<Slot> slots) {
   return Status();
 }
 
-Status validateEntry(const EntryInfo &e) {
+static bool isIdentifier(const std::string &name) {
+  if (name.empty())
+    return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
+Status validateKernel(const KernelInfo &k) {
+  VMAPC_RETURN_IF_ERROR(checkName(k.name, "kernel name"));
+  std::string where = "kernel '" + k.name + "'";
+  if (!isIdentifier(k.name))
+    return invalid(where + ": a kernel name is letters, digits and _ only");
+  if (k.numBindings > kMaxBindings || k.numScalars > kMaxScalars)
+    return outOfRange(where + ": " + std::to_string(k.numBindings) +
+                      " bindings and " + std::to_string(k.numScalars) +
+                      " scalars (at most " + std::to_string(kMaxBindings) +
+                      " and " + std::to_string(kMaxScalars) + ")");
+  if (k.bindingBytes.size() != k.numBindings)
+    return invalid(where + ": " + std::to_string(k.bindingBytes.size()) +
+                   " binding sizes for " + std::to_string(k.numBindings) +
+                   " bindings");
+  for (uint64_t bytes : k.bindingBytes)
+    if (bytes >= kMaxArrayBytes)
+      return outOfRange(where + ": a binding of 2^62 bytes or more");
+  for (int d = 0; d < 3; ++d) {
+    int64_t c = k.workgroupCount[d];
+    if (c == 0 || c > kMaxWorkgroups || c < -kMaxWorkgroups)
+      return invalid(where + ": workgroup count " + std::to_string(c) +
+                     " along dimension " + std::to_string(d) +
+                     " (a constant in [1, 2^31], or -T for ceil(n / T))");
+  }
+  if (k.scratchBytes > kMaxScratchBytes)
+    return outOfRange(where + ": " + std::to_string(k.scratchBytes) +
+                      " bytes of scratch, more than " +
+                      std::to_string(kMaxScratchBytes));
+  return Status();
+}
+
+/// The bytes a binding to argument `arg` of an entry with batch `b` points
+/// to: B examples of a mapped argument, one of an unmapped one.
+static uint64_t argumentBytes(const ArgInfo &arg, uint32_t b) {
+  uint64_t bytes = uint64_t(exampleBytes(arg));
+  return arg.isMapped() ? *checkedMulBytes(bytes, b) : bytes;
+}
+
+static Status validateSchedule(const EntryInfo &e,
+                               const std::vector<KernelInfo> &kernels) {
+  std::string where = "entry '" + e.name + "' schedule";
+  if (e.schedule.size() > kMaxCommands)
+    return outOfRange(where + ": more than " + std::to_string(kMaxCommands) +
+                      " commands");
+  // The loops open at each command: where their bodies end, and the product
+  // of their trip counts.
+  struct Open {
+    size_t end;
+    uint64_t trips;
+  };
+  std::vector<Open> open;
+  for (size_t i = 0; i < e.schedule.size(); ++i) {
+    while (!open.empty() && open.back().end <= i)
+      open.pop_back();
+    const Command &c = e.schedule[i];
+    std::string at = where + " command " + std::to_string(i);
+    if (c.kind == Command::Kind::Loop) {
+      size_t enclosingEnd = open.empty() ? e.schedule.size() : open.back().end;
+      uint64_t trips = open.empty() ? 1 : open.back().trips;
+      if (c.bodySize > enclosingEnd - i - 1)
+        return invalid(at + ": a loop body of " + std::to_string(c.bodySize) +
+                       " commands leaves its enclosing body");
+      if (open.size() + 1 > kMaxLoopDepth)
+        return outOfRange(at + ": loops nest deeper than " +
+                          std::to_string(kMaxLoopDepth));
+      if (c.tripCount > kMaxTripCount ||
+          (c.tripCount && trips > kMaxTripCount / c.tripCount))
+        return outOfRange(at + ": nested loops repeat more than 2^32 times");
+      open.push_back({i + 1 + c.bodySize, trips * std::max<uint64_t>(
+                                                      c.tripCount, 1)});
+      continue;
+    }
+    if (c.kind != Command::Kind::Dispatch)
+      return invalid(at + ": unknown command kind " +
+                     std::to_string(unsigned(c.kind)));
+    if (c.kernel >= kernels.size())
+      return invalid(at + ": kernel #" + std::to_string(c.kernel) +
+                     " does not exist (" + std::to_string(kernels.size()) +
+                     " kernels)");
+    const KernelInfo &k = kernels[c.kernel];
+    if (c.bindings.size() != k.numBindings ||
+        c.scalars.size() != k.numScalars)
+      return invalid(at + ": kernel '" + k.name + "' takes " +
+                     std::to_string(k.numBindings) + " bindings and " +
+                     std::to_string(k.numScalars) + " scalars, the dispatch "
+                     "gives " + std::to_string(c.bindings.size()) + " and " +
+                     std::to_string(c.scalars.size()));
+    for (size_t j = 0; j < c.bindings.size(); ++j) {
+      const Binding &b = c.bindings[j];
+      std::string binding = at + " binding " + std::to_string(j);
+      uint64_t need = k.bindingBytes[j];
+      uint64_t have = 0;
+      switch (b.kind) {
+      case Binding::Kind::Input:
+      case Binding::Kind::Output: {
+        bool input = b.kind == Binding::Kind::Input;
+        const std::vector<ArgInfo> &args = input ? e.inputs : e.outputs;
+        if (b.index >= args.size())
+          return invalid(binding + ": " + (input ? "input" : "output") +
+                         " #" + std::to_string(b.index) + " does not exist");
+        have = argumentBytes(args[b.index], e.batchSize);
+        break;
+      }
+      case Binding::Kind::Arena: {
+        std::optional<uint64_t> end = checkedAddBytes(b.offset, need);
+        if (!end || *end > e.arenaBytes)
+          return invalid(binding + ": arena bytes [" +
+                         std::to_string(b.offset) + ", +" +
+                         std::to_string(need) + ") exceed the arena of " +
+                         std::to_string(e.arenaBytes) + " bytes");
+        have = need;
+        break;
+      }
+      default:
+        return invalid(binding + ": unknown binding kind " +
+                       std::to_string(unsigned(b.kind)));
+      }
+      if (need > have)
+        return invalid(binding + ": kernel '" + k.name + "' accesses " +
+                       std::to_string(need) + " bytes, the argument has " +
+                       std::to_string(have));
+    }
+    for (size_t j = 0; j < c.scalars.size(); ++j) {
+      const ScalarSource &src = c.scalars[j];
+      if (src.kind == ScalarSource::Kind::NumExamples)
+        continue;
+      if (src.kind != ScalarSource::Kind::LoopIndex)
+        return invalid(at + " scalar " + std::to_string(j) +
+                       ": unknown scalar kind " +
+                       std::to_string(unsigned(src.kind)));
+      if (src.loop >= open.size())
+        return invalid(at + " scalar " + std::to_string(j) + ": loop " +
+                       std::to_string(src.loop) + " does not enclose it");
+    }
+  }
+  return Status();
+}
+
+Status validateEntry(const EntryInfo &e,
+                     const std::vector<KernelInfo> &kernels) {
   VMAPC_RETURN_IF_ERROR(checkName(e.name, "entry name"));
-  VMAPC_RETURN_IF_ERROR(checkName(e.symbol, "entry '" + e.name + "' symbol"));
   if (e.batchSize < 1)
     return invalid("entry '" + e.name + "': batch size must be >= 1");
   if (e.arenaBytes >= kMaxArrayBytes)
     return outOfRange("entry '" + e.name + "': arena of " +
                       std::to_string(e.arenaBytes) +
                       " bytes is too large (the limit is 2^62 bytes)");
-  // Input slots are all filled before a launch and output slots are all
-  // read after it, so two inputs (or two outputs) must not share bytes; an
-  // input slot may share bytes with an output slot (the plan gives them
-  // disjoint live intervals).
+  // Input slots are all filled before the schedule runs and output slots
+  // are all read after it, so two inputs (or two outputs) must not share
+  // bytes; an input slot may share bytes with an output slot (the plan
+  // gives them disjoint live intervals).
   std::vector<Slot> inSlots, outSlots;
   VMAPC_RETURN_IF_ERROR(validateArgs(e, e.inputs, "input", inSlots));
   VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", outSlots));
   VMAPC_RETURN_IF_ERROR(checkDisjoint(e, std::move(inSlots)));
-  return checkDisjoint(e, std::move(outSlots));
+  VMAPC_RETURN_IF_ERROR(checkDisjoint(e, std::move(outSlots)));
+  return validateSchedule(e, kernels);
 }
 
-static Status validateCode(Target target, std::string_view c) {
-  if (target != Target::CpuX86_64)
-    return Status::error(StatusCode::kUnimplemented,
-                         "unsupported target " +
-                             std::to_string(uint32_t(target)));
+static Status validateElf(const std::string &where, std::string_view c) {
   // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
   if (c.size() < 64 || std::memcmp(c.data(),
                                    "\x7f"
                                    "ELF",
                                    4) != 0)
-    return invalid("code is not an ELF object");
+    return invalid(where + " is not an ELF object");
   auto u16At = [&](size_t off) {
     return uint16_t(uint8_t(c[off]) | (uint8_t(c[off + 1]) << 8));
   };
   if (c[4] != 2 /*ELFCLASS64*/ || c[5] != 1 /*ELFDATA2LSB*/ ||
       u16At(18) != 62 /*EM_X86_64*/)
-    return invalid("code is not an x86-64 ELF object");
+    return invalid(where + " is not an x86-64 ELF object");
   if (u16At(16) != 3 /*ET_DYN*/)
-    return invalid("code is not an ELF shared object (ET_DYN)");
+    return invalid(where + " is not an ELF shared object (ET_DYN)");
   return Status();
 }
 
-/// validateArtifact with the code given apart (parseArtifactInPlace leaves
-/// `artifact.code` empty).
-static Status validate(const Artifact &artifact, std::string_view code) {
-  VMAPC_RETURN_IF_ERROR(validateCode(artifact.target, code));
-  if (artifact.cpuFeatures.size() > kMaxCpuFeatures)
-    return outOfRange("more than " + std::to_string(kMaxCpuFeatures) +
-                      " CPU features");
-  for (const std::string &f : artifact.cpuFeatures)
-    VMAPC_RETURN_IF_ERROR(checkName(f, "CPU feature name"));
+/// validateArtifact with the code objects' bytes given apart
+/// (parseArtifactInPlace leaves `CodeObject::bytes` empty).
+static Status validate(const Artifact &artifact,
+                       const std::vector<std::string_view> &code) {
+  if (artifact.kernels.empty())
+    return invalid("artifact has no kernels");
+  if (artifact.kernels.size() > kMaxKernels)
+    return outOfRange("more than " + std::to_string(kMaxKernels) + " kernels");
+  std::set<std::string> kernelNames;
+  for (const KernelInfo &k : artifact.kernels) {
+    VMAPC_RETURN_IF_ERROR(validateKernel(k));
+    if (!kernelNames.insert(k.name).second)
+      return invalid("duplicate kernel name '" + k.name + "'");
+  }
   if (artifact.entries.empty())
     return invalid("artifact has no entries");
   if (artifact.entries.size() > kMaxEntries)
@@ -269,13 +420,45 @@ static Status validate(const Artifact &artifact, std::string_view code) {
         checkName(e.name, "entry #" + std::to_string(i) + " name"));
     if (!names.insert(e.name).second)
       return invalid("duplicate entry name '" + e.name + "'");
-    VMAPC_RETURN_IF_ERROR(validateEntry(e));
+    VMAPC_RETURN_IF_ERROR(validateEntry(e, artifact.kernels));
+  }
+  if (artifact.codeObjects.empty())
+    return invalid("artifact has no code objects");
+  if (artifact.codeObjects.size() > kMaxCodeObjects)
+    return outOfRange("more than " + std::to_string(kMaxCodeObjects) +
+                      " code objects");
+  std::set<std::string> levels;
+  for (size_t i = 0; i < artifact.codeObjects.size(); ++i) {
+    const CodeObject &o = artifact.codeObjects[i];
+    std::string where = "code object #" + std::to_string(i);
+    if (o.kind != CodeKind::CpuElf)
+      return Status::error(StatusCode::kUnimplemented,
+                           where + ": unsupported kind " +
+                               std::to_string(uint32_t(o.kind)) +
+                               " (this runtime supports 1 = x86-64 ELF)");
+    if (std::find_if(std::begin(kCpuIsaLevels), std::end(kCpuIsaLevels),
+                     [&](const char *l) { return o.level == l; }) ==
+        std::end(kCpuIsaLevels))
+      return Status::error(StatusCode::kUnimplemented,
+                           where + ": unknown ISA level '" + o.level +
+                               "' (x86-64, x86-64-v3, x86-64-v4)");
+    if (!levels.insert(o.level).second)
+      return invalid(where + ": a second object for level '" + o.level + "'");
+    if (o.cpuFeatures.size() > kMaxCpuFeatures)
+      return outOfRange(where + ": more than " +
+                        std::to_string(kMaxCpuFeatures) + " CPU features");
+    for (const std::string &f : o.cpuFeatures)
+      VMAPC_RETURN_IF_ERROR(checkName(f, where + " CPU feature name"));
+    VMAPC_RETURN_IF_ERROR(validateElf(where + " (" + o.level + ")", code[i]));
   }
   return Status();
 }
 
 Status validateArtifact(const Artifact &artifact) {
-  return validate(artifact, artifact.code);
+  std::vector<std::string_view> code;
+  for (const CodeObject &o : artifact.codeObjects)
+    code.push_back(o.bytes);
+  return validate(artifact, code);
 }
 
 //===----------------------------------------------------------------------===//
@@ -295,6 +478,42 @@ entryDescriptorWords(uint64_t batchSize, uint64_t arenaBytes,
       words.push_back(uint64_t(a.mappedAxis));
     }
   return words;
+}
+
+Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
+                             size_t size) {
+  std::string where = "kernel '" + kernel.name + "': ";
+  constexpr size_t headerBytes = offsetof(KernelDescriptor, bindingBytes);
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  // The manifest's binding count is validated (<= kMaxBindings): no overflow.
+  size_t expected = headerBytes + kernel.numBindings * sizeof(uint64_t);
+  if (!bytes || size < expected)
+    return dataLoss(where + "the code's descriptor is " +
+                    std::to_string(size) + " bytes, fewer than the " +
+                    std::to_string(expected) + " its header needs");
+  uint32_t header[4];
+  std::memcpy(header, bytes, sizeof(header));
+  if (header[0] != kKernelDescriptorMagic)
+    return dataLoss(where + "the code's descriptor has a bad magic");
+  auto mismatch = [&](const std::string &field, uint64_t manifest,
+                      uint64_t code) {
+    return dataLoss(where + "the manifest disagrees with the code: " + field +
+                    ": " + std::to_string(manifest) + " in the manifest, " +
+                    std::to_string(code) + " in the code");
+  };
+  if (header[1] != kernel.numBindings)
+    return mismatch("binding count", kernel.numBindings, header[1]);
+  if (header[2] != kernel.numScalars)
+    return mismatch("scalar count", kernel.numScalars, header[2]);
+  for (uint32_t i = 0; i < kernel.numBindings; ++i) {
+    uint64_t codeBytes;
+    std::memcpy(&codeBytes, bytes + headerBytes + i * sizeof(uint64_t),
+                sizeof(codeBytes));
+    if (codeBytes != kernel.bindingBytes[i])
+      return mismatch("bytes of binding " + std::to_string(i),
+                      kernel.bindingBytes[i], codeBytes);
+  }
+  return Status();
 }
 
 Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
@@ -397,18 +616,55 @@ static void putU64(std::string &s, size_t off, uint64_t v) {
     s[off + i] = char((v >> (8 * i)) & 0xff);
 }
 
+static void writeCommand(ByteWriter &w, const Command &c) {
+  w.u8(uint8_t(c.kind));
+  w.u8(0);
+  w.u16(0);
+  if (c.kind == Command::Kind::Loop) {
+    w.u64(c.tripCount);
+    w.u32(c.bodySize);
+    return;
+  }
+  w.u32(c.kernel);
+  for (const Binding &b : c.bindings) {
+    w.u8(uint8_t(b.kind));
+    w.u8(0);
+    w.u16(0);
+    w.u32(b.index);
+    w.u64(b.offset);
+  }
+  for (const ScalarSource &src : c.scalars) {
+    w.u8(uint8_t(src.kind));
+    w.u8(0);
+    w.u16(0);
+    w.u32(src.loop);
+  }
+}
+
+static uint64_t alignCode(uint64_t offset) {
+  return (offset + kCodeAlignment - 1) / kCodeAlignment * kCodeAlignment;
+}
+
 Status serializeArtifact(const Artifact &artifact, std::string *out) {
   VMAPC_RETURN_IF_ERROR(validateArtifact(artifact));
   std::string manifest;
   ByteWriter m(manifest);
-  m.u32(uint32_t(artifact.cpuFeatures.size()));
-  for (const std::string &f : artifact.cpuFeatures)
-    m.str(f);
+  m.u32(uint32_t(artifact.kernels.size()));
+  for (const KernelInfo &k : artifact.kernels) {
+    m.str(k.name);
+    m.u32(k.numBindings);
+    m.u32(k.numScalars);
+    for (int64_t count : k.workgroupCount)
+      m.u64(uint64_t(count));
+    m.u64(k.scratchBytes);
+    for (uint64_t bytes : k.bindingBytes)
+      m.u64(bytes);
+  }
   m.u32(uint32_t(artifact.entries.size()));
   for (const EntryInfo &e : artifact.entries) {
     m.str(e.name);
-    m.str(e.symbol);
     m.u32(e.batchSize);
+    m.u32(e.padsPartialChunks ? 1 : 0);
     m.u64(e.arenaBytes);
     m.u64(e.lowerBoundBytes);
     m.u64(e.naiveSumBytes);
@@ -419,13 +675,33 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
       writeArg(m, a);
     for (const ArgInfo &a : e.outputs)
       writeArg(m, a);
+    m.u32(uint32_t(e.schedule.size()));
+    for (const Command &c : e.schedule)
+      writeCommand(m, c);
+  }
+  // Code objects, each at a 16-byte aligned offset in the code section.
+  uint64_t codeSize = 0;
+  std::vector<uint64_t> offsets;
+  m.u32(uint32_t(artifact.codeObjects.size()));
+  for (const CodeObject &o : artifact.codeObjects) {
+    codeSize = alignCode(codeSize);
+    offsets.push_back(codeSize);
+    std::optional<uint64_t> end = checkedAddBytes(codeSize, o.bytes.size());
+    if (!end)
+      return outOfRange("the artifact would take 2^62 bytes or more");
+    m.u32(uint32_t(o.kind));
+    m.str(o.level);
+    m.u32(uint32_t(o.cpuFeatures.size()));
+    for (const std::string &f : o.cpuFeatures)
+      m.str(f);
+    m.u64(codeSize);
+    m.u64(o.bytes.size());
+    codeSize = *end;
   }
 
-  uint64_t codeOffset = kHeaderBytes + manifest.size();
-  codeOffset =
-      (codeOffset + kCodeAlignment - 1) / kCodeAlignment * kCodeAlignment;
+  uint64_t codeOffset = alignCode(kHeaderBytes + manifest.size());
   std::optional<uint64_t> fileSize =
-      checkedAddBytes(codeOffset, artifact.code.size() + kChecksumBytes);
+      checkedAddBytes(codeOffset, codeSize + kChecksumBytes);
   if (!fileSize)
     return outOfRange("the artifact would take 2^62 bytes or more");
 
@@ -434,16 +710,18 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
   bytes.append(kArtifactMagic, sizeof(kArtifactMagic));
   ByteWriter h(bytes);
   h.u32(kFormatVersion);
-  h.u32(uint32_t(artifact.target));
+  h.u32(0);
   h.u64(kHeaderBytes);
   h.u64(manifest.size());
   h.u64(codeOffset);
-  h.u64(artifact.code.size());
+  h.u64(codeSize);
   h.u64(*fileSize);
   h.u64(0);
   bytes += manifest;
-  bytes.resize(codeOffset, '\0');
-  bytes += artifact.code;
+  for (size_t i = 0; i < artifact.codeObjects.size(); ++i) {
+    bytes.resize(codeOffset + offsets[i], '\0');
+    bytes += artifact.codeObjects[i].bytes;
+  }
   bytes.resize(*fileSize, '\0');
   putU64(bytes, *fileSize - kChecksumBytes,
          fnv1a64(bytes.data(), *fileSize - kChecksumBytes));
@@ -561,27 +839,90 @@ static Status readArg(ByteReader &r, ArgInfo *arg) {
   return Status();
 }
 
-static Status readManifest(ByteReader &r, Artifact *a) {
-  uint32_t numFeatures = r.u32();
+/// Reads one command; an empty message means the manifest ended inside it.
+static Status readCommand(ByteReader &r, const std::vector<KernelInfo> &kernels,
+                          Command *c) {
+  uint8_t kind = r.u8();
+  uint8_t pad0 = r.u8();
+  uint16_t pad1 = r.u16();
+  if (r.failed())
+    return dataLoss("");
+  if (pad0 || pad1)
+    return dataLoss("command reserved bytes are not zero");
+  if (kind == uint8_t(Command::Kind::Loop)) {
+    c->kind = Command::Kind::Loop;
+    c->tripCount = r.u64();
+    c->bodySize = r.u32();
+    return r.failed() ? dataLoss("") : Status();
+  }
+  if (kind != uint8_t(Command::Kind::Dispatch))
+    return dataLoss("unknown command kind " + std::to_string(kind));
+  c->kind = Command::Kind::Dispatch;
+  c->kernel = r.u32();
+  if (r.failed())
+    return dataLoss("");
+  // The kernel says how many bindings and scalars follow.
+  if (c->kernel >= kernels.size())
+    return dataLoss("dispatch of kernel #" + std::to_string(c->kernel) +
+                    ", which does not exist");
+  const KernelInfo &k = kernels[c->kernel];
+  if (uint64_t(k.numBindings) * 16 + uint64_t(k.numScalars) * 8 >
+      r.remaining())
+    return dataLoss("");
+  c->bindings.resize(k.numBindings);
+  for (Binding &b : c->bindings) {
+    b.kind = Binding::Kind(r.u8());
+    if (r.u8() || r.u16())
+      return dataLoss("binding reserved bytes are not zero");
+    b.index = r.u32();
+    b.offset = r.u64();
+  }
+  c->scalars.resize(k.numScalars);
+  for (ScalarSource &src : c->scalars) {
+    src.kind = ScalarSource::Kind(r.u8());
+    if (r.u8() || r.u16())
+      return dataLoss("scalar reserved bytes are not zero");
+    src.loop = r.u32();
+  }
+  return r.failed() ? dataLoss("") : Status();
+}
+
+static Status readManifest(ByteReader &r, Artifact *a,
+                           std::vector<std::pair<uint64_t, uint64_t>> *code) {
+  uint32_t numKernels = r.u32();
   if (r.failed())
     return truncatedManifest(r);
-  if (numFeatures > kMaxCpuFeatures || numFeatures > r.remaining() / 4)
-    return dataLoss("bad CPU feature count " + std::to_string(numFeatures));
-  a->cpuFeatures.resize(numFeatures);
-  for (std::string &f : a->cpuFeatures)
-    if (!r.str(&f))
+  // A kernel takes at least 53 bytes.
+  if (numKernels > kMaxKernels || numKernels > r.remaining() / 53)
+    return dataLoss("bad kernel count " + std::to_string(numKernels));
+  a->kernels.resize(numKernels);
+  for (KernelInfo &k : a->kernels) {
+    r.str(&k.name);
+    k.numBindings = r.u32();
+    k.numScalars = r.u32();
+    for (int64_t &count : k.workgroupCount)
+      count = int64_t(r.u64());
+    k.scratchBytes = r.u64();
+    if (r.failed())
       return truncatedManifest(r);
+    if (k.numBindings > kMaxBindings || k.numScalars > kMaxScalars ||
+        k.numBindings > r.remaining() / 8)
+      return dataLoss("kernel '" + k.name + "': bad binding or scalar count");
+    k.bindingBytes.resize(k.numBindings);
+    for (uint64_t &bytes : k.bindingBytes)
+      bytes = r.u64();
+  }
   uint32_t numEntries = r.u32();
   if (r.failed())
     return truncatedManifest(r);
-  // An entry takes at least 52 bytes.
-  if (numEntries > kMaxEntries || numEntries > r.remaining() / 52)
+  // An entry takes at least 57 bytes.
+  if (numEntries > kMaxEntries || numEntries > r.remaining() / 57)
     return dataLoss("bad entry count " + std::to_string(numEntries));
   a->entries.resize(numEntries);
   for (EntryInfo &e : a->entries) {
     r.str(&e.name);
-    r.str(&e.symbol);
     e.batchSize = r.u32();
+    uint32_t flags = r.u32();
     e.arenaBytes = r.u64();
     e.lowerBoundBytes = r.u64();
     e.naiveSumBytes = r.u64();
@@ -590,6 +931,10 @@ static Status readManifest(ByteReader &r, Artifact *a) {
     uint32_t numOutputs = r.u32();
     if (r.failed())
       return truncatedManifest(r);
+    if (flags & ~1u)
+      return dataLoss("entry '" + e.name + "': unknown flags " +
+                      std::to_string(flags));
+    e.padsPartialChunks = flags & 1u;
     // An argument takes at least kMinArgBytes (a scalar with a one-byte
     // name), so the counts cannot promise more than the bytes left.
     if (numInputs > kMaxArgs || numOutputs > kMaxArgs ||
@@ -609,6 +954,47 @@ static Status readManifest(ByteReader &r, Artifact *a) {
         }
       }
     }
+    uint32_t numCommands = r.u32();
+    if (r.failed())
+      return truncatedManifest(r);
+    // A command takes at least 8 bytes.
+    if (numCommands > kMaxCommands || numCommands > r.remaining() / 8)
+      return dataLoss("entry '" + e.name + "': bad command count " +
+                      std::to_string(numCommands));
+    e.schedule.resize(numCommands);
+    for (Command &c : e.schedule) {
+      Status s = readCommand(r, a->kernels, &c);
+      if (!s.ok()) {
+        if (s.message().empty())
+          return truncatedManifest(r);
+        return s.withPrefix("entry '" + e.name + "' schedule: ");
+      }
+    }
+  }
+  uint32_t numObjects = r.u32();
+  if (r.failed())
+    return truncatedManifest(r);
+  // A code object takes at least 29 bytes.
+  if (numObjects > kMaxCodeObjects || numObjects > r.remaining() / 29)
+    return dataLoss("bad code object count " + std::to_string(numObjects));
+  a->codeObjects.resize(numObjects);
+  for (CodeObject &o : a->codeObjects) {
+    o.kind = CodeKind(r.u32());
+    r.str(&o.level);
+    uint32_t numFeatures = r.u32();
+    if (r.failed())
+      return truncatedManifest(r);
+    if (numFeatures > kMaxCpuFeatures || numFeatures > r.remaining() / 4)
+      return dataLoss("bad CPU feature count " + std::to_string(numFeatures));
+    o.cpuFeatures.resize(numFeatures);
+    for (std::string &f : o.cpuFeatures)
+      if (!r.str(&f))
+        return truncatedManifest(r);
+    uint64_t offset = r.u64();
+    uint64_t size = r.u64();
+    if (r.failed())
+      return truncatedManifest(r);
+    code->push_back({offset, size});
   }
   if (r.remaining() != 0)
     return dataLoss("manifest has " + std::to_string(r.remaining()) +
@@ -644,7 +1030,7 @@ Status checkArtifactHeader(const void *data, size_t size, uint64_t *fileSize) {
 }
 
 Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
-                            std::string_view *code) {
+                            std::vector<std::string_view> *code) {
   const auto *p = static_cast<const unsigned char *>(data);
   if (size < kHeaderBytes + kChecksumBytes || !p)
     return dataLoss("truncated artifact: " + std::to_string(size) +
@@ -653,7 +1039,7 @@ Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
                     "-byte minimum");
   uint64_t fileSize = 0;
   VMAPC_RETURN_IF_ERROR(checkArtifactHeader(data, size, &fileSize));
-  uint32_t target = readU32(p + 12);
+  uint32_t reservedWord = readU32(p + 12);
   uint64_t manifestOffset = readU64(p + 16);
   uint64_t manifestSize = readU64(p + 24);
   uint64_t codeOffset = readU64(p + 32);
@@ -671,11 +1057,7 @@ Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
   uint64_t actual = fnv1a64(p, size - kChecksumBytes);
   if (stored != actual)
     return dataLoss("checksum mismatch: the artifact is corrupt");
-  if (target != uint32_t(Target::CpuX86_64))
-    return Status::error(StatusCode::kUnimplemented,
-                         "unsupported target " + std::to_string(target) +
-                             " (this runtime supports 1 = cpu-x86_64)");
-  if (reserved != 0)
+  if (reserved != 0 || reservedWord != 0)
     return dataLoss("header reserved field is not zero");
   // Each comparison below is against `body` or a difference that cannot
   // wrap: size >= 72, and every field is checked before it is added.
@@ -692,20 +1074,34 @@ Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
       return dataLoss("padding before the code is not zero");
 
   Artifact a;
-  a.target = Target(target);
   ByteReader r(p + manifestOffset, manifestSize);
-  VMAPC_RETURN_IF_ERROR(readManifest(r, &a));
-  std::string_view codeBytes(reinterpret_cast<const char *>(p + codeOffset),
-                             codeSize);
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  VMAPC_RETURN_IF_ERROR(readManifest(r, &a, &ranges));
+  // Code objects: aligned, inside the code, in order and disjoint.
+  std::vector<std::string_view> objects;
+  uint64_t end = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    auto [offset, objectSize] = ranges[i];
+    if (offset % kCodeAlignment || offset < end || offset > codeSize ||
+        objectSize == 0 || objectSize > codeSize - offset)
+      return dataLoss("code object #" + std::to_string(i) + " [" +
+                      std::to_string(offset) + ", +" +
+                      std::to_string(objectSize) +
+                      ") out of bounds of the code");
+    end = offset + objectSize;
+    objects.emplace_back(reinterpret_cast<const char *>(p + codeOffset +
+                                                        offset),
+                         objectSize);
+  }
   // The bytes passed the checksum, so a broken rule is a writer that does
   // not follow this header (or an edit that resealed the checksum): data
   // loss, except a size past a limit, which stays out of range.
-  Status valid = validate(a, codeBytes);
+  Status valid = validate(a, objects);
   if (!valid.ok() && valid.code() == StatusCode::kInvalidArgument)
     return valid.withCode(StatusCode::kDataLoss);
   VMAPC_RETURN_IF_ERROR(valid);
   *out = std::move(a);
-  *code = codeBytes;
+  *code = std::move(objects);
   return Status();
 }
 
@@ -754,9 +1150,10 @@ Status readArtifactFile(const std::string &path, HostBuffer *bytes) {
 
 Status parseArtifact(const void *data, size_t size, Artifact *out) {
   Artifact a;
-  std::string_view code;
+  std::vector<std::string_view> code;
   VMAPC_RETURN_IF_ERROR(parseArtifactInPlace(data, size, &a, &code));
-  a.code.assign(code.data(), code.size());
+  for (size_t i = 0; i < code.size(); ++i)
+    a.codeObjects[i].bytes.assign(code[i].data(), code[i].size());
   *out = std::move(a);
   return Status();
 }

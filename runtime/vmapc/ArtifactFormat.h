@@ -1,4 +1,4 @@
-//===- ArtifactFormat.h - The .vmapc artifact format, version 2 -*- C++ -*-===//
+//===- ArtifactFormat.h - The .vmapc artifact format, version 3 -*- C++ -*-===//
 //
 // This header is THE definition of the `.vmapc` file format. The compiler
 // writes artifacts with `serializeArtifact`; the runtime reads them with
@@ -11,7 +11,13 @@
 // the checks below catch corruption and an artifact that disagrees with
 // itself, not deliberate tampering (see docs/runtime.md, "Trust model").
 //
-// ## File layout (format version 2)
+// What an artifact holds (docs/design.md, "Code generation"): kernels, each
+// compiled into every code object (one x86-64 ELF shared object per ISA
+// level); per exported entry, its arguments, its arena and the schedule of
+// dispatches of those kernels that computes a chunk of examples
+// (vmapc/Schedule.h).
+//
+// ## File layout (format version 3)
 //
 // All integers are little-endian. Offsets and sizes are in bytes, counted from
 // the first byte of the file.
@@ -19,20 +25,19 @@
 //   Offset  Size  Field
 //   ------  ----  -----------------------------------------------------------
 //        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
-//        8     4  u32 format version (= 2)
-//       12     4  u32 target (1 = cpu-x86_64; see `Target`)
+//        8     4  u32 format version (= 3)
+//       12     4  u32 reserved, must be 0
 //       16     8  u64 manifest offset (= 64: the manifest follows the header)
 //       24     8  u64 manifest size
 //       32     8  u64 code offset (= manifest offset + manifest size, rounded
 //                 up to a multiple of 16; the gap is zero bytes)
-//       40     8  u64 code size (> 0)
+//       40     8  u64 code size (> 0): the code objects, one after another
 //       48     8  u64 file size (= code offset + code size + 8; below
 //                 kMaxArrayBytes)
 //       56     8  u64 reserved, must be 0
 //       64     .  manifest (below)
 //        .     .  zero padding to the code offset
-//        .     .  code: for cpu-x86_64 a position-independent x86-64 ELF shared
-//                 object (ET_DYN), exporting one C symbol per entry
+//        .     .  code objects, at the offsets the manifest gives
 //  size-8      8  u64 checksum: FNV-1a 64 (`fnv1a64`) of bytes [0, size - 8)
 //
 // ## Manifest encoding
@@ -40,15 +45,19 @@
 // A `str` is a u32 byte length followed by that many bytes (UTF-8, no NUL
 // byte, no terminator), at most `kMaxNameBytes` bytes and never empty.
 //
-//   u32 cpu feature count F (<= kMaxCpuFeatures), then F `str`s: the CPU
-//       features the code needs, names as GCC's __builtin_cpu_supports spells
-//       them ("sse2", "avx2", "fma", ...). The loader rejects unknown names and
-//       features the host lacks.
+//   u32 kernel count K (1 <= K <= kMaxKernels), then K kernels:
+//     str  name (unique; the code exports `vmapc_kernel_` + name)
+//     u32  binding count (<= kMaxBindings), u32 scalar count (<= kMaxScalars)
+//     3 x i64  workgroup count along x, y, z: c > 0 workgroups, or -T (T >= 1)
+//              for ceil(n / T) on a chunk of n examples
+//     u64  scratch bytes: per-workgroup stack the kernel needs (CPU)
+//     binding count x u64: bytes the kernel may access through each binding
 //   u32 entry count E (1 <= E <= kMaxEntries), then E entries:
 //     str  entry name (unique in the artifact)
-//     str  code symbol name (the exported C function)
-//     u32  batch size B (>= 1): examples per launch
-//     u64  arena bytes: size of the arena the code needs (may be 0)
+//     u32  batch size B (>= 1): examples per chunk
+//     u32  flags: bit 0 = pads partial chunks (the kernels compute all B
+//          examples, so a chunk of n < B examples is padded); others 0
+//     u64  arena bytes: size of the arena the schedule binds (may be 0)
 //     u64  lower bound bytes (report only: largest sum of bytes live at once)
 //     u64  naive sum bytes (report only: sum of all buffers without reuse)
 //     u32  in-place count (report only: buffers written over an operand)
@@ -63,6 +72,25 @@
 //       u64  staging offset into the arena, or 0xFFFFFFFFFFFFFFFF = none
 //       R x i64  per-example dims (each >= 0; an array with a 0 dim is
 //                empty, and the runtime neither copies nor loops over it)
+//     u32  command count C (<= kMaxCommands), then C commands:
+//       u8   kind (1 = dispatch, 2 = loop), u8 x 3 reserved (0)
+//       dispatch: u32 kernel index (< K); then the kernel's binding count
+//            bindings, each u8 kind (1 = input, 2 = output, 3 = arena),
+//            u8 x 3 reserved, u32 index (input or output number; 0 for
+//            arena), u64 offset (arena byte offset; 0 otherwise); then the
+//            kernel's scalar count scalars, each u8 kind (1 = n, the
+//            chunk's examples; 2 = the index of an enclosing loop), u8 x 3
+//            reserved, u32 loop (2: 0 is the outermost enclosing loop)
+//       loop: u64 trip count (<= kMaxTripCount), u32 body size: the next
+//            that many commands (nested loops counted with their bodies)
+//   u32 code object count M (1 <= M <= kMaxCodeObjects), then M objects:
+//     u32  kind (`CodeKind`: 1 = x86-64 ELF shared object)
+//     str  level: the ISA level ("x86-64", "x86-64-v3", "x86-64-v4")
+//     u32  CPU feature count F (<= kMaxCpuFeatures), then F `str`s: what the
+//          code needs, as GCC's __builtin_cpu_supports names them ("avx2",
+//          "fma", "avx512f", ...); the loader skips an object the host
+//          cannot run
+//     u64  offset (from the code offset, a multiple of 16), u64 size (> 0)
 //
 // The manifest must be consumed exactly: trailing manifest bytes are an error.
 //
@@ -72,7 +100,8 @@
 //   runtime compute is below kMaxArrayBytes (2^62), checked with overflow-
 //   safe arithmetic (`checkedMulBytes`, `checkedAddBytes`, `arrayBytes`):
 //   the bytes of one example (dims x dtype size), of a batched array (x B),
-//   the end of a staging slot (offset + bytes), an arena, a whole file.
+//   the end of a staging slot or an arena binding (offset + bytes), an
+//   arena, a whole file.
 //   Anything past it is an error (kOutOfRange), never a wrapped-around
 //   size. An array with a 0 dim holds 0 bytes, but the product of its other
 //   dims (x dtype size, x B) is bounded the same way, so no count derived
@@ -82,28 +111,52 @@
 //   bytes. The input staging slots of one entry do not overlap one another,
 //   nor do its output slots (an input slot may share bytes with an output
 //   slot or the entry's internal buffers: the plan gives them disjoint live
-//   intervals, and the runtime fills every input slot before a launch and
-//   reads every output slot after it). The
-//   runtime gathers a chunk into its slot when it cannot pass the user's
-//   buffer in place (the padded last chunk, a mapped axis that is not
-//   outermost) and scatters outputs back from theirs.
+//   intervals). The runtime gathers a chunk into its slot when it cannot
+//   pass the user's buffer in place (a partial chunk, a mapped axis that is
+//   not outermost) and scatters outputs back from theirs.
 // * Unmapped arguments are passed once, in place; their staging offset is
 //   normally none and is ignored.
+// * Schedules: every dispatch names a kernel and gives exactly its bindings
+//   and scalars; an input or output binding names an argument of the entry
+//   and the kernel accesses at most that argument's bytes (B examples, or
+//   one for an unmapped argument); an arena binding's offset plus the
+//   kernel's bytes fit in the arena; a loop's body stays inside its
+//   enclosing body, loops nest at most kMaxLoopDepth deep, a loop index
+//   scalar names an enclosing loop, and the trip counts of nested loops
+//   multiply to at most kMaxTripCount.
+// * Kernels: workgroup counts are nonzero (a constant at most kMaxWorkgroups,
+//   a tile at most B of every entry that dispatches it), scratch at most
+//   kMaxScratchBytes. Code objects: known kind and level, non-empty,
+//   16-byte aligned, inside the code and disjoint.
 //
 // ## Calling convention of the code (the ABI the compiler emits)
 //
-// Per entry the code exports `extern "C" void SYMBOL(void **args)` where args
-// = [input pointers in declaration order..., output pointers in order...,
-// arena pointer]. Each pointer is a dense C-order buffer of its batched type:
-// the per-example shape with B inserted at its mapped axis (an unmapped
-// argument has its per-example shape). The arena is `arena bytes` long and
-// 256-byte aligned. The code may read inputs and write outputs and the arena
-// only; it must call nothing but libc and libm. One call computes B examples.
+// Every code object exports, per kernel NAME,
+//
+//   extern "C" void vmapc_kernel_NAME(void *const *bindings,
+//                                      const int64_t *scalars,
+//                                      int64_t wg_x, int64_t wg_y,
+//                                      int64_t wg_z);
+//
+// which runs one workgroup (x, y, z) of the kernel: `bindings` holds one
+// pointer per binding (an input's or output's dense C-order buffer for the
+// chunk, with B at its mapped axis; or arena + offset, 256-byte aligned
+// for offset 0), `scalars` one int64 per scalar. Workgroups of one dispatch
+// are independent and may run concurrently on any threads; each may use up
+// to the kernel's scratch bytes of stack. And per kernel a descriptor,
+//
+//   extern "C" const KernelDescriptor vmapc_kernel_NAME_descriptor;
+//
+// (struct below), which the loader checks against the manifest's kernel, so
+// that a manifest edited apart from its code is refused. The code may read
+// inputs and write outputs and the arena only, through its bindings; it
+// must call nothing but libc and libm.
 //
 // ## The entry descriptor (version 1)
 //
-// Next to each entry function SYMBOL, the code exports a read-only object
-// SYMBOL + "_descriptor" (kDescriptorSuffix): what the code itself was
+// Per entry NAME, every code object also exports a read-only object
+// `vmapc_entry_NAME_descriptor` (`entryDescriptorSymbol`; the entry itself
+// is the manifest's schedule): what the code was
 // compiled for, written by the compiler (passes/EmitEntryDescriptors.cpp)
 // from the planned program's types, apart from the manifest. It is an array
 // of u64 words (host byte order, 8-byte aligned), `EntryDescriptorHeader`
@@ -132,6 +185,7 @@
 #define VMAPC_ARTIFACTFORMAT_H
 
 #include "vmapc/HostBuffer.h"
+#include "vmapc/Schedule.h"
 #include "vmapc/Status.h"
 
 #include <cstddef>
@@ -146,7 +200,7 @@ namespace vmapc {
 /// The 8 magic bytes at offset 0.
 inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
 /// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion = 3;
 /// Size of the fixed header; the manifest starts here.
 inline constexpr uint64_t kHeaderBytes = 64;
 /// The code offset is a multiple of this.
@@ -159,6 +213,21 @@ inline constexpr size_t kMaxRank = 16;
 inline constexpr size_t kMaxNameBytes = 4096;
 inline constexpr size_t kMaxCpuFeatures = 256;
 inline constexpr size_t kMaxEntries = 65536;
+inline constexpr size_t kMaxKernels = 65536;
+inline constexpr size_t kMaxCodeObjects = 16;
+/// Bindings and scalars of one kernel.
+inline constexpr size_t kMaxBindings = 1024;
+inline constexpr size_t kMaxScalars = 64;
+/// Commands of one schedule, and how deep its loops nest.
+inline constexpr size_t kMaxCommands = 1 << 20;
+inline constexpr size_t kMaxLoopDepth = 64;
+/// The product of the trip counts of nested loops: no schedule repeats a
+/// dispatch more often than this per chunk.
+inline constexpr uint64_t kMaxTripCount = uint64_t(1) << 32;
+/// Workgroups of one dispatch along one dimension (a constant count).
+inline constexpr int64_t kMaxWorkgroups = int64_t(1) << 31;
+/// Per-workgroup scratch a CPU kernel may keep on its stack.
+inline constexpr uint64_t kMaxScratchBytes = uint64_t(64) << 20;
 /// Inputs of an entry, and (separately) its outputs.
 inline constexpr size_t kMaxArgs = 4096;
 /// The one size limit: every byte count computed from an artifact, a .npy
@@ -174,10 +243,33 @@ inline constexpr size_t kArenaAlignment = 256;
 inline constexpr int32_t kNoAxis = -1;
 inline constexpr uint64_t kNoStaging = ~uint64_t(0);
 
-/// What the code runs on.
-enum class Target : uint32_t {
-  CpuX86_64 = 1, ///< An x86-64 ELF shared object, loaded with dlopen.
+/// What a code object is.
+enum class CodeKind : uint32_t {
+  /// A position-independent x86-64 ELF shared object (ET_DYN), loaded with
+  /// dlopen, compiled for one ISA level.
+  CpuElf = 1,
 };
+
+/// The x86-64 ISA levels a CPU code object may be compiled for, lowest
+/// first (the x86-64 psABI's micro-architecture levels).
+inline constexpr const char *kCpuIsaLevels[] = {"x86-64", "x86-64-v3",
+                                                "x86-64-v4"};
+
+/// The descriptor a code object carries per kernel
+/// (`vmapc_kernel_NAME_descriptor`): what the compiler built the kernel for,
+/// checked against the manifest when the code is loaded.
+struct KernelDescriptor {
+  /// kKernelDescriptorMagic.
+  uint32_t magic;
+  uint32_t numBindings;
+  uint32_t numScalars;
+  uint32_t reserved;
+  /// Then `numBindings` u64s: the bytes the kernel accesses through each
+  /// binding, as the manifest's `KernelInfo::bindingBytes`.
+  uint64_t bindingBytes[1];
+};
+/// "VMK3": a kernel descriptor of format version 3.
+inline constexpr uint32_t kKernelDescriptorMagic = 0x334b4d56;
 
 /// Element types. Stored as one byte in the manifest.
 enum class DType : uint8_t {
@@ -211,8 +303,7 @@ struct ArgInfo {
 
 /// One exported entry point.
 struct EntryInfo {
-  std::string name;   ///< As exported in the .arr source.
-  std::string symbol; ///< The C symbol in the code object.
+  std::string name; ///< As exported in the .arr source.
   uint32_t batchSize = 1;
   uint64_t arenaBytes = 0;
   uint64_t lowerBoundBytes = 0; ///< Report only.
@@ -220,19 +311,37 @@ struct EntryInfo {
   uint32_t inPlaceCount = 0;    ///< Report only.
   std::vector<ArgInfo> inputs;
   std::vector<ArgInfo> outputs;
+  /// The dispatches that compute examples [0, n) of a chunk.
+  std::vector<Command> schedule;
+  /// The kernels compute all B lanes, so a partial chunk is padded (the
+  /// compiler could not follow the batch dimension through the program).
+  bool padsPartialChunks = false;
+};
+
+/// One compiled form of every kernel.
+struct CodeObject {
+  CodeKind kind = CodeKind::CpuElf;
+  /// The ISA level it is compiled for (one of kCpuIsaLevels).
+  std::string level;
+  /// CPU features the code needs (GCC's __builtin_cpu_supports names).
+  std::vector<std::string> cpuFeatures;
+  /// The object's bytes.
+  std::string bytes;
 };
 
 /// A whole artifact in memory: plain data, fill it in and serialize it.
 struct Artifact {
-  Target target = Target::CpuX86_64;
-  std::vector<std::string> cpuFeatures;
+  /// The kernels every code object exports, as the schedules number them.
+  std::vector<KernelInfo> kernels;
   std::vector<EntryInfo> entries;
-  /// The code object's bytes (an ELF shared object for CpuX86_64).
-  std::string code;
+  std::vector<CodeObject> codeObjects;
 };
 
-/// Appended to an entry's code symbol to name its descriptor.
-inline constexpr char kDescriptorSuffix[] = "_descriptor";
+/// The symbol of entry `name`'s descriptor in a code object:
+/// "vmapc_entry_" + name + "_descriptor".
+inline std::string entryDescriptorSymbol(const std::string &name) {
+  return "vmapc_entry_" + name + "_descriptor";
+}
 /// Word 0 of every entry descriptor: the bytes "VMAPCDSC", little-endian.
 inline constexpr uint64_t kEntryDescriptorMagic = 0x4353444350414d56ull;
 /// The descriptor version this runtime reads and the compiler writes.
@@ -273,6 +382,15 @@ entryDescriptorWords(uint64_t batchSize, uint64_t arenaBytes,
 Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
                             size_t size);
 
+/// Checks the `size` bytes at `data`, the code's descriptor of `kernel`
+/// (validated), against the manifest. Errors (kDataLoss): "kernel 'k': the
+/// code's descriptor is N bytes, fewer than the M its header needs", "...
+/// has a bad magic", "kernel 'k': the manifest disagrees with the code:
+/// FIELD: X in the manifest, Y in the code" for FIELD "binding count",
+/// "scalar count", "bytes of binding I".
+Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
+                             size_t size);
+
 /// FNV-1a 64 of `size` bytes (offset basis 0xcbf29ce484222325, prime
 /// 0x100000001b3).
 uint64_t fnv1a64(const void *data, size_t size);
@@ -294,9 +412,14 @@ std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
 /// the field.
 Status validateArtifact(const Artifact &artifact);
 
-/// The rules of one entry alone (everything but the uniqueness of its name);
-/// the compiler reports them at the entry's source location.
-Status validateEntry(const EntryInfo &entry);
+/// The rules of one kernel alone.
+Status validateKernel(const KernelInfo &kernel);
+
+/// The rules of one entry alone (everything but the uniqueness of its name),
+/// its schedule against `kernels`; the compiler reports them at the entry's
+/// source location.
+Status validateEntry(const EntryInfo &entry,
+                     const std::vector<KernelInfo> &kernels);
 
 /// Validates `artifact` and writes its bytes to `*out`.
 Status serializeArtifact(const Artifact &artifact, std::string *out);
@@ -336,11 +459,11 @@ Status readArtifactFile(const std::string &path, HostBuffer *bytes);
 /// N"; kOutOfRange for a size past a limit.
 Status parseArtifact(const void *data, size_t size, Artifact *out);
 
-/// As parseArtifact, but leaves `out->code` empty and sets `*code` to the
-/// code's bytes inside `data` (valid as long as `data` is): for a loader
-/// that hands the code on without a copy.
+/// As parseArtifact, but leaves every `CodeObject::bytes` empty and sets
+/// `(*code)[i]` to code object i's bytes inside `data` (valid as long as
+/// `data` is): for a loader that hands the code on without a copy.
 Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
-                            std::string_view *code);
+                            std::vector<std::string_view> *code);
 
 /// Bytes of one example of `arg` (product of dims x dtype size), or -1 if
 /// the product is not below kMaxArrayBytes (or a dim is negative).

@@ -2,7 +2,7 @@
 
 #include "vmapc/Runtime.h"
 
-#include "vmapc/CpuBackend.h"
+#include "vmapc/Backend.h"
 #include "vmapc/HostBuffer.h"
 #include "vmapc/ReadFile.h"
 
@@ -16,12 +16,15 @@ namespace vmapc {
 //===----------------------------------------------------------------------===//
 
 Status Device::open(std::string_view name, Device *out) {
-  if (name != "cpu")
-    return Status::error(StatusCode::kNotFound, "unknown device '" +
-                                                    std::string(name) +
-                                                    "' (available: cpu)");
-  *out = Device();
+  std::shared_ptr<backend::Device> device;
+  VMAPC_RETURN_IF_ERROR(backend::openDevice(name, &device));
+  out->deviceName = std::string(name);
+  out->impl = std::move(device);
   return Status();
+}
+
+std::string Device::describe() const {
+  return impl ? impl->describe() : "unopened device";
 }
 
 //===----------------------------------------------------------------------===//
@@ -46,8 +49,8 @@ struct ArgPlan {
 struct EntryState {
   std::vector<ArgPlan> inputs;
   std::vector<ArgPlan> outputs;
-  /// Preallocated args array: inputs, outputs, arena.
-  std::vector<void *> args;
+  /// Where each input and output of the current chunk is bound.
+  std::vector<backend::Address> inputAddress, outputAddress;
   bool hasUnmappedOutput = false;
   /// Whether some mapped argument has bytes; if none has, one launch
   /// computes everything a run can observe, whatever N is.
@@ -91,12 +94,68 @@ Status planArg(const ArgInfo &arg, ArgPlan *out) {
 struct Executable::Impl {
   Device device;
   Artifact artifact;
-  std::unique_ptr<cpu::CodeObject> code;
+  std::unique_ptr<backend::Executable> backend;
   std::unique_ptr<Entry[]> entries;
   std::vector<EntryState> states;
-  HostBuffer arena;
+  /// One dispatch's bindings and scalars, and the indices of the loops
+  /// around it: room for the largest, made at load.
+  std::vector<backend::Address> bindings;
+  std::vector<int64_t> scalars;
+  std::vector<int64_t> loopIndices;
   Stats stats;
+
+  /// Runs commands [begin, end) of `schedule` for a chunk of `n` examples
+  /// (`depth` loops around them). Every binding and count was validated at
+  /// load.
+  Status runCommands(const std::vector<Command> &schedule, size_t begin,
+                     size_t end, size_t depth, const EntryState &st,
+                     uint64_t n);
 };
+
+Status Executable::Impl::runCommands(const std::vector<Command> &schedule,
+                                     size_t begin, size_t end, size_t depth,
+                                     const EntryState &st, uint64_t n) {
+  backend::Address arena = backend->arena();
+  for (size_t i = begin; i < end; ++i) {
+    const Command &c = schedule[i];
+    if (c.kind == Command::Kind::Loop) {
+      size_t bodyEnd = i + 1 + c.bodySize;
+      for (uint64_t t = 0; t < c.tripCount; ++t) {
+        loopIndices[depth] = int64_t(t);
+        VMAPC_RETURN_IF_ERROR(
+            runCommands(schedule, i + 1, bodyEnd, depth + 1, st, n));
+      }
+      i = bodyEnd - 1;
+      continue;
+    }
+    const KernelInfo &k = artifact.kernels[c.kernel];
+    for (size_t j = 0; j < c.bindings.size(); ++j) {
+      const Binding &b = c.bindings[j];
+      switch (b.kind) {
+      case Binding::Kind::Input:
+        bindings[j] = st.inputAddress[b.index];
+        break;
+      case Binding::Kind::Output:
+        bindings[j] = st.outputAddress[b.index];
+        break;
+      case Binding::Kind::Arena:
+        bindings[j] = arena + b.offset;
+        break;
+      }
+    }
+    for (size_t j = 0; j < c.scalars.size(); ++j)
+      scalars[j] = c.scalars[j].kind == ScalarSource::Kind::NumExamples
+                       ? int64_t(n)
+                       : loopIndices[c.scalars[j].loop];
+    uint64_t grid[3];
+    for (int d = 0; d < 3; ++d)
+      grid[d] = workgroupsFor(k.workgroupCount[d], n);
+    VMAPC_RETURN_IF_ERROR(
+        backend->dispatch(c.kernel, grid, bindings.data(), scalars.data()));
+    ++stats.launches;
+  }
+  return Status();
+}
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 Executable::~Executable() = default;
@@ -115,15 +174,15 @@ Stats Executable::stats() const { return impl->stats; }
 
 Status Executable::loadBytes(const Device &device, const void *data,
                              size_t size, std::unique_ptr<Executable> *out) {
+  if (!device.impl)
+    return Status::error(StatusCode::kInvalidArgument,
+                         "the device is not open (Device::open)");
   auto impl = std::make_unique<Impl>();
   impl->device = device;
-  std::string_view code;
+  std::vector<std::string_view> code;
   VMAPC_RETURN_IF_ERROR(
       parseArtifactInPlace(data, size, &impl->artifact, &code));
   const Artifact &a = impl->artifact;
-  VMAPC_RETURN_IF_ERROR(cpu::checkCpuFeatures(a.cpuFeatures));
-  VMAPC_RETURN_IF_ERROR(
-      cpu::CodeObject::load(code.data(), code.size(), &impl->code));
 
   size_t n = a.entries.size();
   impl->entries.reset(new Entry[n]);
@@ -134,18 +193,6 @@ Status Executable::loadBytes(const Device &device, const void *data,
     Entry &e = impl->entries[i];
     e.entryInfo = &info;
     e.index = i;
-    std::string where = "entry '" + info.name + "': ";
-    VMAPC_RETURN_IF_ERROR(
-        impl->code->lookup(info.symbol, &e.fn).withPrefix(where));
-    const void *descriptor = nullptr;
-    size_t descriptorBytes = 0;
-    VMAPC_RETURN_IF_ERROR(impl->code
-                              ->lookupData(info.symbol + kDescriptorSuffix,
-                                           &descriptor, &descriptorBytes)
-                              .withPrefix(where));
-    VMAPC_RETURN_IF_ERROR(
-        checkEntryDescriptor(info, descriptor, descriptorBytes)
-            .withPrefix(where));
     EntryState &st = impl->states[i];
     st.inputs.resize(info.inputs.size());
     st.outputs.resize(info.outputs.size());
@@ -158,19 +205,32 @@ Status Executable::loadBytes(const Device &device, const void *data,
     for (const auto *plans : {&st.inputs, &st.outputs})
       for (const ArgPlan &p : *plans)
         st.hasMappedBytes |= p.mapped && !p.empty;
-    st.args.assign(info.inputs.size() + info.outputs.size() + 1, nullptr);
+    st.inputAddress.assign(info.inputs.size(), 0);
+    st.outputAddress.assign(info.outputs.size(), 0);
     arenaBytes = std::max(arenaBytes, info.arenaBytes);
   }
+  size_t maxBindings = 1, maxScalars = 1;
+  for (const KernelInfo &k : a.kernels) {
+    maxBindings = std::max<size_t>(maxBindings, k.numBindings);
+    maxScalars = std::max<size_t>(maxScalars, k.numScalars);
+  }
+  impl->bindings.assign(maxBindings, 0);
+  impl->scalars.assign(maxScalars, 0);
+  impl->loopIndices.assign(kMaxLoopDepth, 0);
 
   // Below 2^62 (validated), so rounding up cannot wrap.
   arenaBytes =
       (arenaBytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(arenaBytes, kArenaAlignment,
-                                             "the arena", &impl->arena));
+  VMAPC_RETURN_IF_ERROR(
+      device.impl->load(a, code, arenaBytes, &impl->backend));
   impl->stats.arenaBytes = arenaBytes;
   impl->stats.allocations = 1;
   out->reset(new Executable(std::move(impl)));
   return Status();
+}
+
+const std::string &Executable::codeLevel() const {
+  return impl->backend->codeLevel();
 }
 
 Status Executable::loadFile(const Device &device, const std::string &path,
@@ -375,87 +435,95 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
   for (size_t i = 0; i < outputs.size(); ++i)
     VMAPC_RETURN_IF_ERROR(checkDims("output", info.outputs[i], outView(i), n));
 
-  // Everything is checked; from here on nothing can fail or allocate. Every
-  // offset below lies inside a user array or a staging slot, whose byte
-  // sizes were checked below 2^62, so no product wraps.
+  // Everything is checked; from here on nothing allocates, and only the
+  // device can fail. Every offset below lies inside a user array or a
+  // staging slot, whose byte sizes were checked below 2^62, so no product
+  // wraps.
+  backend::Executable &device = *im.backend;
   const uint64_t b = info.batchSize;
   const uint64_t total = uint64_t(n);
-  uint64_t launches = (total + b - 1) / b;
+  uint64_t chunks = (total + b - 1) / b;
   if (total == 0 && st.hasUnmappedOutput)
-    launches = 1;
+    chunks = 1;
+  // With every mapped argument empty, one run computes the unmapped outputs.
   if (!st.hasMappedBytes)
-    launches = std::min<uint64_t>(launches, 1);
-  void **args = st.args.data();
+    chunks = std::min<uint64_t>(chunks, 1);
   const size_t numIn = inputs.size();
   const size_t numOut = outputs.size();
-  args[numIn + numOut] = im.arena.data();
+  const backend::Address arena = device.arena();
+  const bool inPlace = device.bindsHostMemory();
   for (size_t i = 0; i < numIn; ++i)
     if (!st.inputs[i].mapped)
-      args[i] = const_cast<void *>(inputs[i].data);
+      st.inputAddress[i] = backend::Address(inputs[i].data);
   for (size_t i = 0; i < numOut; ++i)
     if (!st.outputs[i].mapped)
-      args[numIn + i] = outputs[i].data;
+      st.outputAddress[i] = backend::Address(outputs[i].data);
 
-  for (uint64_t c = 0; c < launches; ++c) {
+  for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t start = c * b;
     const uint64_t count = std::min(b, total - std::min(total, start));
+    // A schedule computes examples [0, n); one that pads computes all B.
+    const uint64_t chunkN = info.padsPartialChunks ? b : count;
     for (size_t i = 0; i < numIn; ++i) {
       const ArgPlan &p = st.inputs[i];
       if (!p.mapped)
         continue;
-      if (p.empty) { // Nothing to gather; any valid pointer will do.
-        args[i] = im.arena.data() + p.staging;
+      if (p.empty) { // Nothing to gather; any valid address will do.
+        st.inputAddress[i] = arena + p.staging;
         continue;
       }
       const auto *src = static_cast<const unsigned char *>(inputs[i].data);
-      if (passInPlace(p, count, b)) {
-        args[i] = const_cast<unsigned char *>(src + start * p.innerBytes);
+      if (inPlace && passInPlace(p, count, b)) {
+        st.inputAddress[i] = backend::Address(src + start * p.innerBytes);
         continue;
       }
-      unsigned char *slot = im.arena.data() + p.staging;
-      for (uint64_t o = 0; o < p.outer; ++o) {
-        unsigned char *dst = slot + o * b * p.innerBytes;
-        if (count == 0) {
-          std::memset(dst, 0, b * p.innerBytes);
-          continue;
-        }
-        std::memcpy(dst, src + (o * total + start) * p.innerBytes,
-                    count * p.innerBytes);
-        // Padding lanes repeat the last real example, so that the code sees
-        // only values the user gave (no 0 divisor, no log(0) of padding).
-        for (uint64_t k = count; k < b; ++k)
-          std::memcpy(dst + k * p.innerBytes, dst + (count - 1) * p.innerBytes,
-                      p.innerBytes);
-      }
-      args[i] = slot;
+      backend::Address slot = arena + p.staging;
+      st.inputAddress[i] = slot;
+      if (count == 0)
+        continue;
+      // The chunk: `outer` rows of count x innerBytes, B x innerBytes apart
+      // in the slot.
+      VMAPC_RETURN_IF_ERROR(device.upload(
+          slot, b * p.innerBytes, src + start * p.innerBytes,
+          total * p.innerBytes, count * p.innerBytes, p.outer));
+      if (!info.padsPartialChunks)
+        continue;
+      // Padding lanes repeat the last real example, so that the code sees
+      // only values the user gave (no 0 divisor, no log(0) of padding).
+      for (uint64_t k = count; k < b; ++k)
+        VMAPC_RETURN_IF_ERROR(device.upload(
+            slot + k * p.innerBytes, b * p.innerBytes,
+            src + (start + count - 1) * p.innerBytes, total * p.innerBytes,
+            p.innerBytes, p.outer));
     }
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
       if (!p.mapped)
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      if (!p.empty && passInPlace(p, count, b))
-        args[numIn + i] = dst + start * p.innerBytes;
-      else
-        args[numIn + i] = im.arena.data() + p.staging;
+      st.outputAddress[i] = inPlace && !p.empty && passInPlace(p, count, b)
+                                ? backend::Address(dst + start * p.innerBytes)
+                                : arena + p.staging;
     }
 
-    entry.fn(args);
+    VMAPC_RETURN_IF_ERROR(
+        im.runCommands(info.schedule, 0, info.schedule.size(), 0, st, chunkN));
 
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
-      if (!p.mapped || p.empty || count == 0 || passInPlace(p, count, b))
+      if (!p.mapped || p.empty || count == 0 ||
+          (inPlace && passInPlace(p, count, b)))
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      const unsigned char *slot = im.arena.data() + p.staging;
-      for (uint64_t o = 0; o < p.outer; ++o)
-        std::memcpy(dst + (o * total + start) * p.innerBytes,
-                    slot + o * b * p.innerBytes, count * p.innerBytes);
+      VMAPC_RETURN_IF_ERROR(device.download(
+          dst + start * p.innerBytes, total * p.innerBytes,
+          arena + p.staging, b * p.innerBytes, count * p.innerBytes,
+          p.outer));
     }
   }
+  VMAPC_RETURN_IF_ERROR(device.finish());
 
   im.stats.calls += 1;
-  im.stats.launches += launches;
   im.stats.examples += total;
   return Status();
 }

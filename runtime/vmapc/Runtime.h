@@ -161,17 +161,33 @@ struct Stats {
   uint64_t examples = 0;    ///< Sum of N over successful calls.
 };
 
-/// Where code runs. Cheap to copy; holds no resources.
+namespace backend {
+class Device;
+} // namespace backend
+
+/// Where code runs. Cheap to copy: copies share the device (its threads),
+/// which lives as long as any copy or any Executable loaded on it.
 class Device {
 public:
-  /// Opens `name`: "cpu" is the only device this build supports; anything
-  /// else is "unknown device 'NAME' (available: cpu)".
+  /// Opens `name`: "cpu", or "cpu:OPTIONS" with OPTIONS a comma-separated
+  /// list of `threads=K` (worker threads, 1 to 1024; default: every
+  /// hardware thread this process may run on) and `isa=LEVEL` (run the
+  /// artifact's code for ISA level x86-64, x86-64-v3 or x86-64-v4 rather
+  /// than the best the CPU supports). The environment variables
+  /// VMAPC_CPU_THREADS and VMAPC_CPU_ISA set the same options when the
+  /// string does not. The worker threads start here, once. Errors:
+  /// kNotFound "unknown device 'NAME' (available: cpu)", kInvalidArgument
+  /// for a bad option, kResourceExhausted when threads cannot start.
   static Status open(std::string_view name, Device *out);
 
   const std::string &name() const { return deviceName; }
+  /// "cpu: 2 threads" (what was opened).
+  std::string describe() const;
 
 private:
-  std::string deviceName = "cpu";
+  friend class Executable;
+  std::string deviceName;
+  std::shared_ptr<backend::Device> impl;
 };
 
 class Executable;
@@ -189,7 +205,6 @@ private:
   friend class Executable;
   Entry() = default;
   const EntryInfo *entryInfo = nullptr;
-  void (*fn)(void **) = nullptr;
   size_t index = 0;
 };
 
@@ -231,6 +246,8 @@ public:
              Span<MutableHostArray> outputs);
 
   Stats stats() const;
+  /// The code in use: the ISA level of the CPU code object ("x86-64-v4").
+  const std::string &codeLevel() const;
 
 private:
   struct Impl;

@@ -1,13 +1,13 @@
-//===- CpuBackend.h - CPU features and code loading (internal) --*- C++ -*-===//
+//===- SharedObject.h - CPU features and code loading (internal) --*- C++ -*-===//
 //
-// The CPU backend: checks the CPU features an artifact needs and loads its
-// x86-64 ELF shared object from memory (memfd + dlopen). Used by
-// Runtime.cpp; exposed for tests.
+// What the CPU device needs to run a code object: which CPU features the
+// host has, and loading an x86-64 ELF shared object from memory (memfd +
+// dlopen). Used by CpuDevice.cpp; exposed for tests.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef VMAPC_CPUBACKEND_H
-#define VMAPC_CPUBACKEND_H
+#ifndef VMAPC_CPU_SHAREDOBJECT_H
+#define VMAPC_CPU_SHAREDOBJECT_H
 
 #include "vmapc/Status.h"
 
@@ -32,23 +32,22 @@ Status checkCpuFeatures(const std::vector<std::string> &features,
 
 /// A code object loaded with dlopen from a memfd, which it keeps open (one
 /// file descriptor per loaded object); unloaded on destruction.
-class CodeObject {
+class SharedObject {
 public:
   /// Loads the ELF shared object in the `size` bytes at `code` through an
   /// anonymous memfd. Errors: kDataLoss "cannot load the code object: ..."
   /// (dlopen's message), a failed system call (see statusFromErrno).
   static Status load(const void *code, size_t size,
-                     std::unique_ptr<CodeObject> *out);
-  ~CodeObject();
-  CodeObject(const CodeObject &) = delete;
-  CodeObject &operator=(const CodeObject &) = delete;
+                     std::unique_ptr<SharedObject> *out);
+  ~SharedObject();
+  SharedObject(const SharedObject &) = delete;
+  SharedObject &operator=(const SharedObject &) = delete;
 
-  using EntryFn = void (*)(void **);
   /// Resolves the function `symbol` defined by this object (not by a library
   /// it links, like libc). Errors (kDataLoss): "symbol 'x' not found in the
   /// code object", "symbol 'x' is not defined by the code object", "symbol
   /// 'x' is not a function".
-  Status lookup(const std::string &symbol, EntryFn *out) const;
+  Status lookup(const std::string &symbol, const void **out) const;
 
   /// Resolves the data object `symbol` defined by this object and its size
   /// in bytes (from the ELF symbol table). Errors as `lookup`, and "symbol
@@ -57,11 +56,11 @@ public:
                     size_t *size) const;
 
 private:
-  CodeObject() = default;
   /// Resolves `symbol` in this object: its address and ELF symbol type
   /// (STT_FUNC, STT_OBJECT, ...) and size.
   Status resolve(const std::string &symbol, void **address, unsigned *type,
                  size_t *size) const;
+  SharedObject() = default;
   void *handle = nullptr;
   /// The memfd the object was loaded from.
   int fd = -1;
@@ -70,4 +69,4 @@ private:
 } // namespace cpu
 } // namespace vmapc
 
-#endif // VMAPC_CPUBACKEND_H
+#endif // VMAPC_CPU_SHAREDOBJECT_H

@@ -1,6 +1,6 @@
-//===- CpuBackend.cpp - CPU features and code loading ---------------------===//
+//===- SharedObject.cpp - CPU features and code loading ---------------------===//
 
-#include "vmapc/CpuBackend.h"
+#include "vmapc/cpu/SharedObject.h"
 
 #include "vmapc/ReadFile.h"
 
@@ -45,6 +45,9 @@ static const FeatureProbe kProbes[] = {
     VMAPC_FEATURE("gfni"),         VMAPC_FEATURE("vpclmulqdq"),
     VMAPC_FEATURE("sse4a"),        VMAPC_FEATURE("fma4"),
     VMAPC_FEATURE("xop"),
+    // The x86-64 psABI micro-architecture levels (GCC 12, clang 16).
+    VMAPC_FEATURE("x86-64-v2"),    VMAPC_FEATURE("x86-64-v3"),
+    VMAPC_FEATURE("x86-64-v4"),
 };
 #undef VMAPC_FEATURE
 
@@ -96,8 +99,8 @@ struct FdList {
 };
 } // namespace
 
-Status CodeObject::load(const void *code, size_t size,
-                        std::unique_ptr<CodeObject> *out) {
+Status SharedObject::load(const void *code, size_t size,
+                        std::unique_ptr<SharedObject> *out) {
   FdList fds;
   int fd = memfd_create("vmapc-code", MFD_CLOEXEC);
   if (fd < 0)
@@ -144,7 +147,7 @@ Status CodeObject::load(const void *code, size_t size,
                          std::string("cannot load the code object: ") +
                              (err ? err : "unknown dlopen error"));
   }
-  std::unique_ptr<CodeObject> obj(new CodeObject());
+  std::unique_ptr<SharedObject> obj(new SharedObject());
   obj->handle = handle;
   obj->fd = fds.fds.back();
   fds.fds.pop_back();
@@ -152,14 +155,14 @@ Status CodeObject::load(const void *code, size_t size,
   return Status();
 }
 
-CodeObject::~CodeObject() {
+SharedObject::~SharedObject() {
   if (handle)
     dlclose(handle);
   if (fd >= 0)
     close(fd);
 }
 
-Status CodeObject::resolve(const std::string &symbol, void **address,
+Status SharedObject::resolve(const std::string &symbol, void **address,
                            unsigned *type, size_t *size) const {
   auto error = [&](const char *what) {
     return Status::error(StatusCode::kDataLoss,
@@ -189,7 +192,8 @@ Status CodeObject::resolve(const std::string &symbol, void **address,
   return Status();
 }
 
-Status CodeObject::lookup(const std::string &symbol, EntryFn *out) const {
+Status SharedObject::lookup(const std::string &symbol,
+                            const void **out) const {
   void *sym = nullptr;
   unsigned type = 0;
   size_t size = 0;
@@ -197,11 +201,11 @@ Status CodeObject::lookup(const std::string &symbol, EntryFn *out) const {
   if (type != STT_FUNC)
     return Status::error(StatusCode::kDataLoss,
                          "symbol '" + symbol + "' is not a function");
-  *out = reinterpret_cast<EntryFn>(sym);
+  *out = sym;
   return Status();
 }
 
-Status CodeObject::lookupData(const std::string &symbol, const void **data,
+Status SharedObject::lookupData(const std::string &symbol, const void **data,
                               size_t *size) const {
   void *sym = nullptr;
   unsigned type = 0;

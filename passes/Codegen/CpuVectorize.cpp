@@ -1,0 +1,382 @@
+//===- CpuVectorize.cpp - CPU kernels tiled for registers and vectorized --===//
+//
+// `--arr-cpu-vectorize`: in every kernel (on tensors, after
+// `--arr-tile-workgroups`), the workgroup's tile is cut into static register
+// tiles and turned into vector code, the way IREE's LLVMCPU pipeline does:
+//
+// 1. Rows. The root is tiled by `m` rows along its batch loop (or its first
+//    parallel loop) with `scf.for`, every producer fused into the row loop
+//    (one slice each): a row of the kNN's distances with its argmin, a row
+//    of softmax's max, exponentials, sum and quotient, `m` rows of an MLP's
+//    layers. `m` is the ISA's register-tile height when the kernel
+//    contracts (a weight row is loaded once for `m` rows), else 1. The last
+//    rows of a partial workgroup are peeled and done one at a time, so
+//    every op in a row loop has a static shape.
+// 2. Per op, a strategy by kind (passes/Codegen/TileSizes.h):
+//    - argmin/argmax: vector code of our own (ArgReduce.h);
+//    - elementwise: the output's innermost dimension in tiles of 4 vectors;
+//    - contraction along the output's innermost dimension (every input is
+//      contiguous along it or does not depend on it: x @ W, a packed
+//      operand): `m` x `n` register tiles of accumulators, the reduction
+//      loops innermost, one step at a time (a broadcast and an FMA);
+//    - other reductions whose reduced dimension is contiguous: partial
+//      reduction into 4 vectors of lanes (upstream's
+//      PartialReductionOuterReduction), then one horizontal reduction;
+//    tiles that do not divide a dimension are peeled, so the remainder tile
+//    is static too. Unit dimensions are folded away and every static op is
+//    vectorized by upstream `linalg::vectorize`; loop-invariant transfers
+//    (the accumulators) are hoisted into loop-carried vectors.
+//
+// Ops that fit no strategy stay linalg ops and become scalar loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/SchedDialect.h"
+#include "passes/Codegen/ArgReduce.h"
+#include "passes/Codegen/TileSizes.h"
+#include "passes/Dispatch/Fusion.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARRCPUVECTORIZE
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+using namespace vmapc;
+
+namespace {
+
+/// Attribute on the tile loops of one op that may need peeling.
+constexpr llvm::StringLiteral kPeelAttr = "arr.peel";
+
+/// The op the workgroup's results come from: the linalg op in `scope`'s
+/// block that no other linalg op there reads.
+linalg::LinalgOp findRootIn(Block &block) {
+  linalg::LinalgOp root;
+  for (Operation &op : block) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp)
+      continue;
+    if (llvm::none_of(op.getUsers(),
+                      [](Operation *u) { return llvm::isa<linalg::LinalgOp>(u); }))
+      root = linalgOp;
+  }
+  return root;
+}
+
+/// Whether some op in `block` reduces along its output (TileSizes.h), so
+/// that rows share the loads of the other operand.
+bool hasContraction(Block &block) {
+  bool found = false;
+  block.walk([&](linalg::LinalgOp op) { found |= reducesAlongOutput(op); });
+  return found;
+}
+
+/// What tiling one op made: its loops (outermost first) and the tiled op.
+struct Tiled {
+  SmallVector<LoopLikeOpInterface> loops;
+  Operation *tiledOp = nullptr;
+};
+
+/// Tiles `op` with `tileSizes` (0: untiled) into nested scf.for loops marked
+/// for peeling, and replaces it. No loops when nothing was tiled.
+FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
+                               ArrayRef<int64_t> tileSizes,
+                               bool partialReduction = false,
+                               ArrayRef<unsigned> reductionDims = {}) {
+  if (llvm::all_of(tileSizes, [](int64_t t) { return t == 0; }))
+    return Tiled{{}, op};
+  scf::SCFTilingOptions options;
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t t : tileSizes)
+    sizes.push_back(rewriter.getIndexAttr(t));
+  options.setTileSizes(sizes);
+  if (partialReduction) {
+    options.setReductionTilingStrategy(
+        ReductionTilingStrategy::PartialReductionOuterReduction);
+    options.setReductionDims(reductionDims);
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
+                        options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  for (LoopLikeOpInterface loop : tiled->loops)
+    loop->setAttr(kPeelAttr, rewriter.getUnitAttr());
+  return Tiled{tiled->loops, tiled->tiledOps.empty() ? nullptr
+                                                     : tiled->tiledOps.back()};
+}
+
+/// Peels every loop marked for peeling under `scope` whose trip count is
+/// not a whole number of steps, until none is left: each op inside gets
+/// static sizes (the full tile, or the static remainder).
+void peelMarkedLoops(RewriterBase &rewriter, Operation *scope) {
+  while (true) {
+    scf::ForOp marked;
+    scope->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kPeelAttr))
+        return WalkResult::advance();
+      marked = loop;
+      return WalkResult::interrupt();
+    });
+    if (!marked)
+      return;
+    marked->removeAttr(kPeelAttr);
+    scf::ForOp partial;
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, marked, partial);
+  }
+}
+
+/// Marks every float add, subtract and multiply of `kernel` `contract`, so
+/// that LLVM fuses a multiply and the add that takes it into one FMA where
+/// the ISA level has FMA (docs/design.md: contraction is the one fast-math
+/// liberty, with reassociation inside reductions).
+void allowContraction(func::FuncOp kernel) {
+  kernel.walk([](Operation *op) {
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+      return;
+    auto fastmath = cast<arith::ArithFastMathInterface>(op);
+    auto flags = fastmath.getFastMathFlagsAttr().getValue() |
+                 arith::FastMathFlags::contract;
+    op->setAttr(fastmath.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(op->getContext(), flags));
+  });
+}
+
+/// Upstream canonicalization of `op` (every loaded dialect's and op's
+/// patterns, as `--canonicalize`): after peeling, it turns the sizes that
+/// became constants into static types.
+LogicalResult canonicalize(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    name.getCanonicalizationPatterns(patterns, ctx);
+  return applyPatternsGreedily(op, std::move(patterns));
+}
+
+struct ArrCpuVectorizePass
+    : vmapc::impl::ArrCpuVectorizeBase<ArrCpuVectorizePass> {
+  using ArrCpuVectorizeBase::ArrCpuVectorizeBase;
+
+  void runOnOperation() override {
+    std::optional<VectorIsa> vectorIsa = VectorIsa::named(isaLevel);
+    if (!vectorIsa) {
+      getOperation().emitError() << "unknown ISA level '" << isaLevel
+                                 << "' (x86-64, x86-64-v3, x86-64-v4)";
+      return signalPassFailure();
+    }
+    for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+      if (!sched::isKernel(kernel) || kernel.isExternal())
+        continue;
+      if (failed(vectorizeKernel(kernel, *vectorIsa)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult vectorizeKernel(func::FuncOp kernel, const VectorIsa &target) {
+    IRRewriter rewriter(kernel.getContext());
+    allowContraction(kernel);
+    Block *scope = &kernel.getBody().front();
+    for (auto forall : scope->getOps<scf::ForallOp>())
+      scope = forall.getBody();
+
+    // 1. Rows.
+    if (linalg::LinalgOp root = findRootIn(*scope)) {
+      int64_t rows = hasContraction(*scope) ? target.rowTile : 1;
+      if (failed(tileRows(rewriter, root, rows)))
+        return failure();
+    }
+    peelMarkedLoops(rewriter, kernel);
+    (void)canonicalize(kernel);
+    // The rows a peeled remainder leaves: one at a time.
+    SmallVector<linalg::LinalgOp> dynamicRoots;
+    kernel.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kRowLoopAttr))
+        if (linalg::LinalgOp root = findRootIn(*loop.getBody()))
+          if (root.hasDynamicShape())
+            dynamicRoots.push_back(root);
+    });
+    for (linalg::LinalgOp root : dynamicRoots)
+      if (failed(tileRows(rewriter, root, 1)))
+        return failure();
+    peelMarkedLoops(rewriter, kernel);
+    (void)canonicalize(kernel);
+
+    // 2. Each op by its kind; fills last, since an op's tiles take the fill
+    // of their accumulators with them.
+    for (bool fills : {false, true}) {
+      SmallVector<linalg::LinalgOp> ops;
+      kernel.walk([&](linalg::LinalgOp op) {
+        if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+            llvm::isa<linalg::FillOp>(op.getOperation()) == fills)
+          ops.push_back(op);
+      });
+      for (linalg::LinalgOp op : ops)
+        if (failed(tileForRegisters(rewriter, op, target)))
+          return failure();
+    }
+    peelMarkedLoops(rewriter, kernel);
+    (void)canonicalize(kernel);
+
+    // 3. Fold unit dimensions, vectorize, hoist.
+    {
+      RewritePatternSet patterns(kernel.getContext());
+      linalg::ControlDropUnitDims options;
+      options.rankReductionStrategy =
+          linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+      linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+      linalg::populateFoldUnitExtentDimsCanonicalizationPatterns(patterns,
+                                                                 options);
+      if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+        return kernel.emitOpError("unit dimensions could not be folded");
+    }
+    SmallVector<linalg::LinalgOp> toVectorize;
+    kernel.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          isSmallEnough(op))
+        toVectorize.push_back(op);
+    });
+    for (linalg::LinalgOp op : toVectorize) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> result =
+          linalg::vectorize(rewriter, op);
+      if (succeeded(result))
+        rewriter.replaceOp(op, result->replacements);
+    }
+    {
+      RewritePatternSet patterns(kernel.getContext());
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      vector::populateVectorReductionToContractPatterns(patterns);
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns,
+                                                          kernel.getContext());
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns,
+                                                           kernel.getContext());
+      tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+      scf::ForOp::getCanonicalizationPatterns(patterns, kernel.getContext());
+      if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+        return kernel.emitOpError("vector cleanup did not converge");
+    }
+    SmallVector<scf::ForOp> loops;
+    kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) // Innermost first (post-order walk).
+      hoistLoopInvariantSubsets(rewriter,
+                                cast<LoopLikeOpInterface>(loop.getOperation()));
+    kernel.walk([](scf::ForOp loop) {
+      loop->removeAttr(kRowLoopAttr);
+      loop->removeAttr(kPeelAttr);
+    });
+    return success();
+  }
+
+  static constexpr llvm::StringLiteral kRowLoopAttr = "arr.row_loop";
+
+  /// Tiles `root` by `rows` along its row loop and fuses its producers in.
+  LogicalResult tileRows(RewriterBase &rewriter, linalg::LinalgOp root,
+                         int64_t rows) {
+    std::optional<unsigned> rowLoop = chooseRowLoop(root);
+    if (!rowLoop)
+      return success();
+    SmallVector<int64_t> sizes(root.getNumLoops(), 0);
+    sizes[*rowLoop] = rows;
+    FailureOr<Tiled> tiled = tileWithLoops(rewriter, root, sizes);
+    if (failed(tiled))
+      return root.emitOpError("cannot be tiled into rows");
+    if (tiled->loops.empty())
+      return success();
+    LoopLikeOpInterface loop = tiled->loops.front();
+    loop->setAttr(kRowLoopAttr, rewriter.getUnitAttr());
+    return fuseProducersIntoLoop(rewriter, loop);
+  }
+
+  /// The batch loop when its extent is dynamic or it is marked, else the
+  /// first parallel loop longer than one iteration.
+  static std::optional<unsigned> chooseRowLoop(linalg::LinalgOp root) {
+    SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators =
+        root.getIteratorTypesArray();
+    if (auto batch = root->getAttrOfType<IntegerAttr>(
+            sched::SchedDialect::kBatchLoopAttrName))
+      if (ShapedType::isDynamic(ranges[batch.getInt()]))
+        return unsigned(batch.getInt());
+    for (unsigned l = 0; l < ranges.size(); ++l)
+      if (iterators[l] == utils::IteratorType::parallel &&
+          (ShapedType::isDynamic(ranges[l]) || ranges[l] > 1))
+        return l;
+    return std::nullopt;
+  }
+
+  static bool isSmallEnough(linalg::LinalgOp op) {
+    int64_t elements = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      elements *= std::max<int64_t>(range, 1);
+    return elements <= 8192;
+  }
+
+  LogicalResult tileForRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 const VectorIsa &target) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      if (std::optional<ArgReduction> arg = matchArgReduction(generic)) {
+        if (succeeded(vectorizeArgReduction(rewriter, generic, *arg,
+                                            target.vectorWidth)))
+          return success();
+        return success(); // Scalar loops.
+      }
+    RegisterTiling tiling = chooseRegisterTiling(op, target);
+    switch (tiling.kind) {
+    case RegisterTiling::Kind::None:
+      return success();
+    case RegisterTiling::Kind::Tiles:
+    case RegisterTiling::Kind::PartialReduction: {
+      bool partial = tiling.kind == RegisterTiling::Kind::PartialReduction;
+      // An op upstream cannot tile this way stays whole (scalar loops).
+      if (partial) {
+        (void)tileWithLoops(rewriter, op, tiling.tileSizes, true,
+                            tiling.reductionDims);
+        return success();
+      }
+      // The parallel loops first, with the fill of the tile's accumulators
+      // fused in (its zeros then start the registers instead of a pass over
+      // memory), then the reduction loops inside.
+      SmallVector<int64_t> parallelSizes(tiling.tileSizes);
+      SmallVector<int64_t> reductionSizes(tiling.tileSizes.size(), 0);
+      SmallVector<utils::IteratorType> iterators =
+          op.getIteratorTypesArray();
+      for (auto [i, iterator] : llvm::enumerate(iterators))
+        if (iterator == utils::IteratorType::reduction)
+          std::swap(parallelSizes[i], reductionSizes[i]);
+      FailureOr<Tiled> outer =
+          tileWithLoops(rewriter, op, parallelSizes);
+      if (failed(outer))
+        return success();
+      auto tiledOp = dyn_cast_or_null<linalg::LinalgOp>(outer->tiledOp);
+      if (!outer->loops.empty() &&
+          failed(fuseProducersIntoLoops(
+              rewriter, outer->loops, [](Operation *producer) {
+                return llvm::isa<linalg::FillOp>(producer);
+              })))
+        return failure();
+      if (tiledOp)
+        (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
+      return success();    }
+    }
+    return success();
+  }
+};
+
+} // namespace

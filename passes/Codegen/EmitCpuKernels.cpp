@@ -1,0 +1,138 @@
+//===- EmitCpuKernels.cpp - the C entry point of every CPU kernel ---------===//
+//
+// `--arr-emit-cpu-kernels`: the runtime calls every kernel through one C
+// signature, whatever its bindings (runtime/vmapc/ArtifactFormat.h):
+//
+//   void vmapc_kernel_NAME(void *const *bindings, const int64_t *scalars,
+//                          int64_t wg_x, int64_t wg_y, int64_t wg_z);
+//
+// On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
+// calling convention, a kernel takes one pointer per binding, one i64 per
+// scalar and the three workgroup ids; the wrapper loads the pointers and
+// scalars from the two arrays and calls it. The kernel itself becomes
+// internal, so that LLVM inlines it into the wrapper.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARREMITCPUKERNELS
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+
+namespace {
+
+struct ArrEmitCpuKernelsPass
+    : vmapc::impl::ArrEmitCpuKernelsBase<ArrEmitCpuKernelsPass> {
+  /// `vmapc_kernel_NAME_descriptor`: the runtime's KernelDescriptor
+  /// (magic, binding count, scalar count, 0, bytes per binding), from the
+  /// kernel's `sched.binding_bytes`.
+  static LogicalResult emitDescriptor(ModuleOp module, LLVM::LLVMFuncOp fn,
+                                      unsigned numBindings,
+                                      unsigned numScalars) {
+    auto bytes = fn->getAttrOfType<DenseI64ArrayAttr>("sched.binding_bytes");
+    if (!bytes || bytes.size() != int64_t(numBindings))
+      return fn.emitOpError("has no 'sched.binding_bytes' for its ")
+             << numBindings << " bindings";
+    MLIRContext *ctx = module.getContext();
+    auto i32 = IntegerType::get(ctx, 32);
+    auto i64 = IntegerType::get(ctx, 64);
+    auto array = LLVM::LLVMArrayType::get(i64, numBindings);
+    auto type = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, array});
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointAfter(fn);
+    Location loc = fn.getLoc();
+    auto global = LLVM::GlobalOp::create(
+        b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
+        ("vmapc_kernel_" + fn.getName() + "_descriptor").str(), Attribute());
+    Block *init = b.createBlock(&global.getInitializerRegion());
+    b.setInsertionPointToStart(init);
+    Value value = LLVM::UndefOp::create(b, loc, type);
+    auto field = [&](Type t, int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+    };
+    // kKernelDescriptorMagic, "VMK3" (runtime/vmapc/ArtifactFormat.h).
+    int64_t header[] = {0x334b4d56, numBindings, numScalars, 0};
+    for (auto [i, v] : llvm::enumerate(header))
+      value = LLVM::InsertValueOp::create(b, loc, value, field(i32, v),
+                                          ArrayRef<int64_t>{int64_t(i)});
+    for (auto [i, v] : llvm::enumerate(bytes.asArrayRef()))
+      value = LLVM::InsertValueOp::create(b, loc, value, field(i64, v),
+                                          ArrayRef<int64_t>{4, int64_t(i)});
+    LLVM::ReturnOp::create(b, loc, value);
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = module.getContext();
+    SmallVector<LLVM::LLVMFuncOp> kernels;
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (fn->hasAttr("sched.kernel") && !fn.isExternal())
+        kernels.push_back(fn);
+
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    auto i64Type = IntegerType::get(ctx, 64);
+    auto voidType = LLVM::LLVMVoidType::get(ctx);
+    for (LLVM::LLVMFuncOp fn : kernels) {
+      LLVM::LLVMFunctionType type = fn.getFunctionType();
+      ArrayRef<Type> params = type.getParams();
+      unsigned numBindings = 0;
+      while (numBindings < params.size() && params[numBindings] == ptrType)
+        ++numBindings;
+      bool wellFormed =
+          isa<LLVM::LLVMVoidType>(type.getReturnType()) &&
+          params.size() >= numBindings + 3 &&
+          llvm::all_of(params.drop_front(numBindings),
+                       [&](Type t) { return t == i64Type; });
+      if (!wellFormed) {
+        fn.emitOpError("kernel must take pointers (bindings), then i64s "
+                       "(scalars and 3 workgroup ids), and return nothing");
+        return signalPassFailure();
+      }
+      unsigned numScalars = params.size() - numBindings - 3;
+
+      OpBuilder b(module.getBodyRegion());
+      b.setInsertionPointAfter(fn);
+      Location loc = fn.getLoc();
+      auto wrapper = LLVM::LLVMFuncOp::create(
+          b, loc, ("vmapc_kernel_" + fn.getName()).str(),
+          LLVM::LLVMFunctionType::get(
+              voidType, {ptrType, ptrType, i64Type, i64Type, i64Type}));
+      Block *block = wrapper.addEntryBlock(b);
+      b.setInsertionPointToStart(block);
+      SmallVector<Value> args;
+      for (unsigned i = 0; i < numBindings; ++i) {
+        auto slot = LLVM::GEPOp::create(
+            b, loc, ptrType, ptrType, block->getArgument(0),
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+        args.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
+      }
+      for (unsigned i = 0; i < numScalars; ++i) {
+        auto slot = LLVM::GEPOp::create(
+            b, loc, ptrType, i64Type, block->getArgument(1),
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+        args.push_back(LLVM::LoadOp::create(b, loc, i64Type, slot));
+      }
+      for (unsigned i = 0; i < 3; ++i)
+        args.push_back(block->getArgument(2 + i));
+      LLVM::CallOp::create(b, loc, fn, args);
+      LLVM::ReturnOp::create(b, loc, ValueRange{});
+      if (failed(emitDescriptor(module, fn, numBindings, numScalars)))
+        return signalPassFailure();
+      fn.setLinkage(LLVM::Linkage::Internal);
+      fn.removeArgAttrsAttr();
+      for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
+        if (attr.getName().strref().starts_with("sched.") ||
+            attr.getName().strref().starts_with("arr."))
+          fn->removeDiscardableAttr(attr.getName());
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,189 @@
+//===- TileSizes.cpp - tile sizes per op kind and target ------------------===//
+
+#include "passes/Codegen/TileSizes.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace vmapc;
+
+/// Loop iterations of an op (its static iteration space), saturating.
+static int64_t iterations(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 1;
+  int64_t count = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges())
+    if (range > 0)
+      count = std::min<int64_t>(count * range, int64_t(1) << 50);
+  return count;
+}
+
+WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
+                                             ArrayRef<Operation *> producers,
+                                             ArrayRef<int64_t> distributable,
+                                             std::optional<int64_t> batchLoop,
+                                             StringRef target) {
+  WorkgroupTiling tiling;
+  if (distributable.empty())
+    return tiling;
+  // The loop spread over workgroups: the batch loop when there is one (the
+  // chunk's examples are independent), else the outermost distributable
+  // loop.
+  int64_t loop = distributable.front();
+  if (batchLoop && llvm::is_contained(distributable, *batchLoop))
+    loop = *batchLoop;
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  int64_t extent = ranges[loop];
+  // A CPU workgroup is a task for one thread: enough work (~128K loop
+  // iterations, tens of microseconds) to make handing it to a thread
+  // negligible, and a power of two rows, at least the tallest register tile
+  // (8 rows) when the kernel contracts, so that register tiles divide it.
+  // A CUDA workgroup is a block.
+  int64_t minWork = target == "cuda" ? 256 : 131072;
+  // The work of one step of the loop: every op of the dispatch, spread
+  // evenly over the loop's extent.
+  int64_t total = iterations(root);
+  for (Operation *op : producers)
+    total = std::min<int64_t>(total + iterations(op), int64_t(1) << 50);
+  int64_t work = std::max<int64_t>(total / std::max<int64_t>(extent, 1), 1);
+  int64_t tile = 1;
+  while (tile < 64 && tile * work < minWork)
+    tile *= 2;
+  bool contracts = reducesAlongOutput(root) ||
+                   llvm::any_of(producers, [](Operation *op) {
+                     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+                     return linalgOp && reducesAlongOutput(linalgOp);
+                   });
+  if (target != "cuda" && contracts)
+    tile = std::max<int64_t>(tile, 8);
+  if (extent > 0)
+    tile = std::min(tile, extent);
+  tiling.loops.push_back(loop);
+  tiling.tileSizes.push_back(tile);
+  return tiling;
+}
+
+std::optional<VectorIsa> VectorIsa::named(StringRef name) {
+  for (const VectorIsa &isa : all())
+    if (isa.name == name)
+      return isa;
+  return std::nullopt;
+}
+
+SmallVector<VectorIsa, 3> VectorIsa::all() {
+  // SSE2: 16 xmm = 4x2 accumulators + A broadcast + B row.
+  // AVX2: 16 ymm = 4x2 accumulators (4 x 16 lanes) + ...
+  // AVX-512: 32 zmm = 8x2 accumulators (8 x 32 lanes) + ...
+  return {VectorIsa{"x86-64", 4, 4, 8}, VectorIsa{"x86-64-v3", 8, 4, 16},
+          VectorIsa{"x86-64-v4", 16, 8, 32}};
+}
+
+/// The loop whose dimension is last in `map`, if it is a plain loop.
+static std::optional<unsigned> innermostLoop(AffineMap map) {
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
+    return dim.getPosition();
+  return std::nullopt;
+}
+
+/// The output's innermost loop, if it is parallel.
+static std::optional<unsigned> outputInnermostLoop(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() == 0)
+    return std::nullopt;
+  std::optional<unsigned> p =
+      innermostLoop(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+  if (p && op.getIteratorTypesArray()[*p] != utils::IteratorType::parallel)
+    return std::nullopt;
+  return p;
+}
+
+bool vmapc::reducesAlongOutput(linalg::LinalgOp op) {
+  std::optional<unsigned> p = outputInnermostLoop(op);
+  if (!p || op.getNumReductionLoops() == 0)
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    bool reads = llvm::any_of(
+        map.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(*p); });
+    if (reads && innermostLoop(map) != p)
+      return false;
+  }
+  return true;
+}
+
+RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
+                                           const VectorIsa &isa) {
+  RegisterTiling tiling;
+  if (op.getNumDpsInits() == 0 || op.hasDynamicShape())
+    return tiling;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned numLoops = ranges.size();
+  int64_t v = isa.vectorWidth;
+  std::optional<unsigned> p =
+      innermostLoop(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+  if (p && iterators[*p] != utils::IteratorType::parallel)
+    p.reset();
+  auto clamp = [&](unsigned loop, int64_t size) {
+    return std::min(size, ranges[loop]);
+  };
+
+  if (op.getNumReductionLoops() == 0) {
+    if (!p)
+      return tiling;
+    tiling.kind = RegisterTiling::Kind::Tiles;
+    tiling.tileSizes.assign(numLoops, 1);
+    tiling.tileSizes[*p] = clamp(*p, 4 * v);
+    // A transpose: an input contiguous along another loop q gets V x V
+    // tiles (a vector.transpose of registers).
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      std::optional<unsigned> q =
+          innermostLoop(op.getMatchingIndexingMap(input));
+      if (q && *q != *p && ranges[*q] > 1) {
+        tiling.tileSizes[*p] = clamp(*p, v);
+        tiling.tileSizes[*q] = clamp(*q, v);
+      }
+    }
+    return tiling;
+  }
+
+  if (reducesAlongOutput(op)) {
+    tiling.kind = RegisterTiling::Kind::Tiles;
+    tiling.tileSizes.assign(numLoops, 1);
+    for (unsigned l = 0; l < numLoops; ++l)
+      if (l != *p && iterators[l] == utils::IteratorType::parallel &&
+          ranges[l] <= isa.rowTile)
+        tiling.tileSizes[l] = 0; // The rows of the register tile.
+    tiling.tileSizes[*p] = clamp(*p, isa.colTile);
+    return tiling;
+  }
+
+  // A reduction along a dimension every input reads contiguously.
+  if (op.getNumReductionLoops() == 1) {
+    unsigned k = 0;
+    for (unsigned l = 0; l < numLoops; ++l)
+      if (iterators[l] == utils::IteratorType::reduction)
+        k = l;
+    bool contiguous = true;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      bool reads = llvm::any_of(map.getResults(), [&](AffineExpr e) {
+        return e.isFunctionOfDim(k);
+      });
+      if (reads && innermostLoop(map) != k)
+        contiguous = false;
+    }
+    if (contiguous && ranges[k] > 1) {
+      // Upstream tiles no parallel loop in a partial reduction: the rows
+      // stay whole (one, or a register tile's few).
+      tiling.kind = RegisterTiling::Kind::PartialReduction;
+      tiling.tileSizes.assign(numLoops, 0);
+      tiling.tileSizes[k] = clamp(k, 4 * v);
+      tiling.reductionDims = {k};
+      return tiling;
+    }
+  }
+  return tiling;
+}

@@ -1,0 +1,86 @@
+//===- TileSizes.h - tile sizes per op kind and target ---------*- C++ -*-===//
+//
+// The choices of tile sizes, in one place: which loops of a kernel's root
+// are spread over workgroups and how many iterations each workgroup takes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_PASSES_CODEGEN_TILESIZES_H
+#define VMAPC_PASSES_CODEGEN_TILESIZES_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace vmapc {
+
+/// Loops of the root spread over the grid (at most 3, the first one being
+/// grid dimension x) and the iterations of each that one workgroup takes.
+struct WorkgroupTiling {
+  llvm::SmallVector<int64_t, 3> loops;
+  llvm::SmallVector<int64_t, 3> tileSizes;
+};
+
+/// Workgroup tiling for `target` ("cpu" or "cuda") of a kernel whose root is
+/// `root`, computed with `producers`, given the root's distributable loops
+/// and its batch loop.
+WorkgroupTiling chooseWorkgroupTiling(mlir::linalg::LinalgOp root,
+                                      llvm::ArrayRef<mlir::Operation *> producers,
+                                      llvm::ArrayRef<int64_t> distributable,
+                                      std::optional<int64_t> batchLoop,
+                                      llvm::StringRef target);
+
+/// A CPU vector ISA level: the x86-64 micro-architecture levels of the
+/// psABI, and the register tiles that suit them.
+struct VectorIsa {
+  /// "x86-64" (SSE2), "x86-64-v3" (AVX2 + FMA), "x86-64-v4" (AVX-512).
+  std::string name;
+  /// f32 lanes per vector register: 4, 8, 16.
+  int64_t vectorWidth = 4;
+  /// Register tile of a contraction: rows x columns (lanes) of
+  /// accumulators, which with one broadcast and the B row must fit the
+  /// register file (16 xmm, 16 ymm, 32 zmm).
+  int64_t rowTile = 4;
+  int64_t colTile = 8;
+
+  static std::optional<VectorIsa> named(llvm::StringRef name);
+  /// Every level, baseline first.
+  static llvm::SmallVector<VectorIsa, 3> all();
+};
+
+/// How to cut one statically shaped op into register tiles.
+struct RegisterTiling {
+  enum class Kind {
+    /// Leave it (scalar loops).
+    None,
+    /// Tile with `tileSizes` (0: whole dimension) and vectorize each tile.
+    Tiles,
+    /// Tile reduction dims `reductionDims` as partial reductions into
+    /// vectors of lanes (upstream PartialReductionOuterReduction).
+    PartialReduction,
+  };
+  Kind kind = Kind::None;
+  llvm::SmallVector<int64_t> tileSizes;
+  llvm::SmallVector<unsigned> reductionDims;
+};
+
+/// Whether `op` reduces along loops while vectorizing along its output's
+/// innermost dimension (every input contiguous along it or not reading it):
+/// a contraction-like op, whose register tile takes several rows so that
+/// each loaded vector of the shared operand serves them all.
+bool reducesAlongOutput(mlir::linalg::LinalgOp op);
+
+/// The register tiling of `op` (static shapes) for `isa`, by op kind:
+/// elementwise (innermost output dimension in tiles of 4 vectors, V x V
+/// tiles for a transpose), contraction along the output's innermost
+/// dimension (rows x columns of accumulators, reductions one step at a
+/// time), a reduction along a contiguous dimension (partial reduction into
+/// 4 vectors of lanes), or none.
+RegisterTiling chooseRegisterTiling(mlir::linalg::LinalgOp op,
+                                    const VectorIsa &isa);
+
+} // namespace vmapc
+
+#endif // VMAPC_PASSES_CODEGEN_TILESIZES_H

@@ -1,0 +1,36 @@
+//===- BufferizeEntries.cpp - one-shot bufferization of the schedules -----===//
+
+#include "dialect/SchedDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARRBUFFERIZEENTRIES
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+
+namespace {
+struct ArrBufferizeEntriesPass
+    : vmapc::impl::ArrBufferizeEntriesBase<ArrBufferizeEntriesPass> {
+  void runOnOperation() override {
+    bufferization::OneShotBufferizationOptions options;
+    options.bufferizeFunctionBoundaries = true;
+    options.setFunctionBoundaryTypeConversion(
+        bufferization::LayoutMapOption::IdentityLayoutMap);
+    options.opFilter.denyOperation([](Operation *op) {
+      if (vmapc::sched::isKernel(op))
+        return true;
+      auto fn = op->getParentOfType<func::FuncOp>();
+      return fn && vmapc::sched::isKernel(fn);
+    });
+    bufferization::BufferizationState state;
+    if (failed(bufferization::runOneShotModuleBufferize(getOperation(),
+                                                        options, state)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,334 @@
+//===- FormDispatches.cpp - group an entry's ops into kernel dispatches ---===//
+//
+// `--arr-form-dispatches`: on linalg on tensors, every op that computes (a
+// linalg op, an insert_slice) joins exactly one dispatch; each dispatch is
+// outlined into a kernel function and replaced by a `sched.dispatch` in the
+// entry. Greedy, from the last op of each block backwards: an op that no
+// dispatch has taken yet is the root of a new one, which then takes every
+// linalg producer whose results only it reads, as long as the root's batch
+// loop can still be spread over workgroups without computing any producer
+// value twice (Fusion.h). Free ops (constants, empty tensors, views, scalar
+// arithmetic) are cloned into every kernel that reads them; what a kernel
+// reads that another dispatch or the entry produces becomes a binding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/SchedDialect.h"
+#include "passes/Dispatch/BatchDims.h"
+#include "passes/Dispatch/Fusion.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARRFORMDISPATCHES
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+using namespace vmapc;
+
+namespace {
+
+/// Ops a kernel computes; everything else in an entry is free to clone or
+/// is the entry's own structure (loops, materializations, the return).
+bool isCompute(Operation *op) {
+  return isa<linalg::LinalgOp, tensor::InsertSliceOp>(op);
+}
+
+/// Ops that cost nothing and may be cloned into every kernel that reads
+/// them: constants, empty tensors, views of tensors, scalar arithmetic.
+bool isFree(Operation *op) {
+  if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::ExtractSliceOp,
+          tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
+          tensor::FromElementsOp, tensor::ExtractOp, sched::NumExamplesOp>(
+          op))
+    return true;
+  // Scalar arithmetic (index casts of a loop index, say).
+  return op->getDialect() &&
+         op->getDialect()->getNamespace() ==
+             arith::ArithDialect::getDialectNamespace() &&
+         llvm::none_of(op->getResultTypes(),
+                       [](Type t) { return isa<ShapedType>(t); });
+}
+
+struct Group {
+  Operation *root = nullptr;
+  /// The compute ops of the dispatch, root included.
+  llvm::SetVector<Operation *> ops;
+};
+
+struct ArrFormDispatchesPass
+    : vmapc::impl::ArrFormDispatchesBase<ArrFormDispatchesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> entries;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr("arr.batch") && !fn.isExternal() && !fn.isPrivate())
+        entries.push_back(fn);
+    for (func::FuncOp entry : entries)
+      if (failed(formDispatches(entry)))
+        return signalPassFailure();
+  }
+
+  LogicalResult formDispatches(func::FuncOp entry) {
+    BatchDims batchDims = BatchDims::analyze(entry);
+    Value numExamples;
+    if (batchDims.succeeded()) {
+      OpBuilder b = OpBuilder::atBlockBegin(&entry.getBody().front());
+      numExamples = sched::NumExamplesOp::create(b, entry.getLoc(),
+                                                 b.getIndexType());
+    } else {
+      entry->setAttr(sched::SchedDialect::kPadsPartialChunksAttrName,
+                     UnitAttr::get(entry.getContext()));
+    }
+
+    // Group the ops of every block (the entry's and each loop body's).
+    SmallVector<Block *> blocks;
+    entry.walk([&](Block *block) { blocks.push_back(block); });
+    SmallVector<Group> groups;
+    DenseMap<Operation *, size_t> groupOf;
+    for (Block *block : blocks) {
+      SmallVector<Operation *> ops;
+      for (Operation &op : *block)
+        ops.push_back(&op);
+      for (Operation *op : llvm::reverse(ops)) {
+        if (!isCompute(op) || groupOf.count(op))
+          continue;
+        groups.push_back(formGroup(op, batchDims));
+        for (Operation *member : groups.back().ops)
+          groupOf[member] = groups.size() - 1;
+      }
+    }
+
+    // Outline in program order, so kernels are numbered as they run.
+    DenseMap<Operation *, size_t> order;
+    entry.walk<WalkOrder::PreOrder>(
+        [&](Operation *op) { order[op] = order.size(); });
+    llvm::sort(groups, [&](const Group &a, const Group &b) {
+      return order[a.root] < order[b.root];
+    });
+    SymbolTable symbols(getOperation());
+    for (auto [index, group] : llvm::enumerate(groups))
+      if (failed(outline(entry, group, index, batchDims, numExamples,
+                         symbols)))
+        return failure();
+    return success();
+  }
+
+  /// The dispatch rooted at `root`: the root and, transitively, every linalg
+  /// producer whose results only the dispatch reads, while the root's batch
+  /// loop stays distributable.
+  Group formGroup(Operation *root, const BatchDims &batchDims) {
+    Group group;
+    group.root = root;
+    group.ops.insert(root);
+    auto linalgRoot = dyn_cast<linalg::LinalgOp>(root);
+    if (!linalgRoot)
+      return group;
+    std::optional<int64_t> batchLoop = batchDims.loopOf(root);
+    RootLoopMap loopMap(linalgRoot);
+    SmallVector<Operation *> worklist{root};
+    while (!worklist.empty()) {
+      auto consumer = cast<linalg::LinalgOp>(worklist.pop_back_val());
+      for (OpOperand &operand : consumer->getOpOperands()) {
+        auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+        if (!producer || producer->getBlock() != root->getBlock() ||
+            group.ops.contains(producer))
+          continue;
+        bool onlyReadHere = llvm::all_of(producer->getUsers(), [&](Operation *u) {
+          return group.ops.contains(u);
+        });
+        if (!onlyReadHere)
+          continue;
+        RootLoopMap trial = loopMap;
+        trial.addProducer(producer, operand);
+        SmallVector<int64_t> loops = trial.distributableLoops();
+        if (batchLoop && !llvm::is_contained(loops, *batchLoop))
+          continue;
+        loopMap = std::move(trial);
+        group.ops.insert(producer);
+        worklist.push_back(producer);
+      }
+    }
+    // Keep block order (producers before consumers).
+    SmallVector<Operation *> sorted(group.ops.begin(), group.ops.end());
+    llvm::sort(sorted,
+               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    group.ops = llvm::SetVector<Operation *>(sorted.begin(), sorted.end());
+    return group;
+  }
+
+  /// Outlines `group` into a kernel and replaces it by a sched.dispatch.
+  LogicalResult outline(func::FuncOp entry, Group &group, size_t index,
+                        const BatchDims &batchDims, Value numExamples,
+                        SymbolTable &symbols) {
+    MLIRContext *ctx = entry.getContext();
+    Location loc = group.root->getLoc();
+
+    // What the kernel reads from outside: bindings (tensors) and scalars
+    // (index values), found through the free ops it clones.
+    llvm::SetVector<Operation *> freeOps;
+    llvm::SetVector<Value> inputs, scalars;
+    std::function<void(Value)> collect = [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      if (def && group.ops.contains(def))
+        return;
+      if (def && isFree(def) && !isa<sched::NumExamplesOp>(def)) {
+        if (freeOps.contains(def))
+          return;
+        for (Value operand : def->getOperands())
+          collect(operand);
+        freeOps.insert(def);
+        return;
+      }
+      if (isa<IndexType>(value.getType()))
+        scalars.insert(value);
+      else if (isa<RankedTensorType>(value.getType()))
+        inputs.insert(value);
+      else
+        llvm::report_fatal_error("dispatch formation: unexpected operand");
+    };
+    for (Operation *op : group.ops) {
+      for (Value operand : op->getOperands())
+        collect(operand);
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(op->getRegions(), captured);
+      for (Value value : captured)
+        collect(value);
+    }
+
+    // Outputs: the root's results read outside the dispatch. An
+    // insert_slice writes its piece into its destination, which the
+    // dispatch updates in place.
+    SmallVector<Value> results;
+    for (Value result : group.root->getResults())
+      if (!result.use_empty())
+        results.push_back(result);
+    if (results.empty()) {
+      for (Operation *op : llvm::reverse(group.ops))
+        op->erase();
+      return success();
+    }
+    auto insert = dyn_cast<tensor::InsertSliceOp>(group.root);
+    if (insert)
+      inputs.remove(insert.getDest());
+
+    std::optional<int64_t> batchLoop = batchDims.loopOf(group.root);
+    bool needsN = numExamples && batchLoop.has_value();
+    if (needsN)
+      scalars.insert(numExamples);
+
+    // The kernel.
+    SmallVector<Type> argTypes;
+    auto memrefOf = [](Type t) {
+      auto tensor = cast<RankedTensorType>(t);
+      return MemRefType::get(tensor.getShape(), tensor.getElementType());
+    };
+    for (Value input : inputs)
+      argTypes.push_back(memrefOf(input.getType()));
+    for (Value result : results)
+      argTypes.push_back(memrefOf(result.getType()));
+    argTypes.append(scalars.size(), IndexType::get(ctx));
+    OpBuilder moduleBuilder(entry);
+    std::string name =
+        (entry.getSymName() + "_dispatch_" + Twine(index)).str();
+    auto kernel = func::FuncOp::create(moduleBuilder, loc, name,
+                                       FunctionType::get(ctx, argTypes, {}));
+    kernel.setPrivate();
+    kernel->setAttr(sched::SchedDialect::kKernelAttrName, UnitAttr::get(ctx));
+    symbols.insert(kernel);
+    Block *body = kernel.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(body);
+    IRMapping mapping;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      auto toTensor = bufferization::ToTensorOp::create(
+          b, loc, input.getType(), body->getArgument(i), /*restrict=*/true,
+          /*writable=*/false);
+      mapping.map(input, toTensor.getResult());
+    }
+    size_t firstScalar = inputs.size() + results.size();
+    for (auto [i, scalar] : llvm::enumerate(scalars)) {
+      mapping.map(scalar, body->getArgument(firstScalar + i));
+      if (scalar == numExamples)
+        kernel.setArgAttr(firstScalar + i,
+                          sched::SchedDialect::kNumExamplesAttrName,
+                          UnitAttr::get(ctx));
+    }
+    // Free ops and group ops, in block order (free ops of an outer block
+    // first).
+    SmallVector<Operation *> toClone(freeOps.begin(), freeOps.end());
+    llvm::append_range(toClone, group.ops);
+    llvm::stable_sort(toClone, [&](Operation *a, Operation *c) {
+      if (a->getBlock() == c->getBlock())
+        return a->isBeforeInBlock(c);
+      return a->getParentRegion()->isAncestor(c->getParentRegion());
+    });
+    for (Operation *op : toClone) {
+      if (insert && op == group.root)
+        continue;
+      Operation *clone = b.clone(*op, mapping);
+      if (op == group.root && needsN)
+        clone->setAttr(sched::SchedDialect::kBatchLoopAttrName,
+                       b.getI64IntegerAttr(*batchLoop));
+    }
+    // Write the outputs.
+    for (auto [i, result] : llvm::enumerate(results)) {
+      Value binding = body->getArgument(inputs.size() + i);
+      if (insert) {
+        // Only the slice of the destination: a subview of the binding.
+        Value piece = mapping.lookup(insert.getSource());
+        auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+            cast<RankedTensorType>(piece.getType()).getShape(),
+            cast<MemRefType>(binding.getType()), insert.getMixedOffsets(),
+            insert.getMixedSizes(), insert.getMixedStrides());
+        Value slice = memref::SubViewOp::create(
+            b, loc, cast<MemRefType>(sliceType), binding,
+            insert.getMixedOffsets(), insert.getMixedSizes(),
+            insert.getMixedStrides());
+        auto materialize = bufferization::MaterializeInDestinationOp::create(
+            b, loc, piece, slice);
+        materialize.setRestrict(true);
+        materialize.setWritable(true);
+        continue;
+      }
+      Value value = mapping.lookup(result);
+      auto materialize = bufferization::MaterializeInDestinationOp::create(
+          b, loc, value, binding);
+      materialize.setRestrict(true);
+      materialize.setWritable(true);
+    }
+    func::ReturnOp::create(b, loc);
+
+    // The dispatch.
+    OpBuilder entryBuilder(group.root);
+    SmallVector<Value> inits;
+    for (Value result : results) {
+      if (insert) {
+        inits.push_back(insert.getDest());
+        continue;
+      }
+      auto type = cast<RankedTensorType>(result.getType());
+      inits.push_back(tensor::EmptyOp::create(entryBuilder, loc,
+                                              type.getShape(),
+                                              type.getElementType()));
+    }
+    auto dispatch = sched::DispatchOp::create(
+        entryBuilder, loc, TypeRange(ValueRange(inits)),
+        FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
+        inputs.getArrayRef(), inits, scalars.getArrayRef());
+    for (auto [result, replacement] :
+         llvm::zip(results, dispatch.getResults()))
+      result.replaceAllUsesWith(replacement);
+    for (Operation *op : llvm::reverse(group.ops)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,181 @@
+//===- PackOperands.cpp - layouts that vectorize along the output ---------===//
+//
+// `--arr-pack-operands`, on each entry's linalg on tensors, before
+// dispatches are formed. Two layout changes (never an algebraic one: every
+// value is computed by the same operations in the same order):
+//
+// 1. A `linalg.transpose` of a linalg op's only result is folded into the
+//    op, which then writes the transposed layout directly (its output map
+//    permuted): `--arr-vmap` puts the batch dimension of `W @ h` last, and
+//    moving it back to the front then costs a pass over memory per use.
+// 2. A reduction whose output's innermost loop `p` is read by an input
+//    along a dimension that is not that input's innermost one (the kNN's
+//    `refs[r, d]` for distances `[b, r]`, `W[i, k]` for `[b, i]`) reads it
+//    through a transposed copy with `p` innermost, made by a
+//    `linalg.transpose` of its own — when the input is shared by every
+//    example (unbatched), so that one copy serves the whole batch. Then
+//    every input of the reduction is contiguous along `p` or does not read
+//    it, and the reduction vectorizes along its output (a broadcast and a
+//    multiply-add per step) instead of reducing within vectors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Dispatch/BatchDims.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARRPACKOPERANDS
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+using namespace vmapc;
+
+namespace {
+
+/// `op` as a linalg.generic (named ops generalized in place).
+FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,
+                                       linalg::LinalgOp op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return generic;
+  rewriter.setInsertionPoint(op);
+  return linalg::generalizeNamedOp(rewriter, op);
+}
+
+/// The new init of `op`'s output for a result of `type`: an empty tensor,
+/// filled as the old init was when it was a fill.
+Value rebuildInit(OpBuilder &b, Location loc, Value oldInit,
+                  RankedTensorType type) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  if (auto fill = oldInit.getDefiningOp<linalg::FillOp>())
+    return linalg::FillOp::create(b, loc, fill.getInputs(), ValueRange{empty})
+        .getResult(0);
+  return empty;
+}
+
+/// 1. transpose(op) → op writing the transposed layout.
+bool foldTranspose(linalg::TransposeOp transpose) {
+  auto producer = transpose.getInput().getDefiningOp<linalg::LinalgOp>();
+  if (!producer || producer->getNumResults() != 1 ||
+      !producer->getResult(0).hasOneUse() ||
+      isa<linalg::TransposeOp>(producer.getOperation()))
+    return false;
+  OpOperand *init = producer.getDpsInitOperand(0);
+  if (producer.payloadUsesValueFromOperand(init) &&
+      !init->get().getDefiningOp<linalg::FillOp>())
+    return false;
+  OpBuilder b(transpose);
+  IRRewriter rewriter(b);
+  FailureOr<linalg::GenericOp> generic = asGeneric(rewriter, producer);
+  if (failed(generic))
+    return false;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
+  AffineMap outMap = maps.back();
+  SmallVector<AffineExpr> permuted;
+  for (int64_t p : perm)
+    permuted.push_back(outMap.getResult(p));
+  maps.back() = AffineMap::get(outMap.getNumDims(), 0, permuted,
+                               b.getContext());
+  auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
+  Location loc = generic->getLoc();
+  rewriter.setInsertionPoint(*generic);
+  Value newInit =
+      rebuildInit(rewriter, loc, generic->getDpsInitOperand(0)->get(),
+                  resultType);
+  auto packed = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, generic->getInputs(),
+      ValueRange{newInit}, maps, generic->getIteratorTypesArray());
+  rewriter.inlineRegionBefore(generic->getRegion(), packed.getRegion(),
+                              packed.getRegion().begin());
+  rewriter.replaceOp(transpose, packed.getResults());
+  rewriter.eraseOp(*generic);
+  return true;
+}
+
+/// 2. The input of `op` to read through a transposed copy, if any.
+bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
+  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics())
+    return false;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outMap.getNumResults() == 0)
+    return false;
+  auto p = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!p || op.getIteratorTypesArray()[p.getPosition()] !=
+                utils::IteratorType::parallel)
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || !map.isProjectedPermutation() || map.getNumResults() < 2)
+      continue;
+    std::optional<unsigned> at = map.getResultPosition(p);
+    if (!at || *at == map.getNumResults() - 1)
+      continue;
+    // Only a layout every example shares: one copy serves the batch.
+    if (batchDims.dimOf(input->get()).has_value() || !batchDims.succeeded())
+      continue;
+    unsigned index = input->getOperandNumber();
+    Value inputValue = input->get();
+    OpBuilder b(op);
+    IRRewriter rewriter(b);
+    FailureOr<linalg::GenericOp> generic = asGeneric(rewriter, op);
+    if (failed(generic))
+      return false;
+    // The copy's dimensions: the input's, with dimension `at` moved last.
+    SmallVector<int64_t> perm;
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      if (i != *at)
+        perm.push_back(i);
+    perm.push_back(*at);
+    SmallVector<int64_t> shape;
+    for (int64_t i : perm)
+      shape.push_back(type.getDimSize(i));
+    Location loc = generic->getLoc();
+    rewriter.setInsertionPoint(*generic);
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    Value packed = linalg::TransposeOp::create(rewriter, loc, inputValue,
+                                               empty, perm)
+                       .getResult()[0];
+    SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i : perm)
+      exprs.push_back(map.getResult(i));
+    maps[index] = AffineMap::get(map.getNumDims(), 0, exprs, b.getContext());
+    rewriter.modifyOpInPlace(*generic, [&] {
+      generic->setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+      generic->setOperand(index, packed);
+    });
+    return true;
+  }
+  return false;
+}
+
+struct ArrPackOperandsPass
+    : vmapc::impl::ArrPackOperandsBase<ArrPackOperandsPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn->hasAttr("arr.batch") || fn.isExternal())
+        continue;
+      SmallVector<linalg::TransposeOp> transposes;
+      fn.walk([&](linalg::TransposeOp t) { transposes.push_back(t); });
+      for (linalg::TransposeOp t : transposes)
+        foldTranspose(t);
+      BatchDims batchDims = BatchDims::analyze(fn);
+      SmallVector<linalg::LinalgOp> reductions;
+      fn.walk([&](linalg::LinalgOp op) {
+        if (op.getNumReductionLoops() > 0)
+          reductions.push_back(op);
+      });
+      for (linalg::LinalgOp op : reductions)
+        packInput(op, batchDims);
+    }
+  }
+};
+
+} // namespace

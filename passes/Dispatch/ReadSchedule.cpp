@@ -1,0 +1,160 @@
+//===- ReadSchedule.cpp - reading schedules and kernels off the IR ------------===//
+
+#include "passes/Dispatch/ReadSchedule.h"
+
+#include "dialect/SchedDialect.h"
+#include "passes/BufferPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace vmapc;
+
+std::vector<KernelInfo> vmapc::readKernels(ModuleOp module) {
+  std::vector<KernelInfo> kernels;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!sched::isKernel(fn))
+      continue;
+    KernelInfo info;
+    info.name = fn.getSymName().str();
+    for (Type type : fn.getArgumentTypes()) {
+      if (auto memref = dyn_cast<MemRefType>(type)) {
+        ++info.numBindings;
+        info.bindingBytes.push_back(sched::bindingBytes(memref).value_or(0));
+      } else if (type.isIndex()) {
+        ++info.numScalars;
+      }
+    }
+    // Unknown (0) until --arr-tile-workgroups has chosen the grid.
+    std::fill(std::begin(info.workgroupCount), std::end(info.workgroupCount),
+              0);
+    if (auto grid = fn->getAttrOfType<DenseI64ArrayAttr>(
+            sched::SchedDialect::kWorkgroupCountAttrName))
+      for (auto [i, count] : llvm::enumerate(grid.asArrayRef()))
+        info.workgroupCount[i] = count;
+    if (auto scratch = fn->getAttrOfType<IntegerAttr>(
+            sched::SchedDialect::kScratchBytesAttrName))
+      info.scratchBytes = scratch.getInt();
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}
+
+namespace {
+class ScheduleReader {
+public:
+  ScheduleReader(func::FuncOp entry, const std::vector<KernelInfo> &kernels)
+      : entry(entry) {
+    for (auto [i, kernel] : llvm::enumerate(kernels))
+      kernelIndex[kernel.name] = i;
+    unsigned inputs = 0, outputs = 0;
+    for (BlockArgument arg : entry.getArguments()) {
+      if (entry.getArgAttr(arg.getArgNumber(), kArenaAttrName)) {
+        arena = arg;
+        continue;
+      }
+      bool isOutput = entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+      argBinding[arg] = {isOutput ? Binding::Kind::Output
+                                  : Binding::Kind::Input,
+                         isOutput ? outputs++ : inputs++, 0};
+    }
+  }
+
+  LogicalResult read(Block &block, std::vector<Command> &commands) {
+    for (Operation &op : block) {
+      if (auto dispatch = dyn_cast<sched::DispatchOp>(op)) {
+        if (failed(readDispatch(dispatch, commands)))
+          return failure();
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+        std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+        std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+        if (!lb || !ub || !step || *lb != 0 || *step != 1 || *ub < 0 ||
+            loop.getNumResults() != 0)
+          return loop.emitOpError("is not a schedule loop (0 to N step 1, "
+                                  "no results)");
+        size_t at = commands.size();
+        Command command;
+        command.kind = Command::Kind::Loop;
+        command.tripCount = uint64_t(*ub);
+        commands.push_back(command);
+        loops.push_back(loop.getInductionVar());
+        if (failed(read(*loop.getBody(), commands)))
+          return failure();
+        loops.pop_back();
+        commands[at].bodySize = uint32_t(commands.size() - at - 1);
+        continue;
+      }
+      if (isa<memref::ViewOp, arith::ConstantOp, sched::NumExamplesOp,
+              func::ReturnOp, scf::YieldOp>(op) ||
+          (isMemoryEffectFree(&op) && op.getNumRegions() == 0))
+        continue;
+      return op.emitOpError("is outside every dispatch; a schedule is made "
+                            "of dispatches and loops only");
+    }
+    return success();
+  }
+
+private:
+  LogicalResult readDispatch(sched::DispatchOp dispatch,
+                             std::vector<Command> &commands) {
+    Command command;
+    command.kind = Command::Kind::Dispatch;
+    auto it = kernelIndex.find(dispatch.getKernel());
+    if (it == kernelIndex.end())
+      return dispatch.emitOpError("dispatches an unknown kernel");
+    command.kernel = it->second;
+    for (Value operand :
+         llvm::concat<Value>(dispatch.getInputs(), dispatch.getOutputs())) {
+      if (auto arg = dyn_cast<BlockArgument>(operand)) {
+        auto found = argBinding.find(arg);
+        if (found == argBinding.end())
+          return dispatch.emitOpError("binds a block argument that is not an "
+                                      "input or output of the entry");
+        command.bindings.push_back(found->second);
+        continue;
+      }
+      auto view = operand.getDefiningOp<memref::ViewOp>();
+      std::optional<int64_t> offset =
+          view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
+      if (!view || view.getSource() != arena || !offset ||
+          !view.getSizes().empty())
+        return dispatch.emitOpError("binds a buffer that is neither an "
+                                    "argument nor a static view of the arena");
+      command.bindings.push_back({Binding::Kind::Arena, 0, uint64_t(*offset)});
+    }
+    for (Value scalar : dispatch.getScalars()) {
+      if (scalar.getDefiningOp<sched::NumExamplesOp>()) {
+        command.scalars.push_back({ScalarSource::Kind::NumExamples, 0});
+        continue;
+      }
+      auto loop = llvm::find(loops, scalar);
+      if (loop == loops.end())
+        return dispatch.emitOpError("passes a scalar that is neither n nor a "
+                                    "loop index");
+      command.scalars.push_back(
+          {ScalarSource::Kind::LoopIndex, uint32_t(loop - loops.begin())});
+    }
+    commands.push_back(std::move(command));
+    return success();
+  }
+
+  func::FuncOp entry;
+  Value arena;
+  llvm::StringMap<uint32_t> kernelIndex;
+  llvm::DenseMap<Value, Binding> argBinding;
+  SmallVector<Value> loops;
+};
+} // namespace
+
+LogicalResult vmapc::readSchedule(func::FuncOp entry,
+                                  const std::vector<KernelInfo> &kernels,
+                                  std::vector<Command> &commands) {
+  ScheduleReader reader(entry, kernels);
+  return reader.read(entry.getBody().front(), commands);
+}

@@ -1,0 +1,104 @@
+//===- Schedule.h - an entry point as a schedule of kernel dispatches -*- C++ -*-===//
+//
+// Plain data, shared by the compiler (which writes it into the artifact) and
+// the runtime (which walks it for every chunk of examples). See
+// ArtifactFormat.h for its encoding and dialect/SchedDialect.td for the IR
+// it is read from.
+//
+// For a chunk of n examples (1 <= n <= B), the runtime runs the commands in
+// order. A dispatch launches a kernel over its grid of workgroups (x, y, z;
+// along each, a constant count c or ceil(n / T)), each workgroup once, on
+// any thread, and waits for all of them before the next command. A loop
+// runs the `bodySize` commands that follow it `tripCount` times; the
+// kernels inside may read the loop's index as a scalar.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_SCHEDULE_H
+#define VMAPC_SCHEDULE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmapc {
+
+/// Where one binding (a pointer argument) of a dispatch points in a chunk.
+struct Binding {
+  enum class Kind : uint8_t {
+    /// The entry's input `index` for this chunk: the caller's array (at the
+    /// chunk's first example), or the input's staging slot in the arena.
+    Input = 1,
+    /// The entry's output `index` for this chunk, likewise.
+    Output = 2,
+    /// `offset` bytes into the arena.
+    Arena = 3,
+  };
+  Kind kind = Kind::Arena;
+  uint32_t index = 0;
+  uint64_t offset = 0;
+};
+
+/// Where one scalar (int64) argument of a dispatch comes from.
+struct ScalarSource {
+  enum class Kind : uint8_t {
+    /// n, the number of examples of the chunk.
+    NumExamples = 1,
+    /// The index (0 .. tripCount - 1) of the enclosing loop `loop`: 0 is the
+    /// outermost loop around the dispatch.
+    LoopIndex = 2,
+  };
+  Kind kind = Kind::NumExamples;
+  uint32_t loop = 0;
+};
+
+/// One step of a schedule.
+struct Command {
+  enum class Kind : uint8_t { Dispatch = 1, Loop = 2 };
+  Kind kind = Kind::Dispatch;
+  /// Dispatch: index into `Artifact::kernels`, its bindings and scalars in
+  /// the kernel's argument order.
+  uint32_t kernel = 0;
+  std::vector<Binding> bindings;
+  std::vector<ScalarSource> scalars;
+  /// Loop: how many times the body runs, and how many of the following
+  /// commands form the body (a nested loop counts with its body).
+  uint64_t tripCount = 0;
+  uint32_t bodySize = 0;
+};
+
+/// A kernel: what every code object of the artifact exports for it.
+struct KernelInfo {
+  /// The kernel's C symbol is "vmapc_kernel_" + name.
+  std::string name;
+  uint32_t numBindings = 0;
+  uint32_t numScalars = 0;
+  /// Workgroups along x, y, z: a constant c > 0, or -T for ceil(n / T).
+  int64_t workgroupCount[3] = {1, 1, 1};
+  /// Bytes of per-workgroup scratch the kernel keeps on its stack (CPU).
+  uint64_t scratchBytes = 0;
+  /// Bytes the kernel may access through each binding (its memref type's
+  /// size), so that a binding can be checked against what it points to.
+  std::vector<uint64_t> bindingBytes;
+};
+
+/// The number of workgroups along one dimension for a chunk of `n`
+/// examples, from a `KernelInfo::workgroupCount` entry.
+inline uint64_t workgroupsFor(int64_t count, uint64_t n) {
+  if (count > 0)
+    return uint64_t(count);
+  uint64_t tile = uint64_t(-count);
+  return (n + tile - 1) / tile;
+}
+
+/// A readable listing of `commands` (one line per command, loops indented),
+/// with kernel names from `kernels` (a grid count of 0 prints as `?`):
+///   dispatch classify_dispatch_0 grid(ceil(n/8), 1, 1) (input 0, input 1, output 0) scalars(n)
+///   loop 20
+///     dispatch ...
+std::string describeSchedule(const std::vector<Command> &commands,
+                             const std::vector<KernelInfo> &kernels);
+
+} // namespace vmapc
+
+#endif // VMAPC_SCHEDULE_H

@@ -1,0 +1,297 @@
+//===- CpuDevice.cpp - the CPU backend ------------------------------------===//
+
+#include "vmapc/cpu/CpuDevice.h"
+
+#include "vmapc/HostBuffer.h"
+#include "vmapc/cpu/SharedObject.h"
+#include "vmapc/cpu/ThreadPool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace vmapc {
+namespace cpu {
+
+namespace {
+
+/// The C signature of every kernel (ArtifactFormat.h).
+using KernelFn = void (*)(void *const *bindings, const int64_t *scalars,
+                          int64_t x, int64_t y, int64_t z);
+
+/// Each worker's stack: room for the largest scratch a kernel may have,
+/// and for the kernel's own frames.
+constexpr size_t kWorkerStackBytes = kMaxScratchBytes + (size_t(8) << 20);
+/// The calling thread runs workgroups of a kernel whose scratch is at most
+/// this (the stack of a thread the host made may be small).
+constexpr uint64_t kInlineScratchBytes = 256 << 10;
+
+Status invalid(std::string message) {
+  return Status::error(StatusCode::kInvalidArgument, std::move(message));
+}
+
+class CpuDevice final : public backend::Device {
+public:
+  std::unique_ptr<ThreadPool> pool;
+  std::string forcedLevel;
+
+  Status load(const Artifact &artifact,
+              const std::vector<std::string_view> &code, uint64_t arenaBytes,
+              std::unique_ptr<backend::Executable> *out) override;
+  std::string describe() const override {
+    return "cpu: " + std::to_string(pool->numThreads()) + " threads" +
+           (forcedLevel.empty() ? "" : ", isa " + forcedLevel);
+  }
+};
+
+class CpuExecutable final : public backend::Executable {
+public:
+  CpuDevice *device = nullptr;
+  std::unique_ptr<SharedObject> code;
+  std::string level;
+  std::vector<KernelFn> kernels;
+  std::vector<uint64_t> scratch;
+  HostBuffer arenaBuffer;
+
+  backend::Address arena() const override {
+    return backend::Address(arenaBuffer.data());
+  }
+  bool bindsHostMemory() const override { return true; }
+  Status upload(backend::Address dst, uint64_t dstPitch, const void *src,
+                uint64_t srcPitch, uint64_t rowBytes,
+                uint64_t rows) override {
+    copyRows(reinterpret_cast<unsigned char *>(dst), dstPitch,
+             static_cast<const unsigned char *>(src), srcPitch, rowBytes,
+             rows);
+    return Status();
+  }
+  Status download(void *dst, uint64_t dstPitch, backend::Address src,
+                  uint64_t srcPitch, uint64_t rowBytes,
+                  uint64_t rows) override {
+    copyRows(static_cast<unsigned char *>(dst), dstPitch,
+             reinterpret_cast<const unsigned char *>(src), srcPitch, rowBytes,
+             rows);
+    return Status();
+  }
+  Status dispatch(uint32_t kernel, const uint64_t grid[3],
+                  const backend::Address *bindings,
+                  const int64_t *scalars) override;
+  Status finish() override { return Status(); }
+  const std::string &codeLevel() const override { return level; }
+
+private:
+  static void copyRows(unsigned char *dst, uint64_t dstPitch,
+                       const unsigned char *src, uint64_t srcPitch,
+                       uint64_t rowBytes, uint64_t rows) {
+    if (dstPitch == rowBytes && srcPitch == rowBytes) {
+      std::memcpy(dst, src, rowBytes * rows);
+      return;
+    }
+    for (uint64_t r = 0; r < rows; ++r)
+      std::memcpy(dst + r * dstPitch, src + r * srcPitch, rowBytes);
+  }
+};
+
+/// What the workers need to run one dispatch.
+struct DispatchContext {
+  KernelFn fn;
+  void *const *bindings;
+  const int64_t *scalars;
+  uint64_t gridX, gridY;
+
+  static void run(void *self, uint64_t index) {
+    auto *c = static_cast<DispatchContext *>(self);
+    uint64_t x = index % c->gridX;
+    uint64_t y = (index / c->gridX) % c->gridY;
+    uint64_t z = index / (c->gridX * c->gridY);
+    c->fn(c->bindings, c->scalars, int64_t(x), int64_t(y), int64_t(z));
+  }
+};
+
+Status CpuExecutable::dispatch(uint32_t kernel, const uint64_t grid[3],
+                               const backend::Address *bindings,
+                               const int64_t *scalars) {
+  uint64_t total = grid[0] * grid[1] * grid[2];
+  if (total == 0)
+    return Status();
+  static_assert(sizeof(backend::Address) == sizeof(void *),
+                "a CPU binding is a pointer");
+  DispatchContext context{kernels[kernel],
+                          reinterpret_cast<void *const *>(bindings), scalars,
+                          grid[0], grid[1]};
+  // The caller's stack holds small scratch only.
+  bool callerHelps = scratch[kernel] <= kInlineScratchBytes;
+  if (total == 1 && callerHelps) {
+    DispatchContext::run(&context, 0);
+    return Status();
+  }
+  device->pool->run(total, &DispatchContext::run, &context, callerHelps);
+  return Status();
+}
+
+Status CpuDevice::load(const Artifact &artifact,
+                       const std::vector<std::string_view> &code,
+                       uint64_t arenaBytes,
+                       std::unique_ptr<backend::Executable> *out) {
+  size_t index = 0;
+  VMAPC_RETURN_IF_ERROR(chooseCodeObject(artifact, forcedLevel, &index));
+  auto exe = std::make_unique<CpuExecutable>();
+  exe->device = this;
+  exe->level = artifact.codeObjects[index].level;
+  VMAPC_RETURN_IF_ERROR(
+      SharedObject::load(code[index].data(), code[index].size(), &exe->code));
+  // What the code was compiled for, against the manifest.
+  for (const EntryInfo &entry : artifact.entries) {
+    const void *descriptor = nullptr;
+    size_t bytes = 0;
+    std::string where = "entry '" + entry.name + "': ";
+    VMAPC_RETURN_IF_ERROR(
+        exe->code
+            ->lookupData(entryDescriptorSymbol(entry.name), &descriptor, &bytes)
+            .withPrefix(where));
+    VMAPC_RETURN_IF_ERROR(
+        checkEntryDescriptor(entry, descriptor, bytes).withPrefix(where));
+  }
+  for (const KernelInfo &kernel : artifact.kernels) {
+    const void *fn = nullptr, *descriptor = nullptr;
+    size_t bytes = 0;
+    std::string symbol = "vmapc_kernel_" + kernel.name;
+    VMAPC_RETURN_IF_ERROR(exe->code->lookup(symbol, &fn));
+    VMAPC_RETURN_IF_ERROR(
+        exe->code->lookupData(symbol + "_descriptor", &descriptor, &bytes));
+    VMAPC_RETURN_IF_ERROR(checkKernelDescriptor(kernel, descriptor, bytes));
+    exe->kernels.push_back(reinterpret_cast<KernelFn>(const_cast<void *>(fn)));
+    exe->scratch.push_back(kernel.scratchBytes);
+  }
+  VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(
+      std::max<uint64_t>(arenaBytes, 1), kArenaAlignment, "the arena",
+      &exe->arenaBuffer));
+  *out = std::move(exe);
+  return Status();
+}
+
+/// Parses an unsigned decimal option value in [1, max].
+bool parseCount(std::string_view text, unsigned max, unsigned *out) {
+  if (text.empty() || text.size() > 9)
+    return false;
+  unsigned value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return false;
+    value = value * 10 + unsigned(c - '0');
+  }
+  if (value < 1 || value > max)
+    return false;
+  *out = value;
+  return true;
+}
+
+} // namespace
+
+Status chooseCodeObject(const Artifact &artifact, std::string_view forcedLevel,
+                        size_t *index,
+                        bool (*supports)(const std::string &)) {
+  auto runs = [&](const CodeObject &o) {
+    return o.kind == CodeKind::CpuElf &&
+           checkCpuFeatures(o.cpuFeatures, supports).ok();
+  };
+  auto rank = [](const std::string &level) {
+    for (size_t i = 0; i < std::size(kCpuIsaLevels); ++i)
+      if (level == kCpuIsaLevels[i])
+        return int(i);
+    return -1;
+  };
+  int best = -1;
+  for (size_t i = 0; i < artifact.codeObjects.size(); ++i) {
+    const CodeObject &o = artifact.codeObjects[i];
+    if (!forcedLevel.empty()) {
+      if (o.level != forcedLevel)
+        continue;
+      VMAPC_RETURN_IF_ERROR(checkCpuFeatures(o.cpuFeatures, supports)
+                                .withPrefix("ISA level " + o.level + ": "));
+      *index = i;
+      return Status();
+    }
+    if (runs(o) && (best < 0 ||
+                    rank(o.level) > rank(artifact.codeObjects[best].level)))
+      best = int(i);
+  }
+  if (!forcedLevel.empty())
+    return Status::error(StatusCode::kNotFound,
+                         "the artifact has no code for ISA level '" +
+                             std::string(forcedLevel) + "'");
+  if (best < 0) {
+    Status why = Status::error(StatusCode::kFailedPrecondition,
+                               "no code object of the artifact runs here");
+    if (!artifact.codeObjects.empty())
+      why = checkCpuFeatures(artifact.codeObjects[0].cpuFeatures, supports);
+    return why.withPrefix("this CPU can run none of the artifact's code: ");
+  }
+  *index = size_t(best);
+  return Status();
+}
+
+Status openCpuDevice(std::string_view options,
+                     std::shared_ptr<backend::Device> *out) {
+  unsigned threads = 0;
+  std::string level;
+  // Options from the environment first, so that the string overrides them.
+  std::string text(options);
+  bool hasThreads = text.find("threads=") != std::string::npos;
+  bool hasIsa = text.find("isa=") != std::string::npos;
+  auto addEnv = [&](const char *name, const char *key, bool given) {
+    if (given)
+      return;
+    if (const char *value = std::getenv(name); value && *value)
+      text = std::string(key) + "=" + value + (text.empty() ? "" : ",") + text;
+  };
+  addEnv("VMAPC_CPU_THREADS", "threads", hasThreads);
+  addEnv("VMAPC_CPU_ISA", "isa", hasIsa);
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view option = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    size_t eq = option.find('=');
+    std::string_view key = option.substr(0, eq);
+    std::string_view value =
+        eq == std::string_view::npos ? "" : option.substr(eq + 1);
+    if (key == "threads") {
+      if (!parseCount(value, 1024, &threads))
+        return invalid("cpu device: threads must be an integer in [1, 1024], "
+                       "got '" + std::string(value) + "'");
+    } else if (key == "isa") {
+      if (std::find_if(std::begin(kCpuIsaLevels), std::end(kCpuIsaLevels),
+                       [&](const char *l) { return value == l; }) ==
+          std::end(kCpuIsaLevels))
+        return invalid("cpu device: isa must be x86-64, x86-64-v3 or "
+                       "x86-64-v4, got '" + std::string(value) + "'");
+      level = value;
+    } else {
+      return invalid("cpu device: unknown option '" + std::string(option) +
+                     "' (options: threads=K, isa=LEVEL)");
+    }
+  }
+  auto device = std::make_shared<CpuDevice>();
+  device->forcedLevel = level;
+  VMAPC_RETURN_IF_ERROR(ThreadPool::create(
+      threads ? threads : hardwareThreads(), kWorkerStackBytes, &device->pool));
+  *out = std::move(device);
+  return Status();
+}
+
+} // namespace cpu
+
+Status backend::openDevice(std::string_view spec,
+                           std::shared_ptr<backend::Device> *out) {
+  std::string_view name = spec.substr(0, spec.find(':'));
+  std::string_view options =
+      name.size() < spec.size() ? spec.substr(name.size() + 1) : "";
+  if (name == "cpu")
+    return cpu::openCpuDevice(options, out);
+  return Status::error(StatusCode::kNotFound,
+                       "unknown device '" + std::string(spec) +
+                           "' (available: cpu)");
+}
+
+} // namespace vmapc

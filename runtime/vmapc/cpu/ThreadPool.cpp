@@ -1,0 +1,188 @@
+//===- ThreadPool.cpp - the CPU device's workers --------------------------===//
+
+#include "vmapc/cpu/ThreadPool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <thread>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace vmapc {
+namespace cpu {
+
+static void cpuRelax() {
+#if defined(__x86_64__)
+  _mm_pause();
+#endif
+}
+
+unsigned hardwareThreads() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int count = CPU_COUNT(&set);
+    if (count > 0)
+      return unsigned(count);
+  }
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+Status ThreadPool::create(unsigned threads, size_t stackBytes,
+                          std::unique_ptr<ThreadPool> *out) {
+  if (threads == 0)
+    return Status::error(StatusCode::kInvalidArgument, "a thread pool needs at least one thread");
+  std::unique_ptr<ThreadPool> pool(new ThreadPool());
+  pool->threads = threads;
+  unsigned numWorkers = threads > 1 ? threads - 1 : 1;
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0)
+    return Status::error(StatusCode::kResourceExhausted, "cannot initialise thread attributes");
+  if (stackBytes < size_t(PTHREAD_STACK_MIN))
+    stackBytes = size_t(PTHREAD_STACK_MIN);
+  if (pthread_attr_setstacksize(&attr, stackBytes) != 0) {
+    pthread_attr_destroy(&attr);
+    return Status::error(StatusCode::kResourceExhausted, "cannot give worker threads a stack of " +
+                         std::to_string(stackBytes) + " bytes");
+  }
+  pool->workers.reserve(numWorkers);
+  for (unsigned i = 0; i < numWorkers; ++i) {
+    pthread_t thread;
+    // The worker reads its id from `starting`, then clears it.
+    pool->starting.store(i, std::memory_order_release);
+    if (pthread_create(&thread, &attr, &ThreadPool::workerMain, pool.get()) !=
+        0) {
+      pthread_attr_destroy(&attr);
+      return Status::error(StatusCode::kResourceExhausted, "cannot start worker thread " + std::to_string(i) +
+                           " of " + std::to_string(threads));
+    }
+    pool->workers.push_back(static_cast<unsigned long>(thread));
+    // Wait until the worker has read its id.
+    while (pool->starting.load(std::memory_order_acquire) != ~0u)
+      cpuRelax();
+  }
+  pthread_attr_destroy(&attr);
+  *out = std::move(pool);
+  return Status();
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+    generation.fetch_add(1, std::memory_order_release);
+  }
+  wake.notify_all();
+  for (unsigned long thread : workers)
+    pthread_join(static_cast<pthread_t>(thread), nullptr);
+}
+
+void *ThreadPool::workerMain(void *self) {
+  auto *pool = static_cast<ThreadPool *>(self);
+  unsigned id = pool->starting.load(std::memory_order_acquire);
+  pool->starting.store(~0u, std::memory_order_release);
+  pool->work(id);
+  return nullptr;
+}
+
+uint64_t ThreadPool::drain(WorkFn jobFn, void *jobContext, uint64_t jobCount) {
+  uint64_t ran = 0;
+  for (uint64_t i = next.fetch_add(1, std::memory_order_relaxed); i < jobCount;
+       i = next.fetch_add(1, std::memory_order_relaxed)) {
+    jobFn(jobContext, i);
+    ++ran;
+  }
+  return ran;
+}
+
+void ThreadPool::work(unsigned id) {
+  uint64_t seen = 0;
+  while (true) {
+    // Wait for a new job: spin a while (dispatches come back to back), then
+    // sleep.
+    uint64_t now = generation.load(std::memory_order_acquire);
+    for (int spin = 0; now == seen && spin < 20000; ++spin) {
+      cpuRelax();
+      now = generation.load(std::memory_order_acquire);
+    }
+    if (now == seen) {
+      std::unique_lock<std::mutex> lock(mutex);
+      wake.wait(lock, [&] {
+        return generation.load(std::memory_order_acquire) != seen;
+      });
+      now = generation.load(std::memory_order_acquire);
+    }
+    seen = now;
+    WorkFn jobFn;
+    void *jobContext;
+    uint64_t jobCount;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (stopping)
+        return;
+      if (id >= allowed)
+        continue;
+      jobFn = fn;
+      jobContext = context;
+      jobCount = count;
+      active.fetch_add(1, std::memory_order_relaxed);
+    }
+    uint64_t ran = drain(jobFn, jobContext, jobCount);
+    bool last = ran && done.fetch_add(ran, std::memory_order_acq_rel) + ran ==
+                           jobCount;
+    // Leave the job only now: the next one waits for every worker holding
+    // this one's parameters to be gone before it resets the counters.
+    active.fetch_sub(1, std::memory_order_release);
+    if (last) {
+      std::lock_guard<std::mutex> lock(mutex);
+      finished.notify_all();
+    }
+  }
+}
+
+void ThreadPool::run(uint64_t n, WorkFn work, void *ctx, bool callerHelps) {
+  if (n == 0)
+    return;
+  unsigned helpers = callerHelps ? threads - 1 : std::min<unsigned>(
+                                                     threads, workers.size());
+  // Workers still leaving the previous job hold its parameters; start the
+  // new one when they are gone.
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (active.load(std::memory_order_acquire) == 0) {
+        fn = work;
+        context = ctx;
+        count = n;
+        allowed = helpers;
+        next.store(0, std::memory_order_relaxed);
+        done.store(0, std::memory_order_relaxed);
+        if (helpers)
+          generation.fetch_add(1, std::memory_order_release);
+        break;
+      }
+    }
+    cpuRelax();
+  }
+  if (helpers)
+    wake.notify_all();
+  if (callerHelps) {
+    uint64_t ran = drain(work, ctx, n);
+    if (ran)
+      done.fetch_add(ran, std::memory_order_acq_rel);
+  }
+  // Wait for the workers: spin first (short dispatches), then sleep.
+  for (int spin = 0; spin < 200000; ++spin) {
+    if (done.load(std::memory_order_acquire) == n)
+      return;
+    cpuRelax();
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  finished.wait(lock,
+                [&] { return done.load(std::memory_order_acquire) == n; });
+}
+
+} // namespace cpu
+} // namespace vmapc
