@@ -19,6 +19,8 @@ struct vmapc_status_s {
 
 struct vmapc_device_s {
   vmapc::Device device;
+  /// Device::describe(), made at open for vmapc_device_description.
+  std::string description;
 };
 
 struct vmapc_executable_s {
@@ -155,8 +157,13 @@ vmapc_status vmapc_device_open(const char *name, vmapc_device **out) {
   vmapc::Device d;
   if (vmapc_status s = toC(vmapc::Device::open(name, &d)))
     return s;
-  *out = new (std::nothrow) vmapc_device_s{d};
-  return *out ? nullptr : outOfMemory("the device handle");
+  try {
+    *out = new vmapc_device_s{d, d.describe()};
+  } catch (const std::bad_alloc &) {
+    *out = nullptr;
+    return outOfMemory("the device handle");
+  }
+  return nullptr;
 }
 
 void vmapc_device_release(vmapc_device *device) { delete device; }
@@ -289,6 +296,14 @@ void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out) {
   out->calls = s.calls;
   out->launches = s.launches;
   out->examples = s.examples;
+}
+
+const char *vmapc_executable_code_level(const vmapc_executable *exe) {
+  return exe ? exe->exe->codeLevel().c_str() : "";
+}
+
+const char *vmapc_device_description(const vmapc_device *device) {
+  return device ? device->description.c_str() : "";
 }
 
 } // extern "C"

@@ -133,6 +133,15 @@ typedef struct {
 } vmapc_stats;
 void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out);
 
+/* The code object the device chose when it loaded `exe`: its ISA level
+ * ("x86-64", "x86-64-v3", "x86-64-v4"). Valid while `exe` lives; "" for a
+ * null `exe`. */
+const char *vmapc_executable_code_level(const vmapc_executable *exe);
+
+/* What `device` is, for people: e.g. "cpu: 2 threads, x86-64-v4 (AVX-512)".
+ * Valid while `device` lives; "" for a null `device`. */
+const char *vmapc_device_description(const vmapc_device *device);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
