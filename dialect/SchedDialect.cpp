@@ -107,7 +107,7 @@ LogicalResult SchedDialect::verifyRegionArgAttribute(Operation *op,
                              << attr.getName() << "'";
   Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
   if (!type.isIntOrIndex() || !isa<UnitAttr>(attr.getValue()))
-    return op->emitOpError() << "'" << attr.getName()
+    return op->emitOpError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute on an index "
                                 "argument";
   return success();

@@ -95,16 +95,26 @@ void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
-  buildCpuKernelPipeline(pm);
+void vmapc::buildArrToLLVMPipeline(OpPassManager &pm, StringRef isa) {
+  buildCpuKernelPipeline(pm, isa);
   buildKernelsToLLVMPipeline(pm);
 }
 
-void vmapc::buildCompileCpuPipeline(OpPassManager &pm) {
+void vmapc::buildCompileCpuPipeline(OpPassManager &pm, StringRef isa) {
   buildArrToLinalgPipeline(pm);
   buildArrBufferizePipeline(pm);
-  buildArrToLLVMPipeline(pm);
+  buildArrToLLVMPipeline(pm, isa);
 }
+
+namespace {
+/// `isa=LEVEL` of the registered CPU pipelines.
+struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
+  Option<std::string> isa{
+      *this, "isa",
+      llvm::cl::desc("Vector ISA level: x86-64, x86-64-v3 or x86-64-v4"),
+      llvm::cl::init("x86-64")};
+};
+} // namespace
 
 void vmapc::registerPipelines() {
   PassPipelineRegistration<>(
@@ -115,16 +125,23 @@ void vmapc::registerPipelines() {
       "arr-bufferize-pipeline",
       "Bufferizes entries in destination-passing style and plans one arena",
       [](OpPassManager &pm) { buildArrBufferizePipeline(pm); });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "arr-cpu-kernel-pipeline",
       "Tiles, vectorizes and bufferizes the kernels of a planned program for "
-      "the CPU (x86-64 baseline)",
-      [](OpPassManager &pm) { buildCpuKernelPipeline(pm); });
-  PassPipelineRegistration<>("arr-to-llvm-pipeline",
-                             "Lowers a planned program's kernels to the LLVM "
-                             "dialect (CPU)",
-                             buildArrToLLVMPipeline);
-  PassPipelineRegistration<>("arr-compile-cpu-pipeline",
-                             "arr to the LLVM dialect with C entries (CPU)",
-                             buildCompileCpuPipeline);
+      "the CPU",
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        buildCpuKernelPipeline(pm, options.isa);
+      });
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "arr-to-llvm-pipeline",
+      "Lowers a planned program's kernels to the LLVM dialect (CPU)",
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        buildArrToLLVMPipeline(pm, options.isa);
+      });
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "arr-compile-cpu-pipeline",
+      "arr to CPU kernels in the LLVM dialect (one ISA level)",
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        buildCompileCpuPipeline(pm, options.isa);
+      });
 }

@@ -1,12 +1,15 @@
 //===- Pipelines.h - vmapc pass pipelines -----------------------*- C++ -*-===//
 //
-// The stages of docs/design.md's pipeline, each registered under a name ending
-// in
-// `-pipeline` so that `vmapc-opt` runs them like any pass:
-//   arr-to-linalg-pipeline   .arr IR → one fused linalg schedule per entry
-//   arr-bufferize-pipeline   → memrefs, planned into one arena and verified
-//   arr-to-llvm-pipeline     → LLVM dialect with C entries (CPU)
-//   arr-compile-cpu-pipeline all three
+// The stages of docs/design.md's pipeline, each registered under a name
+// ending in `-pipeline` so that `vmapc-opt` runs them like any pass:
+//   arr-to-linalg-pipeline   .arr IR → one fused linalg program per entry
+//   arr-bufferize-pipeline   → dispatches of kernels, a schedule per entry
+//                              on memrefs, planned into one arena, verified
+//   arr-cpu-kernel-pipeline  → kernels tiled into workgroups, vectorized
+//                              for one ISA level (isa=...), bufferized
+//   arr-to-llvm-pipeline     the kernel pipeline, then → LLVM dialect with a
+//                              C function and a descriptor per kernel
+//   arr-compile-cpu-pipeline all of them
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,10 +47,14 @@ void buildCpuKernelPipeline(mlir::OpPassManager &pm,
 void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// buildCpuKernelPipeline then buildKernelsToLLVMPipeline.
-void buildArrToLLVMPipeline(mlir::OpPassManager &pm);
+void buildArrToLLVMPipeline(mlir::OpPassManager &pm,
+                            llvm::StringRef isa = "x86-64");
 
-/// The three above, in order: what `vmapc compile` runs for the CPU.
-void buildCompileCpuPipeline(mlir::OpPassManager &pm);
+/// The three above, in order: what `vmapc compile` runs for the CPU at one
+/// ISA level (codegen/Compile.cpp runs the last two once per level from the
+/// planned program).
+void buildCompileCpuPipeline(mlir::OpPassManager &pm,
+                             llvm::StringRef isa = "x86-64");
 
 /// Registers the `*-pipeline` names with the pass registry.
 void registerPipelines();

@@ -7,8 +7,8 @@
 // 1-D followed by an expand to the result shape.
 // `arr.constant` -> `arith.constant` of the same elements.
 // `arr.slice` -> a `tensor.extract_slice` (a view), followed by a reversing
-// `linalg.generic` (map `n - 1 - d`) for dimensions with a negative stride,
-// which fuses into its consumer like a broadcast.
+// `linalg.generic` (reading element `n - 1 - d`) for dimensions with a
+// negative stride, which fuses into its consumer.
 // `arr.concat` -> per piece, a copy `linalg.generic` into an
 // `extract_slice` of one destination, inserted back: a piece produced by a
 // generic (a broadcast of an unbatched piece, say) fuses into its copy, and
@@ -133,8 +133,8 @@ struct ConstantOpLowering : OpConversionPattern<arr::ConstantOp> {
 /// `arr.slice`: result element i reads operand element start + stride * i.
 /// A `tensor.extract_slice` (a view after bufferization, never a copy) with
 /// the strides' magnitudes; dimensions with a negative stride start at the
-/// last element read and are then reversed by a `linalg.generic` whose map
-/// is `n - 1 - d` there, which fuses into its consumer.
+/// last element read and are then reversed by a `linalg.generic` that reads
+/// element `n - 1 - d` there, which fuses into its consumer.
 struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -146,7 +146,6 @@ struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
     auto resultType = op.getResult().getType();
     unsigned rank = resultType.getRank();
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    SmallVector<AffineExpr> exprs;
     bool reversed = false;
     for (auto [d, start, stride] :
          llvm::enumerate(op.getStart(), op.getStride())) {
@@ -155,15 +154,12 @@ struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
       if (stride > 0) {
         offsets.push_back(rewriter.getIndexAttr(start));
         strides.push_back(rewriter.getIndexAttr(stride));
-        exprs.push_back(getAffineDimExpr(d, ctx));
         continue;
       }
       reversed = true;
       offsets.push_back(
           rewriter.getIndexAttr(n == 0 ? start : start + stride * (n - 1)));
       strides.push_back(rewriter.getIndexAttr(-stride));
-      exprs.push_back(getAffineConstantExpr(n - 1, ctx) -
-                      getAffineDimExpr(d, ctx));
     }
     Value sliced = tensor::ExtractSliceOp::create(rewriter, loc, resultType,
                                                   adaptor.getOperand(), offsets,
@@ -172,15 +168,32 @@ struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
       rewriter.replaceOp(op, sliced);
       return success();
     }
-    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
-                                   getIdentityMap(ctx, rank)};
+    // The reversed read is an indexed `tensor.extract` in the body rather
+    // than an operand with map `n - 1 - d`: linalg's tiling computes an
+    // operand's slice as if every map were increasing, so a tiled or fused
+    // reversal would read the wrong (and too small) slice.
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{sliced},
-        ValueRange{createEmptyTensor(rewriter, loc, resultType)}, maps,
-        iterators, [](OpBuilder &b, Location bodyLoc, ValueRange args) {
-          linalg::YieldOp::create(b, bodyLoc, args[0]);
+        rewriter, loc, TypeRange{resultType}, ValueRange{},
+        ValueRange{createEmptyTensor(rewriter, loc, resultType)},
+        SmallVector<AffineMap>{getIdentityMap(ctx, rank)}, iterators,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange) {
+          SmallVector<Value> indices;
+          for (unsigned d = 0; d < rank; ++d) {
+            Value index = linalg::IndexOp::create(b, bodyLoc, d);
+            if (op.getStride()[d] < 0)
+              index = arith::SubIOp::create(
+                  b, bodyLoc,
+                  arith::ConstantIndexOp::create(
+                      b, bodyLoc, resultType.getDimSize(d) - 1),
+                  index);
+            indices.push_back(index);
+          }
+          linalg::YieldOp::create(
+              b, bodyLoc,
+              tensor::ExtractOp::create(b, bodyLoc, sliced, indices)
+                  .getResult());
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();

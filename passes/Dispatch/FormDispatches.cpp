@@ -57,6 +57,9 @@ bool isFree(Operation *op) {
 
 struct Group {
   Operation *root = nullptr;
+  /// The linalg op whose loops the kernel distributes: the root, or the
+  /// producer of an insert_slice root's piece (none for a plain copy).
+  linalg::LinalgOp loopOp;
   /// The compute ops of the dispatch, root included.
   llvm::SetVector<Operation *> ops;
 };
@@ -122,16 +125,29 @@ struct ArrFormDispatchesPass
   /// The dispatch rooted at `root`: the root and, transitively, every linalg
   /// producer whose results only the dispatch reads, while the root's batch
   /// loop stays distributable.
+  ///
+  /// An insert_slice root (a piece of a concat) takes in the linalg op that
+  /// computes its piece when nothing else reads it, so that the piece is
+  /// computed straight into its slice of the destination.
   Group formGroup(Operation *root, const BatchDims &batchDims) {
     Group group;
     group.root = root;
     group.ops.insert(root);
     auto linalgRoot = dyn_cast<linalg::LinalgOp>(root);
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(root)) {
+      auto piece = insert.getSource().getDefiningOp<linalg::LinalgOp>();
+      if (piece && piece->getBlock() == root->getBlock() &&
+          piece->hasOneUse() && piece->getNumResults() == 1) {
+        linalgRoot = piece;
+        group.ops.insert(piece);
+      }
+    }
     if (!linalgRoot)
-      return group;
-    std::optional<int64_t> batchLoop = batchDims.loopOf(root);
+      return sortedByBlockOrder(std::move(group));
+    group.loopOp = linalgRoot;
+    std::optional<int64_t> batchLoop = batchDims.loopOf(linalgRoot);
     RootLoopMap loopMap(linalgRoot);
-    SmallVector<Operation *> worklist{root};
+    SmallVector<Operation *> worklist{linalgRoot.getOperation()};
     while (!worklist.empty()) {
       auto consumer = cast<linalg::LinalgOp>(worklist.pop_back_val());
       for (OpOperand &operand : consumer->getOpOperands()) {
@@ -154,7 +170,11 @@ struct ArrFormDispatchesPass
         worklist.push_back(producer);
       }
     }
-    // Keep block order (producers before consumers).
+    return sortedByBlockOrder(std::move(group));
+  }
+
+  /// `group` with its ops in block order (producers before consumers).
+  static Group sortedByBlockOrder(Group group) {
     SmallVector<Operation *> sorted(group.ops.begin(), group.ops.end());
     llvm::sort(sorted,
                [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
@@ -217,7 +237,9 @@ struct ArrFormDispatchesPass
     if (insert)
       inputs.remove(insert.getDest());
 
-    std::optional<int64_t> batchLoop = batchDims.loopOf(group.root);
+    std::optional<int64_t> batchLoop;
+    if (group.loopOp)
+      batchLoop = batchDims.loopOf(group.loopOp);
     bool needsN = numExamples && batchLoop.has_value();
     if (needsN)
       scalars.insert(numExamples);
@@ -250,6 +272,14 @@ struct ArrFormDispatchesPass
           /*writable=*/false);
       mapping.map(input, toTensor.getResult());
     }
+    // The piece of an insert_slice root is computed into a new tensor that
+    // the kernel writes to its slice of the binding; empty-tensor
+    // elimination then computes it there directly.
+    if (insert)
+      mapping.map(insert.getDest(),
+                  tensor::EmptyOp::create(
+                      b, loc, insert.getDestType().getShape(),
+                      insert.getDestType().getElementType()));
     size_t firstScalar = inputs.size() + results.size();
     for (auto [i, scalar] : llvm::enumerate(scalars)) {
       mapping.map(scalar, body->getArgument(firstScalar + i));
@@ -271,7 +301,7 @@ struct ArrFormDispatchesPass
       if (insert && op == group.root)
         continue;
       Operation *clone = b.clone(*op, mapping);
-      if (op == group.root && needsN)
+      if (op == group.loopOp.getOperation() && needsN)
         clone->setAttr(sched::SchedDialect::kBatchLoopAttrName,
                        b.getI64IntegerAttr(*batchLoop));
     }

@@ -21,19 +21,20 @@ def fnv1a64(data):
 def main(path, field, value):
     data = bytearray(open(path, "rb").read())
     pos = 64
-    (num_features,) = struct.unpack_from("<I", data, pos)
+    (num_kernels,) = struct.unpack_from("<I", data, pos)
     pos += 4
-    for _ in range(num_features):
+    for _ in range(num_kernels):
         (n,) = struct.unpack_from("<I", data, pos)
         pos += 4 + n
+        num_bindings, _ = struct.unpack_from("<II", data, pos)
+        pos += 8 + 3 * 8 + 8 + 8 * num_bindings
     pos += 4  # entry count
-    for _ in range(2):  # entry name, code symbol
-        (n,) = struct.unpack_from("<I", data, pos)
-        pos += 4 + n
+    (n,) = struct.unpack_from("<I", data, pos)  # entry name
+    pos += 4 + n
     if field == "batch":
         struct.pack_into("<I", data, pos, int(value))
     elif field == "arena":
-        struct.pack_into("<Q", data, pos + 4, int(value))
+        struct.pack_into("<Q", data, pos + 8, int(value))
     else:
         sys.exit("unknown field %r (use batch or arena)" % field)
     struct.pack_into("<Q", data, len(data) - 8, fnv1a64(data[:-8]))

@@ -1,9 +1,11 @@
 # `vmapc plan` on an MLP-like chain of matmuls and elementwise steps: the
 # planner's figures, checked against an independent recomputation from the
-# JSON rows (test/Driver/check_plan.py): the arena is smaller than the naive
-# sum (memory is shared), at least one buffer is written in place over an
-# operand that dies there, and no two buffers live at the same time share
-# bytes.
+# JSON rows (test/Driver/check_plan.py). Every step is row-wise, so the whole
+# chain is one dispatch whose workgroups keep their rows' intermediates on
+# the stack: the arena holds only the staging slots of x and the result, and
+# no two buffers live at the same time share bytes. (In-place writes and
+# reuse are tested on hand-written plans in
+# test/Transforms/arr-plan-buffers.mlir.)
 #
 # RUN: vmapc plan %s --json %t.json | FileCheck %s
 # RUN: %python %S/check_plan.py %t.json | FileCheck %s --check-prefix=FACTS
@@ -12,41 +14,36 @@
 # RUN: FileCheck %s --input-file=%t.svg --check-prefix=SVG
 # RUN: grep -c '<rect ' %t.svg | FileCheck %s --check-prefix=RECTS
 
-# CHECK: entry predict: 7 buffers over 17 schedule points, offsets aligned to 256 bytes
+# CHECK: entry predict: 2 buffers over 3 schedule points, offsets aligned to 256 bytes
 # CHECK-NEXT: buffer bytes interval offset memory
-# CHECK-NEXT: x 4096 [0, 4] {{[0-9]+ *$}}
-# CHECK-NEXT: out 2048 [15, 16] {{[0-9]+}} reuses the bytes of {{alloc[0-9]}}
-# CHECK-NEXT: alloc0 8192 [3, 6] {{[0-9]+ *$}}
-# CHECK-NEXT: alloc1 8192 [6, 11] {{[0-9]+}} written in place over alloc0
-# CHECK-NEXT: alloc2 8192 [8, 11] {{[0-9]+}} reuses the bytes of x
-# CHECK-NEXT: alloc3 8192 [11, 14] {{[0-9]+}} written in place over alloc2
-# CHECK-NEXT: alloc4 2048 [13, 15] {{[0-9]+}} reuses the bytes of {{x|alloc[0-9]}}
-# CHECK-NEXT: arena 16384 bytes, lower bound 16384 bytes (1.000x), naive sum 40960 bytes, 2 in-place write(s)
+# CHECK-NEXT: x 4096 [0, 1] {{[0-9]+ *$}}
+# CHECK-NEXT: out 2048 [1, 2] {{[0-9]+ *$}}
+# CHECK-NEXT: arena 6144 bytes, lower bound 6144 bytes (1.000x), naive sum 6144 bytes, 0 in-place write(s)
 # CHECK-NOT: entry
 
 # FACTS: entry predict
-# FACTS-NEXT: buffers 7, largest buffer 8192 bytes
-# FACTS-NEXT: arena 16384 bytes, lower bound 16384 bytes, naive sum 40960 bytes, in place 2
-# FACTS-NEXT: recomputed naive sum 40960 bytes, lower bound 16384 bytes, in place 2
-# FACTS-NEXT: arena vs naive sum: less
+# FACTS-NEXT: buffers 2, largest buffer 4096 bytes
+# FACTS-NEXT: arena 6144 bytes, lower bound 6144 bytes, naive sum 6144 bytes, in place 0
+# FACTS-NEXT: recomputed naive sum 6144 bytes, lower bound 6144 bytes, in place 0
+# FACTS-NEXT: arena vs naive sum: equal
 # FACTS-NEXT: arena vs lower bound: equal
 # FACTS-NEXT: all buffers inside the arena: yes
 # FACTS-NEXT: live buffers sharing bytes: 0
 # FACTS-NEXT: offsets aligned: yes
 
 # The picture has a frame per entry and a rectangle per buffer, 640 pixels across
-# 17 schedule points and 240 down 16384 bytes (alloc1 [6, 11] at offset 0).
+# 3 schedule points and 240 down 6144 bytes.
 # SVG: <svg xmlns="http://www.w3.org/2000/svg"
-# SVG: predict: arena 16384 bytes, lower bound 16384 bytes
-# SVG: <rect x="{{[0-9.]+}}" y="24.0" width="225.9" height="120.0" {{.*}}<title>alloc1: 8192 bytes at offset 0, live [6, 11]</title></rect>
+# SVG: predict: arena 6144 bytes, lower bound 6144 bytes
+# SVG: <rect x="24.0" y="24.0" width="426.7" height="160.0" {{.*}}<title>x: 4096 bytes at offset 0, live [0, 1]</title></rect>
 # SVG: </svg>
-# RECTS: 8
+# RECTS: 3
 
-# JSON: "arena_bytes": 16384,
+# JSON: "arena_bytes": 6144,
 # JSON: "entry": "predict",
-# JSON-NEXT: "in_place": 2,
-# JSON-NEXT: "lower_bound": 16384,
-# JSON-NEXT: "naive_sum": 40960
+# JSON-NEXT: "in_place": 0,
+# JSON-NEXT: "lower_bound": 6144,
+# JSON-NEXT: "naive_sum": 6144
 
 # 16 examples of 64 features: matmul, bias add, tanh, matmul, multiply,
 # matmul, exp, scale (>= 4 elementwise and 3 matmul steps).

@@ -17,11 +17,15 @@ fn f(x: f32[64], w: f32[64]) -> f32[64] {
 export e = vmap(f, in_axes=(0, none), batch=4);
 
 # CHECK-LABEL: func.func @e(
-# CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<4x64xf32> {{{[^}]*}}arr.staging{{[^}]*}}}, %[[W:[a-z0-9]+]]: memref<64xf32> {arr.name = "w"}, %[[OUT:[a-z0-9]+]]: memref<4x64xf32>
+# CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<4x64xf32> {{{[^}]*}}arr.staging{{[^}]*}}}, %[[W:[a-z0-9]+]]: memref<64xf32> {arr.name = "w"}, %[[OUT:[a-z0-9]+]]: memref<4x64xf32>{{.*}}, %[[ARENA:[a-z0-9]+]]: memref<2304xi8> {arr.arena})
 # CHECK-NOT:     outs(%[[X]]
 # CHECK-NOT:     outs(%[[W]]
-# CHECK-DAG:     linalg.copy ins(%[[W]] : memref<64xf32>) outs(%{{.+}} : memref<64xf32>)
-# CHECK-DAG:     linalg.copy ins(%[[X]] : memref<4x64xf32>) outs(%{{.+}} : memref<4x64xf32>)
+# CHECK:         %[[ACC:.+]] = memref.view %[[ARENA]]
+# CHECK:         sched.dispatch @{{[a-z0-9_]+}}(%[[W]] : memref<64xf32>) outs(%[[ACC]] : memref<64xf32>)
+# CHECK:         scf.for
+# CHECK:         }
+# CHECK-NEXT:    %[[B:.+]] = memref.view %[[ARENA]]
+# CHECK-NEXT:    sched.dispatch @{{[a-z0-9_]+}}(%[[X]] : memref<4x64xf32>) outs(%[[B]] : memref<4x64xf32>)
 # CHECK-NOT:     outs(%[[X]]
 # CHECK-NOT:     outs(%[[W]]
 # CHECK:         return

@@ -2,9 +2,10 @@
 
 // No hidden copies (issue 3, point 5): an operand shared by every example
 // (in_axes none) reaches the batched computation through an indexing map of
-// the one linalg op that reads it. It is never materialised B times: no
-// linalg op writes a B-sized broadcast of it to memory, and the arena holds
-// only the outputs' and mapped inputs' staging slots.
+// the one linalg op that reads it, inside the kernel of one dispatch. It is
+// never materialised B times: no dispatch writes a B-sized broadcast of it to
+// memory, and the arena holds only the outputs' and mapped inputs' staging
+// slots.
 
 // where(i > iota, a, b) with a batched index and shared arrays: one generic
 // reads %a and %b through (d0, d1) -> (d1).
@@ -22,16 +23,18 @@ func.func @where_entry(%i: tensor<16xi32>, %a: tensor<64xf32>, %b: tensor<64xf32
 // CHECK-DAG:   #[[ROW:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG:   #[[COL:.+]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG:   #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK:       func.func @where_entry(
-// CHECK-SAME:      %[[I:.+]]: memref<16xi32> {{.+}}, %[[A:.+]]: memref<64xf32>, %[[B:.+]]: memref<64xf32>, %[[OUT:.+]]: memref<16x64xf32> {{.+}}, %{{.+}}: memref<4160xi8> {arr.arena})
+// CHECK:       func.func private @[[K:.+]](%{{.+}}: memref<16xi32>, %{{.+}}: memref<64xf32>, %{{.+}}: memref<64xf32>, %{{.+}}: memref<16x64xf32>, %{{.+}}: index {sched.num_examples}) attributes {sched.kernel}
 // CHECK-NOT:     memref.copy
-// CHECK:         linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[COL]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[I]], %[[A]], %[[B]] : memref<16xi32>, memref<64xf32>, memref<64xf32>) outs(%[[OUT]] : memref<16x64xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[COL]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins({{.+}} : tensor<16xi32>, tensor<64xf32>, tensor<64xf32>) outs({{.+}} : tensor<16x64xf32>)
 // CHECK:           linalg.index 1
 // CHECK:           arith.cmpi slt
 // CHECK:           arith.select
 // CHECK-NOT:     linalg.{{generic|fill|matmul|transpose|copy}}
-// CHECK-NOT:     memref.copy
-// CHECK:         return
+// CHECK:       func.func @where_entry(
+// CHECK-SAME:      %[[I:.+]]: memref<16xi32> {{.+}}, %[[A:.+]]: memref<64xf32>, %[[B:.+]]: memref<64xf32>, %[[OUT:.+]]: memref<16x64xf32> {{.+}}, %{{.+}}: memref<4160xi8> {arr.arena})
+// CHECK-NEXT:    %[[N:.+]] = sched.num_examples
+// CHECK-NEXT:    sched.dispatch @[[K]](%[[I]], %[[A]], %[[B]] : memref<16xi32>, memref<64xf32>, memref<64xf32>) outs(%[[OUT]] : memref<16x64xf32>) scalars(%[[N]])
+// CHECK-NEXT:    return
 
 // -----
 
@@ -48,14 +51,15 @@ func.func @matmul_entry(%x: tensor<64x16xf32>, %w: tensor<64x32xf32>) -> tensor<
 // CHECK-DAG:   #[[X:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-DAG:   #[[W:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG:   #[[R:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK:       func.func private @[[K:.+]](%{{.+}}: memref<64x16xf32>, %{{.+}}: memref<64x32xf32>, %{{.+}}: memref<16x32xf32>, %{{.+}}: index {sched.num_examples}) attributes {sched.kernel}
+// CHECK:         linalg.fill
+// CHECK-NEXT:    linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[R]]], iterator_types = ["parallel", "parallel", "reduction"]} ins({{.+}} : tensor<64x16xf32>, tensor<64x32xf32>) outs({{.+}} : tensor<16x32xf32>)
+// CHECK-NOT:     linalg.{{generic|fill|matmul|transpose|copy}}
 // CHECK:       func.func @matmul_entry(
 // CHECK-SAME:      %[[XA:.+]]: memref<64x16xf32> {{.+}}, %[[WA:.+]]: memref<64x32xf32>, %[[OUT:.+]]: memref<16x32xf32> {{.+}}, %{{.+}}: memref<6144xi8> {arr.arena})
-// CHECK-NOT:     memref.copy
-// CHECK:         linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] : memref<16x32xf32>)
-// CHECK-NEXT:    linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[R]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[XA]], %[[WA]] : memref<64x16xf32>, memref<64x32xf32>) outs(%[[OUT]] : memref<16x32xf32>)
-// CHECK-NOT:     linalg.{{generic|fill|matmul|transpose|copy}}
-// CHECK-NOT:     memref.copy
-// CHECK:         return
+// CHECK-NEXT:    %[[N:.+]] = sched.num_examples
+// CHECK-NEXT:    sched.dispatch @[[K]](%[[XA]], %[[WA]] : memref<64x16xf32>, memref<64x32xf32>) outs(%[[OUT]] : memref<16x32xf32>) scalars(%[[N]])
+// CHECK-NEXT:    return
 
 // -----
 
@@ -72,14 +76,20 @@ func.func @concat_entry(%a: tensor<16x8xf32>, %b: tensor<3xf32>) -> tensor<16x11
 }
 // CHECK-DAG:   #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG:   #[[COL:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK:       func.func private @[[K0:.+]](%{{.+}}: memref<16x8xf32>, %[[OUT0:.+]]: memref<16x11xf32>, %{{.+}}: index {sched.num_examples})
+// CHECK-NEXT:    to_tensor
+// CHECK-NEXT:    %[[S0:.+]] = memref.subview %[[OUT0]][0, 0] [16, 8] [1, 1]
+// CHECK-NEXT:    %[[T0:.+]] = bufferization.to_tensor %[[S0]]
+// CHECK-NEXT:    linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], {{.+}}} ins(%{{.+}} : tensor<16x8xf32>) outs(%[[T0]] : tensor<16x8xf32>)
+// CHECK:           math.exp
+// CHECK:       func.func private @[[K1:.+]](%{{.+}}: memref<3xf32>, %[[OUT1:.+]]: memref<16x11xf32>)
+// CHECK-NEXT:    to_tensor
+// CHECK-NEXT:    %[[S1:.+]] = memref.subview %[[OUT1]][0, 8] [16, 3] [1, 1]
+// CHECK-NEXT:    %[[T1:.+]] = bufferization.to_tensor %[[S1]]
+// CHECK-NEXT:    linalg.generic {indexing_maps = [#[[COL]], #[[ID]]], {{.+}}} ins(%{{.+}} : tensor<3xf32>) outs(%[[T1]] : tensor<16x3xf32>)
 // CHECK:       func.func @concat_entry(
 // CHECK-SAME:      %[[A:.+]]: memref<16x8xf32> {{.+}}, %[[B:.+]]: memref<3xf32>, %[[OUT:.+]]: memref<16x11xf32> {{.+}}, %{{.+}}: memref<1280xi8> {arr.arena})
-// CHECK-NOT:     memref.copy
-// CHECK:         %[[S0:.+]] = memref.subview %[[OUT]][0, 0] [16, 8] [1, 1]
-// CHECK-NEXT:    linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], {{.+}}} ins(%[[A]] : memref<16x8xf32>) outs(%[[S0]] : {{.+}})
-// CHECK:           math.exp
-// CHECK:         %[[S1:.+]] = memref.subview %[[OUT]][0, 8] [16, 3] [1, 1]
-// CHECK-NEXT:    linalg.generic {indexing_maps = [#[[COL]], #[[ID]]], {{.+}}} ins(%[[B]] : memref<3xf32>) outs(%[[S1]] : {{.+}})
-// CHECK-NOT:     linalg.{{generic|fill|matmul|transpose|copy}}
-// CHECK-NOT:     memref.copy
-// CHECK:         return
+// CHECK-NEXT:    %[[N:.+]] = sched.num_examples
+// CHECK-NEXT:    sched.dispatch @[[K0]](%[[A]] : memref<16x8xf32>) outs(%[[OUT]] : memref<16x11xf32>) scalars(%[[N]])
+// CHECK-NEXT:    sched.dispatch @[[K1]](%[[B]] : memref<3xf32>) outs(%[[OUT]] : memref<16x11xf32>)
+// CHECK-NEXT:    return
