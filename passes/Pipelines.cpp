@@ -54,7 +54,7 @@ void vmapc::buildArrToLLVMPipeline(OpPassManager &pm) {
   stridedCopies.stridedOnly = true;
   pm.addNestedPass<func::FuncOp>(createArrCopiesToLinalg(stridedCopies));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArrExpandMath());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -30,9 +30,9 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 /// arr-verify-buffer-plan.
 void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true);
 
-/// Planned memref program → LLVM dialect: linalg to loops, libm calls for
-/// math, bare-pointer calling convention and one `void NAME(void **)` C entry
-/// per entry point.
+/// Planned memref program → LLVM dialect: linalg to loops, f32 exp, log,
+/// tanh and pow as polynomials (arr-expand-math), bare-pointer calling
+/// convention and one `void NAME(void **)` C entry per entry point.
 void buildArrToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// The three above, in order: what `vmapc compile` runs for the CPU.
