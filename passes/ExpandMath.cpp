@@ -7,16 +7,17 @@
 // `floorf`/`fmaf`). The measured bounds and the sources are in docs/math.md;
 // test/e2e/MathAccuracyTest.cpp asserts them.
 //
-//   tanh  upstream `TanhApproximation` (Eigen's rational 13/6 minimax),
 //   log   upstream `LogApproximation` (Cephes `logf`, via Pommier's SSE
 //         code); denormal inputs are scaled into the normal range around it,
 //         since it clamps them to FLT_MIN,
 //   exp   Cephes `expf` (upstream's coefficients) with our own reduction and
-//         scaling: upstream flushes denormal results to zero, loses up to
-//         2^-16 relative accuracy near overflow and rounds with `math.floor`,
-//   powf  log2 and exp2 in f64, so that y * log2(x) keeps the 30 or more
-//         bits that an f32 exp(y * log(x)) loses; C99's special cases by
-//         selects.
+//         scaling: upstream flushes denormal results to zero, runs its
+//         polynomial far outside its interval near overflow and rounds with
+//         `math.floor`,
+//   tanh  our own: an odd polynomial near 0, 1 - 2 / (exp(2|x|) + 1) beyond
+//         (upstream's rational is off by up to 6.9 ulp and not 1 at inf),
+//   powf  log2 and exp2 in f64, so that y * log2(x) keeps the bits that an
+//         f32 exp(y * log(x)) loses; C99's special cases by selects.
 //
 // The `math.fma` ops of the upstream patterns become `arith.mulf` +
 // `arith.addf` with the `contract` flag: one FMA instruction where the target
@@ -186,10 +187,12 @@ private:
 /// exp(x) = 2^k * e^r, k = round(x / ln 2), r = x - k ln 2 in [-ln 2 / 2,
 /// ln 2 / 2] (Cody and Waite: ln 2 = C1 + C2 with C1 of 9 bits, so k * C1 and
 /// x - k * C1 are exact), e^r = 1 + r + r^2 P(r) with Cephes' `expf`
-/// coefficients. 2^k is applied as 2^k1 * 2^k2 (k1 = floor(k / 2)), both
-/// normal, so that a denormal result is rounded once and a result above
-/// FLT_MAX becomes inf; x is clamped to [-104, 89] first, where exp already
-/// rounds to 0 and to inf.
+/// coefficients, where 1 + r is kept as s + t exactly (Fast2Sum) and the
+/// small t + r^2 P(r) is added to s last: one rounding of magnitude 1 instead
+/// of two (the plain form reaches 1.01 ulp with FMA). 2^k is applied as 2^k1 *
+/// 2^k2 (k1 = floor(k / 2)), both normal, so that a denormal result is rounded
+/// once and a result above FLT_MAX becomes inf; x is clamped to [-104, 89]
+/// first, where exp already rounds to 0 and to inf.
 struct ExpApproximation : OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -216,7 +219,10 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
     Value p =
         e.polynomial(r, {5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2,
                          8.3334519073e-3, 1.3981999507e-3, 1.9875691500e-4});
-    Value expR = e.add(e.fma(p, e.mul(r, r), r), e.f32(1.0));
+    Value one = e.f32(1.0);
+    Value sum = e.add(one, r);
+    Value error = e.add(e.sub(one, sum), r);
+    Value expR = e.add(sum, e.fma(e.mul(r, r), p, error));
 
     // k in [-151, 129]: k1 in [-76, 64], k2 = k - k1 in [-75, 65].
     Value ki = e.fptosi(k);

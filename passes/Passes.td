@@ -284,12 +284,13 @@ def ArrExpandMath : Pass<"arr-expand-math"> {
     stays: LLVM lowers it to the square-root instruction. Other element types
     are left alone.
 
-    tanh is upstream's `TanhApproximation` and log upstream's
-    `LogApproximation`, with denormal inputs scaled into the normal range
-    around it; exp is Cephes' `expf` polynomial with its own reduction and
-    scaling (denormal results, exact overflow); powf computes y * log2|x| and
-    its exp2 in f64 and keeps every special case of C's `powf`. Bounds,
-    ranges, special cases and sources: docs/math.md.
+    log is upstream's `LogApproximation` (Cephes `logf`), with denormal
+    inputs scaled into the normal range around it; exp is Cephes' `expf`
+    polynomial with our own reduction and scaling (denormal results, exact
+    overflow); tanh is an odd polynomial below 0.55 and 1 - 2 / (exp(2|x|) +
+    1) above; powf computes y * log2|x| and its exp2 in f64 and keeps every
+    special case of C's `powf`. Bounds (1 ulp for exp and powf, 2 for log and
+    tanh), special cases and sources: docs/math.md.
 
     Before:
     ```mlir
