@@ -280,7 +280,7 @@ struct TanhApproximation : OpRewritePattern<math::TanhOp> {
 /// caller): |x| = 2^e * m with m in [sqrt(1/2), sqrt(2)) taken from the bits
 /// (a denormal is scaled by 2^23 first), then log2(m) = 2 log2(e) atanh(s)
 /// with s = (m - 1) / (m + 1), |s| <= 0.172, by its Taylor series to s^15
-/// (truncation below 2^-54 relative).
+/// (truncation below 2^-44 relative).
 Value log2F64(Elementwise &e, Value ax) {
   Value denormal = e.cmp(CmpFPredicate::OLT, ax, e.f32(0x1p-126));
   Value scaled = e.select(denormal, e.mul(ax, e.f32(0x1p23)), ax);
