@@ -1,15 +1,16 @@
 //===- ExpandMath.cpp - --arr-expand-math ---------------------------------===//
 //
 // f32 `math.exp`, `math.log`, `math.tanh` and `math.powf`, on scalars and on
-// vectors of any shape, as polynomial approximations made of arith and math
-// ops that LLVM lowers to vector instructions at every x86-64 level (no libm
-// call, no `math.floor`, no `math.fma`: SSE2 has neither and LLVM would call
+// vectors and ranked tensors of any shape, as polynomial approximations made
+// of arith ops (and `math.absf`, `math.copysign`: bit operations) that LLVM
+// lowers to vector instructions at every x86-64 level (no libm call, no
+// `math.floor`, no `math.fma`: SSE2 has neither and LLVM would call
 // `floorf`/`fmaf`). The measured bounds and the sources are in docs/math.md;
 // test/e2e/MathAccuracyTest.cpp asserts them.
 //
-//   log   upstream `LogApproximation` (Cephes `logf`, via Pommier's SSE
-//         code); denormal inputs are scaled into the normal range around it,
-//         since it clamps them to FLT_MIN,
+//   log   Cephes `logf` by way of Pommier's SSE code, the operations of
+//         upstream MLIR's `LogApproximation`, except that a denormal input
+//         is scaled into the normal range (upstream clamps it to FLT_MIN),
 //   exp   Cephes `expf` (upstream's coefficients) with our own reduction and
 //         scaling: upstream flushes denormal results to zero, runs its
 //         polynomial far outside its interval near overflow and rounds with
@@ -19,21 +20,25 @@
 //   powf  log2 and exp2 in f64, so that y * log2(x) keeps the bits that an
 //         f32 exp(y * log(x)) loses; C99's special cases by selects.
 //
-// The `math.fma` ops of the upstream patterns become `arith.mulf` +
-// `arith.addf` with the `contract` flag: one FMA instruction where the target
-// has one (x86-64-v3, -v4), a multiply and an add where it does not.
+// Multiply-adds are `arith.mulf` + `arith.addf` with the `contract` flag: one
+// FMA instruction where the target has one (x86-64-v3, -v4), a multiply and
+// an add where it does not. Besides arith and math ops the pass emits only
+// `tensor.dim` and `tensor.splat`, for the constants of a dynamically shaped
+// tensor.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
-#include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 namespace vmapc {
 #define GEN_PASS_DEF_ARREXPANDMATH
@@ -47,24 +52,26 @@ namespace {
 using arith::CmpFPredicate;
 using arith::CmpIPredicate;
 
-/// True for f32 and for vectors of f32 (any shape): the types expanded here.
+/// The types expanded here: f32, and vectors (fixed or scalable) and ranked
+/// tensors (static or dynamic shape) of f32.
 bool isF32Like(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getElementType().isF32();
+  if (isa<VectorType, RankedTensorType>(type))
+    return cast<ShapedType>(type).getElementType().isF32();
   return type.isF32();
 }
 
-/// Builds elementwise ops on values shaped like one operand (a scalar or a
-/// vector); constants are splats of that shape.
+/// Builds elementwise ops on values shaped like `like` (an operand of the op
+/// expanded: a scalar, a vector or a ranked tensor); constants are splats of
+/// that shape (`tensor.splat` with `like`'s sizes for a dynamic shape).
 class Elementwise {
 public:
-  Elementwise(OpBuilder &builder, Location loc, Type shapeOf)
-      : builder(builder), loc(loc), shapeOf(shapeOf) {}
+  Elementwise(OpBuilder &builder, Location loc, Value like)
+      : builder(builder), loc(loc), like(like) {}
 
   /// `element` in the operand's shape.
   Type type(Type element) const {
-    if (auto vector = dyn_cast<VectorType>(shapeOf))
-      return vector.clone(element);
+    if (auto shaped = dyn_cast<ShapedType>(like.getType()))
+      return shaped.clone(element);
     return element;
   }
   Type f32Type() const { return type(builder.getF32Type()); }
@@ -73,11 +80,16 @@ public:
   Type i64Type() const { return type(builder.getI64Type()); }
 
   Value constant(TypedAttr scalar) {
-    Type resultType = type(scalar.getType());
-    TypedAttr value = scalar;
-    if (auto vector = dyn_cast<VectorType>(resultType))
-      value = DenseElementsAttr::get(vector, ArrayRef<Attribute>(scalar));
-    return arith::ConstantOp::create(builder, loc, resultType, value);
+    auto shaped = dyn_cast<ShapedType>(type(scalar.getType()));
+    if (!shaped)
+      return arith::ConstantOp::create(builder, loc, scalar);
+    if (shaped.hasStaticShape())
+      return arith::ConstantOp::create(
+          builder, loc, shaped,
+          DenseElementsAttr::get(shaped, ArrayRef<Attribute>(scalar)));
+    Value element = arith::ConstantOp::create(builder, loc, scalar);
+    return tensor::SplatOp::create(builder, loc, element, shaped,
+                                   dynamicSizes());
   }
   Value f32(double v) {
     return constant(builder.getFloatAttr(builder.getF32Type(), v));
@@ -175,9 +187,22 @@ public:
   }
 
 private:
+  /// The dynamic sizes of `like` (a tensor), made once, where first needed.
+  ValueRange dynamicSizes() {
+    if (!sizes) {
+      sizes.emplace();
+      auto tensorType = cast<RankedTensorType>(like.getType());
+      for (int64_t i = 0; i < tensorType.getRank(); ++i)
+        if (tensorType.isDynamicDim(i))
+          sizes->push_back(tensor::DimOp::create(builder, loc, like, i));
+    }
+    return *sizes;
+  }
+
   OpBuilder &builder;
   Location loc;
-  Type shapeOf;
+  Value like;
+  std::optional<SmallVector<Value>> sizes;
 };
 
 //===----------------------------------------------------------------------===//
@@ -201,7 +226,7 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
     Value x = op.getOperand();
     if (!isF32Like(x.getType()))
       return rewriter.notifyMatchFailure(op, "not f32");
-    Elementwise e(rewriter, op.getLoc(), x.getType());
+    Elementwise e(rewriter, op.getLoc(), x);
 
     // Ordered compares: a NaN becomes -104 here and x again at the end.
     Value clamped =
@@ -235,6 +260,80 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// log
+//===----------------------------------------------------------------------===//
+
+/// log(x) = e ln 2 + log(1 + f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2),
+/// sqrt(2)), and log(1 + f) = f - f^2 / 2 + f^3 P(f), P of degree 8: Cephes
+/// `logf` by way of Julien Pommier's SSE code (http://gruntthepeon.free.fr/
+/// ssemath), the operations and constants of upstream MLIR's
+/// `LogApproximation` (mlir/lib/Dialect/Math/Transforms/
+/// PolynomialApproximation.cpp). Upstream clamps x to FLT_MIN, so that log
+/// of every denormal is log(FLT_MIN) = -87.34; here x < 2^-126 is scaled by
+/// 2^23 and e lowered by 23. log(±0) = -inf, log(x < 0) = NaN, log(inf) =
+/// inf, NaN stays NaN, by selects on x.
+struct LogApproximation : OpRewritePattern<math::LogOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::LogOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getOperand();
+    if (!isF32Like(x.getType()))
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Elementwise e(rewriter, op.getLoc(), x);
+
+    Value minNormal = e.f32(0x1p-126f);
+    Value tiny = e.cmp(CmpFPredicate::OLT, x, minNormal);
+    Value scaled = e.select(tiny, e.mul(x, e.f32(0x1p23f)), x);
+    // What is left below FLT_MIN (0 and negative x, whose results are
+    // selected at the end) becomes FLT_MIN; NaN passes (unordered compare).
+    scaled = e.select(e.cmp(CmpFPredicate::UGT, scaled, minNormal), scaled,
+                      minNormal);
+
+    // frexp: scaled = 2^exponent * fraction, fraction in [0.5, 1).
+    Value bits = e.bitcast(e.i32Type(), scaled);
+    Value fraction =
+        e.bitcast(e.f32Type(), e.ori(e.andi(bits, e.i32(~int32_t(0x7f800000))),
+                                     e.i32(0x3f000000)));
+    Value exponent =
+        e.sub(e.sitofp(e.f32Type(), e.shrui(bits, e.i32(23))),
+              e.select(tiny, e.f32(126.0f + 23.0f), e.f32(126.0f)));
+
+    // fraction in [sqrt(1/2), sqrt(2)), minus 1:
+    //   fraction < sqrt(1/2) ? (exponent - 1, 2 fraction - 1)
+    //                        : (exponent, fraction - 1).
+    Value zero = e.f32(0.0f), one = e.f32(1.0f);
+    Value below =
+        e.cmp(CmpFPredicate::OLT, fraction, e.f32(0.707106781186547524f));
+    Value f = e.add(e.sub(fraction, one), e.select(below, fraction, zero));
+    exponent = e.sub(exponent, e.select(below, one, zero));
+
+    // f - f^2 / 2 + f^3 P(f), P evaluated in three parts.
+    Value f2 = e.mul(f, f);
+    Value f3 = e.mul(f2, f);
+    Value y0 = e.fma(e.f32(7.0376836292E-2f), f, e.f32(-1.1514610310E-1f));
+    Value y1 = e.fma(e.f32(-1.2420140846E-1f), f, e.f32(+1.4249322787E-1f));
+    Value y2 = e.fma(e.f32(+2.0000714765E-1f), f, e.f32(-2.4999993993E-1f));
+    y0 = e.fma(y0, f, e.f32(1.1676998740E-1f));
+    y1 = e.fma(y1, f, e.f32(-1.6668057665E-1f));
+    y2 = e.fma(y2, f, e.f32(+3.3333331174E-1f));
+    y0 = e.fma(y0, f3, y1);
+    y0 = e.fma(y0, f3, y2);
+    y0 = e.mul(y0, f3);
+    y0 = e.fma(e.f32(-0.5f), f2, y0);
+    Value result = e.fma(exponent, e.f32(0x1.62e430p-1f), e.add(f, y0));
+
+    Value isZero = e.cmp(CmpFPredicate::OEQ, x, zero);
+    Value isInvalid = e.cmp(CmpFPredicate::ULT, x, zero); // x < 0 or NaN
+    Value isInf = e.cmp(CmpFPredicate::OEQ, x, e.f32Inf());
+    result = e.select(isInf, e.f32Inf(), result);
+    result = e.select(isInvalid, e.f32NaN(), result);
+    rewriter.replaceOp(op, e.select(isZero, e.f32(-INFINITY), result));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // tanh
 //===----------------------------------------------------------------------===//
 
@@ -251,7 +350,7 @@ struct TanhApproximation : OpRewritePattern<math::TanhOp> {
     Value x = op.getOperand();
     if (!isF32Like(x.getType()))
       return rewriter.notifyMatchFailure(op, "not f32");
-    Elementwise e(rewriter, op.getLoc(), x.getType());
+    Elementwise e(rewriter, op.getLoc(), x);
 
     Value x2 = e.mul(x, x);
     Value p =
@@ -346,7 +445,7 @@ struct PowFApproximation : OpRewritePattern<math::PowFOp> {
     Value x = op.getLhs(), y = op.getRhs();
     if (!isF32Like(x.getType()))
       return rewriter.notifyMatchFailure(op, "not f32");
-    Elementwise e(rewriter, op.getLoc(), x.getType());
+    Elementwise e(rewriter, op.getLoc(), x);
 
     // y log2|x|, with log2(0) = -inf and log2(inf) = inf, so that the
     // infinities of x and y give the right 0 or inf.
@@ -394,54 +493,12 @@ struct PowFApproximation : OpRewritePattern<math::PowFOp> {
   }
 };
 
-//===----------------------------------------------------------------------===//
-// Fixes around upstream's patterns
-//===----------------------------------------------------------------------===//
-
-/// Upstream's `LogApproximation` clamps its input to FLT_MIN: a denormal x
-/// (and 0 < x < FLT_MIN in general) is scaled by 2^23 before it and 23 ln 2
-/// subtracted after it. Done once per op before the patterns run, so that
-/// the rewritten `math.log` is not matched again.
-void scaleDenormalLogInput(math::LogOp op) {
-  if (!isF32Like(op.getType()))
-    return;
-  OpBuilder builder(op);
-  Elementwise e(builder, op.getLoc(), op.getType());
-  Value x = op.getOperand();
-  Value tiny = e.cmp(CmpFPredicate::OLT, x, e.f32(0x1p-126));
-  op.getOperandMutable().assign(e.select(tiny, e.mul(x, e.f32(0x1p23)), x));
-  builder.setInsertionPointAfter(op);
-  Value shifted = e.sub(op.getResult(), e.f32(23.0 * M_LN2));
-  Value result = e.select(tiny, shifted, op.getResult());
-  op.getResult().replaceAllUsesExcept(
-      result, SmallPtrSet<Operation *, 2>{shifted.getDefiningOp(),
-                                          result.getDefiningOp()});
-}
-
-/// `math.fma` (from the upstream patterns) as `arith.mulf` + `arith.addf`
-/// with `contract`.
-struct FmaToContractedMulAdd : OpRewritePattern<math::FmaOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(math::FmaOp op,
-                                PatternRewriter &rewriter) const override {
-    Elementwise e(rewriter, op.getLoc(), op.getType());
-    rewriter.replaceOp(op, e.fma(op.getA(), op.getB(), op.getC()));
-    return success();
-  }
-};
-
 struct ArrExpandMathPass : vmapc::impl::ArrExpandMathBase<ArrExpandMathPass> {
   void runOnOperation() override {
-    getOperation()->walk([](math::LogOp op) { scaleDenormalLogInput(op); });
-
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
-      return name == math::LogOp::getOperationName();
-    });
-    patterns.add<ExpApproximation, TanhApproximation, PowFApproximation,
-                 FmaToContractedMulAdd>(context);
+    patterns.add<ExpApproximation, LogApproximation, TanhApproximation,
+                 PowFApproximation>(context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -277,20 +277,22 @@ def ArrExpandMath : Pass<"arr-expand-math"> {
   let summary = "Expands f32 exp, log, tanh and powf into polynomial approximations";
   let description = [{
     Rewrites `math.exp`, `math.log`, `math.tanh` and `math.powf` on f32
-    scalars and vectors of f32 (any shape) into arith and math ops that LLVM
+    scalars, vectors of f32 and ranked tensors of f32 (any shape, static or
+    dynamic) into arith ops, `math.absf` and `math.copysign`, which LLVM
     lowers to vector instructions at every x86-64 level: no libm call, no
     `math.floor` and no `math.fma` (SSE2 has neither; multiply-adds carry the
     `contract` flag and become FMAs where the target has them). `math.sqrt`
-    stays: LLVM lowers it to the square-root instruction. Other element types
-    are left alone.
+    stays: LLVM lowers it to the square-root instruction. Other element
+    types and other math ops are left alone. The constants of a dynamically
+    shaped tensor are `tensor.splat`s of its `tensor.dim`s.
 
-    log is upstream's `LogApproximation` (Cephes `logf`), with denormal
-    inputs scaled into the normal range around it; exp is Cephes' `expf`
-    polynomial with our own reduction and scaling (denormal results, exact
-    overflow); tanh is an odd polynomial below 0.55 and 1 - 2 / (exp(2|x|) +
-    1) above; powf computes y * log2|x| and its exp2 in f64 and keeps every
-    special case of C's `powf`. Bounds (1 ulp for exp and powf, 2 for log and
-    tanh), special cases and sources: docs/math.md.
+    exp is Cephes' `expf` polynomial with our own reduction and scaling
+    (denormal results, exact overflow); log is Cephes' `logf` (the
+    operations of upstream's `LogApproximation`) with denormal inputs scaled
+    into the normal range; tanh is an odd polynomial below 0.55 and
+    1 - 2 / (exp(2|x|) + 1) above; powf computes y * log2|x| and its exp2 in
+    f64 and keeps every special case of C's `powf`. Bounds (1 ulp for exp and
+    powf, 2 for log and tanh), special cases and sources: docs/math.md.
 
     Before:
     ```mlir
@@ -313,7 +315,7 @@ def ArrExpandMath : Pass<"arr-expand-math"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // VMAPC_PASSES

@@ -62,20 +62,34 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// log: upstream's LogApproximation on x scaled by 2^23 when x < 2^-126, and
-// 23 ln 2 subtracted then.
+// log: x < 2^-126 scaled by 2^23 (and 23 taken from its exponent), frexp
+// from the bits, Cephes' polynomial as contractible multiply-adds, e ln 2
+// added, then -inf for 0, NaN below 0 (and for NaN), inf for inf.
 // CHECK-LABEL: func.func @log_vector(
 // CHECK-SAME:    %[[X:.+]]: vector<16xf32>
-// CHECK-NOT:     {{math\.(log|fma)|call}}
+// CHECK-NOT:     {{math\.|call}}
+// CHECK-DAG:     %[[NEGINF:.+]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK-DAG:     %[[NAN:.+]] = arith.constant dense<0x7FC00000> : vector<16xf32>
+// CHECK-DAG:     %[[LN2:.+]] = arith.constant dense<0.693147182> : vector<16xf32>
+// CHECK-DAG:     %[[EBIAS_TINY:.+]] = arith.constant dense<1.490000e+02> : vector<16xf32>
+// CHECK-DAG:     %[[EBIAS:.+]] = arith.constant dense<1.260000e+02> : vector<16xf32>
 // CHECK-DAG:     %[[MIN:.+]] = arith.constant dense<1.17549435E-38> : vector<16xf32>
 // CHECK-DAG:     %[[TWO23:.+]] = arith.constant dense<0x4B000000> : vector<16xf32>
-// CHECK-DAG:     %[[LN2X23:.+]] = arith.constant dense<15.9423847> : vector<16xf32>
+// CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // CHECK:         %[[TINY:.+]] = arith.cmpf olt, %[[X]], %[[MIN]]
 // CHECK:         %[[SCALED:.+]] = arith.mulf %[[X]], %[[TWO23]]
 // CHECK:         arith.select %[[TINY]], %[[SCALED]], %[[X]]
-// CHECK:         %[[SHIFTED:.+]] = arith.subf %[[LOG:.+]], %[[LN2X23]] : vector<16xf32>
-// CHECK:         %[[R:.+]] = arith.select %[[TINY]], %[[SHIFTED]], %[[LOG]] : vector<16xi1>, vector<16xf32>
-// CHECK-NOT:     {{math\.(log|fma)|call}}
+// CHECK:         arith.select %[[TINY]], %[[EBIAS_TINY]], %[[EBIAS]]
+// CHECK:         arith.shrui
+// CHECK:         arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : vector<16xf32>
+// CHECK:         %[[E:.+]] = arith.mulf %{{.+}}, %[[LN2]] fastmath<contract> : vector<16xf32>
+// CHECK:         %[[LOG:.+]] = arith.addf %[[E]], %{{.+}} fastmath<contract> : vector<16xf32>
+// CHECK-DAG:     %[[ISZERO:.+]] = arith.cmpf oeq, %[[X]], %[[ZERO]]
+// CHECK-DAG:     %[[INVALID:.+]] = arith.cmpf ult, %[[X]], %[[ZERO]]
+// CHECK:         %[[R1:.+]] = arith.select %{{.+}}, %{{.+}}, %[[LOG]]
+// CHECK:         %[[R2:.+]] = arith.select %[[INVALID]], %[[NAN]], %[[R1]]
+// CHECK:         %[[R:.+]] = arith.select %[[ISZERO]], %[[NEGINF]], %[[R2]]
+// CHECK-NOT:     {{math\.|call}}
 // CHECK:         return %[[R]]
 
 // LLVM-LABEL: llvm.func @log_vector(
@@ -188,23 +202,45 @@ func.func @powf_vector(%x: vector<16xf32>, %y: vector<16xf32>) -> vector<16xf32>
 // CHECK-LABEL: func.func @scalar_and_2d(
 // CHECK-NOT:     {{math\.(exp|log|tanh|powf|fma)|call}}
 // CHECK:         arith.fptosi %{{.+}} : f32 to i32
+// CHECK:         arith.shrui %{{.+}}, %{{.+}} : i32
+// CHECK:         math.copysign %{{.+}}, %{{.+}} : f32
 // CHECK:         arith.extf %{{.+}} : vector<4x8xf32> to vector<4x8xf64>
 // CHECK-NOT:     {{math\.(exp|log|tanh|powf|fma)|call}}
 // CHECK:         return
-func.func @scalar_and_2d(%x: f32, %v: vector<4x8xf32>) -> (f32, vector<4x8xf32>) {
+func.func @scalar_and_2d(%x: f32, %v: vector<4x8xf32>) -> (f32, f32, f32, vector<4x8xf32>) {
   %0 = math.exp %x : f32
-  %1 = math.powf %v, %v : vector<4x8xf32>
-  return %0, %1 : f32, vector<4x8xf32>
+  %1 = math.log %x : f32
+  %2 = math.tanh %x : f32
+  %3 = math.powf %v, %v : vector<4x8xf32>
+  return %0, %1, %2, %3 : f32, f32, f32, vector<4x8xf32>
 }
 
 // -----
 
-// Other element types are left alone.
-// CHECK-LABEL: func.func @f64_left_alone(
+// sqrt is left as math.sqrt: LLVM lowers it to the square-root instruction
+// (sqrtps, correctly rounded). Other element types and other math ops (fma
+// included) are left alone.
+// CHECK-LABEL: func.func @left_alone(
+// CHECK:         math.sqrt %{{.+}} : vector<16xf32>
 // CHECK:         math.exp %{{.+}} : f64
 // CHECK:         math.tanh %{{.+}} : vector<4xf64>
-func.func @f64_left_alone(%x: f64, %v: vector<4xf64>) -> (f64, vector<4xf64>) {
-  %0 = math.exp %x : f64
-  %1 = math.tanh %v : vector<4xf64>
-  return %0, %1 : f64, vector<4xf64>
+// CHECK:         math.log %{{.+}} : vector<4xf16>
+// CHECK:         math.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+
+// LLVM-LABEL: llvm.func @left_alone(
+// LLVM:         llvm.intr.sqrt(%{{.+}}) : (vector<16xf32>) -> vector<16xf32>
+
+// SSE2-LABEL: left_alone:
+// SSE2:         sqrtps
+
+// AVX2-LABEL: left_alone:
+// AVX2:         vsqrtps{{.*}}ymm
+func.func @left_alone(%q: vector<16xf32>, %x: f64, %v: vector<4xf64>, %h: vector<4xf16>)
+    -> (vector<16xf32>, f64, vector<4xf64>, vector<4xf16>, vector<16xf32>) {
+  %0 = math.sqrt %q : vector<16xf32>
+  %1 = math.exp %x : f64
+  %2 = math.tanh %v : vector<4xf64>
+  %3 = math.log %h : vector<4xf16>
+  %4 = math.fma %q, %q, %q : vector<16xf32>
+  return %0, %1, %2, %3, %4 : vector<16xf32>, f64, vector<4xf64>, vector<4xf16>, vector<16xf32>
 }

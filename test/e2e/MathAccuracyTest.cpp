@@ -1,10 +1,12 @@
-//===- MathAccuracyTest.cpp - exp, log, tanh, pow against libm in double --===//
+//===- MathAccuracyTest.cpp - exp, log, tanh, pow, sqrt against libm ------===//
 //
 // Each op is one elementwise export compiled for the CPU (its f32 polynomial
 // from --arr-expand-math) and run through the runtime on a sweep of inputs.
-// Every result is compared with the op computed in double by the C library
-// (an error far below 2^-29 f32 ulp), in f32 ulp of that exact value: the
-// spacing of f32 at its magnitude, 2^-149 for a denormal one, 2^104 beyond
+// sqrt (the square-root instruction) must be correctly rounded: equal to the
+// double sqrt rounded to f32 (exact, since 53 >= 2 * 24 + 2).
+// Every other result is compared with the op computed in double by the C
+// library (an error far below 2^-29 f32 ulp), in f32 ulp of that exact value:
+// the spacing of f32 at its magnitude, 2^-149 for a denormal one, 2^104 beyond
 // FLT_MAX (an inf result counts as 2^128 there). Results that are exactly
 // ±0, ±inf or NaN in double (log(0), tanh(-0), pow's special cases) must be
 // exactly that, sign of zero included. The bounds asserted are docs/math.md's.
@@ -12,7 +14,8 @@
 // Inputs of the unary ops: one f32 bit pattern in every block of 2^10 (the
 // whole line, both signs, denormals, inf and NaN included; a hashed offset in
 // each block), every pattern near the edges (overflow, underflow, the
-// polynomials' switch points, 1 for log, 0), and the special values. powf:
+// polynomials' switch points, 1 for log, 0; every positive denormal for log),
+// and the special values. powf:
 // x of every binade with y chosen so that y log2|x| covers [-155, 135]
 // (where the result is neither 0 nor inf), negative x with integer y, small
 // integer y, and C99's special cases one by one. With VMAPC_MATH_EXHAUSTIVE=1
@@ -264,10 +267,9 @@ TEST(MathAccuracy, LogWithin2UlpEverywhere) {
   ASSERT_TRUE(op.compiled);
   Worst worst =
       measureUnary(op, [](double v) { return std::log(v); },
-                   {{0.99f, 1.01f},         // around 1 (results near 0)
-                    {0.7f, 0.715f},         // the sqrt(1/2) switch point
-                    {0x1p-149f, 0x1p-136f}, // the smallest denormals
-                    {0x1.fff000p-127f, 0x1.001p-126f}}); // denormal/normal edge
+                   {{0.99f, 1.01f},               // around 1
+                    {0.7f, 0.715f},               // the sqrt(1/2) switch
+                    {0x1p-149f, 0x1.001p-126f}}); // every positive denormal
   EXPECT_LE(worst.ulp, 2.0) << worst.where(1);
   std::cout << "log: " << worst.where(1) << "\n";
 }
@@ -315,6 +317,35 @@ TEST(MathAccuracy, TanhSpecialValues) {
                    {kMinDenormal, kMinDenormal},
                    {-kMinDenormal, -kMinDenormal},
                    {1e-30f, 1e-30f}});
+}
+
+//===----------------------------------------------------------------------===//
+// sqrt
+//===----------------------------------------------------------------------===//
+
+TEST(MathAccuracy, SqrtCorrectlyRoundedEverywhere) {
+  Op op("sqrt(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  Worst worst = measureUnary(
+      op, [](double v) { return double(static_cast<float>(std::sqrt(v))); },
+      {{0x1p-149f, 0x1p-136f}, {0.999f, 1.001f}, {3.99f, 4.01f}});
+  EXPECT_EQ(worst.ulp, 0.0) << worst.where(1);
+  std::cout << "sqrt: " << worst.where(1) << "\n";
+}
+
+TEST(MathAccuracy, SqrtSpecialValues) {
+  Op op("sqrt(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  expectExact(op, {{0.0f, 0.0f},
+                   {-0.0f, -0.0f},
+                   {kInf, kInf},
+                   {-kInf, kNaN},
+                   {-1.0f, kNaN},
+                   {-kMinDenormal, kNaN},
+                   {kNaN, kNaN},
+                   {4.0f, 2.0f},
+                   {0x1p-148f, 0x1p-74f},
+                   {2.0f, 0x1.6a09e6p+0f}});
 }
 
 //===----------------------------------------------------------------------===//
