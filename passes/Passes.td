@@ -540,4 +540,49 @@ def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ArrExpandMath : Pass<"arr-expand-math"> {
+  let summary = "Expands f32 exp, log, tanh and powf into polynomial approximations";
+  let description = [{
+    Rewrites `math.exp`, `math.log`, `math.tanh` and `math.powf` on f32
+    scalars, vectors of f32 and ranked tensors of f32 (any shape, static or
+    dynamic) into arith ops, `math.absf` and `math.copysign`, which LLVM
+    lowers to vector instructions at every x86-64 level: no libm call, no
+    `math.floor` and no `math.fma` (SSE2 has neither; multiply-adds carry the
+    `contract` flag and become FMAs where the target has them). `math.sqrt`
+    stays: LLVM lowers it to the square-root instruction. Other element
+    types and other math ops are left alone. The constants of a dynamically
+    shaped tensor are `tensor.splat`s of its `tensor.dim`s.
+
+    exp is Cephes' `expf` polynomial with our own reduction and scaling
+    (denormal results, exact overflow); log is Cephes' `logf` (the
+    operations of upstream's `LogApproximation`) with denormal inputs scaled
+    into the normal range; tanh is an odd polynomial below 0.55 and
+    1 - 2 / (exp(2|x|) + 1) above; powf computes y * log2|x| and its exp2 in
+    f64 and keeps every special case of C's `powf`. Bounds (1 ulp for exp and
+    powf, 2 for log and tanh), special cases and sources: docs/math.md.
+
+    Before:
+    ```mlir
+    %y = math.exp %x : vector<16xf32>
+    ```
+    After (abridged):
+    ```mlir
+    %lo = arith.cmpf oge, %x, %cst_m104 : vector<16xf32>
+    %c = arith.select %lo, %x, %cst_m104 : vector<16xi1>, vector<16xf32>
+    ...
+    %k = arith.subf %s, %shift : vector<16xf32>        // round(x * log2(e))
+    %r0 = arith.mulf %k, %c1 fastmath<contract> : vector<16xf32>
+    %r = arith.addf %r0, %c fastmath<contract> : vector<16xf32>
+    ...                                                // e^r, Horner
+    %ki = arith.fptosi %k : vector<16xf32> to vector<16xi32>
+    ...                                                // 2^k1 * 2^k2 from bits
+    %nan = arith.cmpf uno, %x, %x : vector<16xf32>
+    %y = arith.select %nan, %x, %e : vector<16xi1>, vector<16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // VMAPC_PASSES

@@ -75,7 +75,7 @@ void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm) {
   VectorTransferToSCFOptions vectorToSCF;
   vectorToSCF.enableFullUnroll(true);
   pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
-  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArrExpandMath());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

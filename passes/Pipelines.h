@@ -43,7 +43,9 @@ void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true);
 void buildCpuKernelPipeline(mlir::OpPassManager &pm,
                             llvm::StringRef isa = "x86-64");
 
-/// CPU kernels → LLVM dialect, with the C entry `vmapc_kernel_NAME` of each.
+/// CPU kernels → LLVM dialect: vector ops lowered for the CPU, f32 exp, log,
+/// tanh and pow as polynomials (arr-expand-math), and the C entry
+/// `vmapc_kernel_NAME` and descriptor of each kernel.
 void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// buildCpuKernelPipeline then buildKernelsToLLVMPipeline.
