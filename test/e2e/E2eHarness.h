@@ -17,6 +17,7 @@
 #include "test/oracle/Interpreter.h"
 #include "vmapc/ArtifactFormat.h"
 #include "vmapc/Runtime.h"
+#include "vmapc/cpu/SharedObject.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -30,6 +31,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -78,16 +80,63 @@ struct CompiledProgram {
   std::unique_ptr<vmapc::Executable> executable;
   /// Bytes of the serialized artifact.
   size_t artifactBytes = 0;
+  /// The serialized artifact, to load it on another device.
+  std::string artifact;
 
   mlir::func::FuncOp exported(llvm::StringRef name) {
     return reference->lookupSymbol<mlir::func::FuncOp>(name);
   }
 };
 
-/// Compiles `source` for the CPU and loads it; returns a failure with every
+/// Where a test runs its programs: a CPU ISA level ("" = compile every
+/// level, run the best the host has) and a thread count (0 = the device's
+/// default, all hardware threads).
+struct DeviceConfig {
+  std::string isaLevel;
+  unsigned threads = 0;
+
+  /// VMAPC_CPU_ISA and VMAPC_CPU_THREADS, the variables the runtime's CPU
+  /// device reads too (test/e2e/CMakeLists.txt runs the tests under several).
+  static DeviceConfig fromEnvironment() {
+    DeviceConfig config;
+    if (const char *isa = std::getenv("VMAPC_CPU_ISA"))
+      config.isaLevel = isa;
+    if (const char *threads = std::getenv("VMAPC_CPU_THREADS"))
+      config.threads = unsigned(std::strtoul(threads, nullptr, 10));
+    return config;
+  }
+  /// The device string, e.g. "cpu:isa=x86-64-v3,threads=2".
+  std::string device() const {
+    std::string options;
+    if (!isaLevel.empty())
+      options += "isa=" + isaLevel;
+    if (threads)
+      options += (options.empty() ? "" : ",") + std::string("threads=") +
+                 std::to_string(threads);
+    return options.empty() ? "cpu" : "cpu:" + options;
+  }
+};
+
+/// Whether this CPU runs code of ISA `level` ("x86-64", "x86-64-v3", ...).
+inline bool hostRunsIsaLevel(const std::string &level) {
+  return vmapc::cpu::hostSupports(level == "x86-64" ? "sse2" : level);
+}
+
+/// The ISA levels this CPU runs, lowest first.
+inline std::vector<std::string> hostIsaLevels() {
+  std::vector<std::string> levels;
+  for (const char *level : {"x86-64", "x86-64-v3", "x86-64-v4"})
+    if (hostRunsIsaLevel(level))
+      levels.push_back(level);
+  return levels;
+}
+
+/// Compiles `source` for the CPU (only `config`'s ISA level when it names
+/// one) and loads it on `config`'s device; returns a failure with every
 /// diagnostic on error.
-inline ::testing::AssertionResult compileProgram(const std::string &source,
-                                                 CompiledProgram &out) {
+inline ::testing::AssertionResult
+compileProgram(const std::string &source, CompiledProgram &out,
+               const DeviceConfig &config = DeviceConfig::fromEnvironment()) {
   out.context = makeFullContext();
   std::string diagnostics;
   // Two separate imports: one is lowered and compiled, one stays as written.
@@ -107,7 +156,10 @@ inline ::testing::AssertionResult compileProgram(const std::string &source,
           os << d.getLocation() << ": " << d << "\n";
           return mlir::success();
         });
-    if (mlir::failed(vmapc::compileForCpu(*toCompile, artifact)))
+    std::vector<std::string> levels;
+    if (!config.isaLevel.empty())
+      levels.push_back(config.isaLevel);
+    if (mlir::failed(vmapc::compileForCpu(*toCompile, artifact, levels)))
       return ::testing::AssertionFailure() << "compileForCpu failed:\n"
                                            << diagnostics;
   }
@@ -117,10 +169,12 @@ inline ::testing::AssertionResult compileProgram(const std::string &source,
     return ::testing::AssertionFailure()
            << "serializeArtifact: " << status.message();
   out.artifactBytes = bytes.size();
+  out.artifact = bytes;
   vmapc::Device cpu;
-  status = vmapc::Device::open("cpu", &cpu);
+  status = vmapc::Device::open(config.device(), &cpu);
   if (!status.ok())
-    return ::testing::AssertionFailure() << "open cpu: " << status.message();
+    return ::testing::AssertionFailure()
+           << "open " << config.device() << ": " << status.message();
   status = vmapc::Executable::loadBytes(cpu, bytes.data(), bytes.size(),
                                         &out.executable);
   if (!status.ok())

@@ -251,6 +251,16 @@ Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
       stats.addTags(progs.back());
     }
     stats.programs += progs.size();
+    // Each module runs at one ISA level and thread count, in turn, so that
+    // the programs cover every level this CPU has, with 1 and 2 threads
+    // (unless the environment fixes the device).
+    DeviceConfig device = DeviceConfig::fromEnvironment();
+    if (device.isaLevel.empty() && device.threads == 0) {
+      static const std::vector<std::string> levels = hostIsaLevels();
+      uint64_t module = (first + start) / std::max<int64_t>(cfg.perModule, 1);
+      device.isaLevel = levels[module % levels.size()];
+      device.threads = 1 + unsigned(module / levels.size() % 2);
+    }
     CompiledProgram cp;
     uint64_t a = progs.front().seed;
     gCurrent =
@@ -261,7 +271,8 @@ Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
         " VMAPC_PROPERTY_PER_MODULE=1\n";
     if (progs.size() == 1)
       gCurrent = "compiling " + report(progs[0], "") + "\n";
-    if (compileProgram(module, cp)) {
+    gCurrent += "on device " + device.device() + "\n";
+    if (compileProgram(module, cp, device)) {
       for (const Program &p : progs)
         checkProgram(cp, p, cfg, stats, dumpDir);
     } else {
@@ -269,7 +280,7 @@ Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
       for (const Program &p : progs) {
         gCurrent = "compiling " + report(p, "") + "\n";
         CompiledProgram one;
-        ::testing::AssertionResult ok = compileProgram(p.arr, one);
+        ::testing::AssertionResult ok = compileProgram(p.arr, one, device);
         if (!ok) {
           ++stats.failures;
           ++stats.compileFailures;
