@@ -79,6 +79,10 @@ struct ArrCpuLowerVectorsPass
                                                        /*maxTransferRank=*/1);
         vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
         vector::populateVectorStepLoweringPatterns(patterns);
+        // A 0-d or one-element transfer (a scalar read through a strided
+        // view, say) is a memref.load or store.
+        vector::populateScalarVectorTransferLoweringPatterns(
+            patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
         patterns.add<FmaToContractedMulAdd>(ctx);
         if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
           return signalPassFailure();

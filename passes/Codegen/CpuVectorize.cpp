@@ -159,6 +159,16 @@ void allowContraction(func::FuncOp kernel) {
 
 /// Upstream canonicalization of `op` (every loaded dialect's and op's
 /// patterns, as `--canonicalize`): after peeling, it turns the sizes that
+/// Whether `op` reads or writes a tensor of i1. A bool is one byte in
+/// memory, but LLVM stores a vector of i1 as packed bits: such ops stay
+/// scalar loops (no bench program has one).
+static bool readsOrWritesBools(linalg::LinalgOp op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.getElementType().isInteger(1);
+  });
+}
+
 /// became constants into static types.
 LogicalResult canonicalize(Operation *op) {
   MLIRContext *ctx = op->getContext();
@@ -199,6 +209,11 @@ struct ArrCpuVectorizePass
     // 1. Rows.
     if (linalg::LinalgOp root = findRootIn(*scope)) {
       int64_t rows = hasContraction(*scope) ? target.rowTile : 1;
+      // No more rows than a workgroup has examples (-T: T examples).
+      if (auto count = kernel->getAttrOfType<DenseI64ArrayAttr>(
+              sched::SchedDialect::kWorkgroupCountAttrName);
+          count && !count.empty() && count[0] < 0)
+        rows = std::min(rows, -count[0]);
       if (failed(tileRows(rewriter, root, rows)))
         return failure();
     }
@@ -249,7 +264,7 @@ struct ArrCpuVectorizePass
     SmallVector<linalg::LinalgOp> toVectorize;
     kernel.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          isSmallEnough(op))
+          isSmallEnough(op) && !readsOrWritesBools(op))
         toVectorize.push_back(op);
     });
     for (linalg::LinalgOp op : toVectorize) {

@@ -141,7 +141,7 @@ struct ArrCpuWorkgroupsPass
       return kernel.emitOpError()
              << "needs " << scratch
              << " bytes of per-workgroup scratch, more than the limit of "
-             << maxScratchBytes << " bytes";
+             << int64_t(maxScratchBytes) << " bytes";
     kernel->setAttr(vmapc::sched::SchedDialect::kScratchBytesAttrName,
                     b.getI64IntegerAttr(scratch));
     return success();

@@ -19,6 +19,9 @@ static int64_t iterations(Operation *op) {
   return count;
 }
 
+/// The fused intermediates one CPU workgroup may keep (bytes).
+static constexpr int64_t kMaxWorkgroupScratch = 256 << 10;
+
 WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
                                              ArrayRef<Operation *> producers,
                                              ArrayRef<int64_t> distributable,
@@ -57,6 +60,22 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
                    });
   if (target != "cuda" && contracts)
     tile = std::max<int64_t>(tile, 8);
+  // The fused producers' results live per workgroup (on a CPU worker's
+  // stack): keep a workgroup's share of them within kMaxWorkgroupScratch,
+  // so that a kernel with large per-example intermediates (attention's
+  // scores) runs one example per workgroup.
+  if (target != "cuda" && extent > 0) {
+    int64_t bytes = 0;
+    for (Operation *op : producers)
+      for (Type type : op->getResultTypes())
+        if (auto shaped = dyn_cast<ShapedType>(type);
+            shaped && shaped.hasStaticShape())
+          bytes += shaped.getNumElements() *
+                   std::max<int64_t>(shaped.getElementTypeBitWidth() / 8, 1);
+    int64_t perExample = bytes / extent;
+    while (tile > 1 && tile * perExample > kMaxWorkgroupScratch)
+      tile /= 2;
+  }
   if (extent > 0)
     tile = std::min(tile, extent);
   tiling.loops.push_back(loop);

@@ -12,6 +12,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -46,20 +47,100 @@ struct ArrCopiesToDispatchesPass
       if (!entry->hasAttr("arr.batch") || entry.isPrivate() ||
           entry.isExternal())
         continue;
-      SmallVector<memref::CopyOp> copies;
-      entry.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+      SmallVector<Operation *> copies;
+      entry.walk([&](Operation *op) {
+        auto linalgCopy = dyn_cast<linalg::CopyOp>(op);
+        if (isa<memref::CopyOp>(op) ||
+            (linalgCopy && linalgCopy.hasPureBufferSemantics()))
+          copies.push_back(op);
+      });
       for (auto [index, copy] : llvm::enumerate(copies))
         outline(entry, copy, index, symbols);
+      SmallVector<vmapc::sched::DispatchOp> dispatches;
+      entry.walk([&](vmapc::sched::DispatchOp d) { dispatches.push_back(d); });
+      for (vmapc::sched::DispatchOp dispatch : dispatches)
+        if (failed(bindRoots(dispatch, symbols)))
+          return signalPassFailure();
     }
   }
 
-  void outline(func::FuncOp entry, memref::CopyOp copy, size_t index,
+  /// Binds the buffers that `dispatch`'s operands view (an argument of the
+  /// entry, or a `memref.view` of the arena) instead of the views that
+  /// bufferization left between them (a subview, a reshape, a cast): the
+  /// kernel rebuilds the views from its bindings. Fails on a view whose
+  /// offsets or sizes are not constants.
+  LogicalResult bindRoots(vmapc::sched::DispatchOp dispatch, SymbolTable &symbols) {
+    auto kernel = symbols.lookup<func::FuncOp>(dispatch.getKernel());
+    if (!kernel || kernel.isExternal())
+      return success();
+    Block &body = kernel.getBody().front();
+    unsigned numIns = dispatch.getInputs().size();
+    SmallVector<Value> operands(dispatch.getInputs());
+    llvm::append_range(operands, dispatch.getOutputs());
+    bool changed = false;
+    OpBuilder b = OpBuilder::atBlockBegin(&body);
+    // A constant the dispatch reads is the kernel's own: it takes the
+    // global instead of a binding.
+    for (unsigned i = numIns; i-- > 0;) {
+      auto global = operands[i].getDefiningOp<memref::GetGlobalOp>();
+      if (!global)
+        continue;
+      body.getArgument(i).replaceAllUsesWith(b.clone(*global)->getResult(0));
+      body.eraseArgument(i);
+      operands.erase(operands.begin() + i);
+      --numIns;
+      changed = true;
+    }
+    for (auto [i, operand] : llvm::enumerate(operands)) {
+      SmallVector<Operation *> views;
+      Value root = rootOf(operand, views);
+      if (views.empty())
+        continue;
+      BlockArgument arg = body.getArgument(i);
+      // The kernel's reads of the view, moved to the rebuilt view below.
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : arg.getUses())
+        uses.push_back(&use);
+      arg.setType(root.getType());
+      IRMapping mapping;
+      mapping.map(root, arg);
+      for (Operation *view : views) {
+        for (Value index : view->getOperands()) {
+          if (mapping.contains(index))
+            continue;
+          Operation *def = index.getDefiningOp();
+          if (!def || !def->hasTrait<OpTrait::ConstantLike>())
+            return dispatch.emitOpError()
+                   << "binds a view with a non-constant operand";
+          b.clone(*def, mapping);
+        }
+        b.clone(*view, mapping);
+      }
+      Value rebuilt = mapping.lookup(operand);
+      for (OpOperand *use : uses)
+        use->set(rebuilt);
+      operands[i] = root;
+      changed = true;
+    }
+    if (!changed)
+      return success();
+    kernel.setType(FunctionType::get(kernel.getContext(),
+                                     body.getArgumentTypes(), {}));
+    dispatch.getInputsMutable().assign(
+        ArrayRef<Value>(operands).take_front(numIns));
+    dispatch.getOutputsMutable().assign(
+        ArrayRef<Value>(operands).drop_front(numIns));
+    return success();
+  }
+
+  void outline(func::FuncOp entry, Operation *copy, size_t index,
                SymbolTable &symbols) {
     MLIRContext *ctx = entry.getContext();
-    Location loc = copy.getLoc();
+    Location loc = copy->getLoc();
     SmallVector<Operation *> sourceViews, targetViews;
-    Value source = rootOf(copy.getSource(), sourceViews);
-    Value target = rootOf(copy.getTarget(), targetViews);
+    Value copySource = copy->getOperand(0), copyTarget = copy->getOperand(1);
+    Value source = rootOf(copySource, sourceViews);
+    Value target = rootOf(copyTarget, targetViews);
     auto kernelType = FunctionType::get(
         ctx, {source.getType(), target.getType()}, {});
     OpBuilder moduleBuilder(entry);
@@ -87,8 +168,10 @@ struct ArrCopiesToDispatchesPass
     };
     cloneViews(sourceViews);
     cloneViews(targetViews);
-    memref::CopyOp::create(b, loc, mapping.lookup(copy.getSource()),
-                           mapping.lookup(copy.getTarget()));
+    // A memref.copy either way: the kernel pipeline copies whole buffers
+    // and leaves linalg ops on memrefs alone.
+    memref::CopyOp::create(b, loc, mapping.lookup(copySource),
+                           mapping.lookup(copyTarget));
     func::ReturnOp::create(b, loc);
 
     OpBuilder entryBuilder(copy);
@@ -96,7 +179,7 @@ struct ArrCopiesToDispatchesPass
         entryBuilder, loc, TypeRange{},
         FlatSymbolRefAttr::get(kernel.getSymNameAttr()), ValueRange{source},
         ValueRange{target}, ValueRange{});
-    copy.erase();
+    copy->erase();
   }
 };
 

@@ -338,6 +338,26 @@ matchesOracle(CompiledProgram &program, llvm::StringRef entryName,
 /// ceil(n / b).
 inline uint64_t ceilDiv(uint64_t n, uint64_t b) { return (n + b - 1) / b; }
 
+/// The launches (dispatches run) of one walk of `entry`'s schedule: each
+/// dispatch once per repeat of the loops around it.
+inline uint64_t dispatchesPerChunk(const vmapc::EntryInfo &entry) {
+  uint64_t launches = 0;
+  // The loops open at each command: where their bodies end, and their trip
+  // counts' product.
+  std::vector<std::pair<size_t, uint64_t>> open;
+  for (size_t i = 0; i < entry.schedule.size(); ++i) {
+    while (!open.empty() && open.back().first <= i)
+      open.pop_back();
+    uint64_t repeats = open.empty() ? 1 : open.back().second;
+    const vmapc::Command &c = entry.schedule[i];
+    if (c.kind == vmapc::Command::Kind::Loop)
+      open.push_back({i + 1 + c.bodySize, repeats * c.tripCount});
+    else
+      launches += repeats;
+  }
+  return launches;
+}
+
 } // namespace vmapc::e2e
 
 #endif // VMAPC_TEST_E2E_E2EHARNESS_H

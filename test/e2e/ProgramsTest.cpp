@@ -229,12 +229,14 @@ TEST_P(BatchedPrograms, EveryExportMatchesTheOracleAtSeveralN) {
           randomBatchedInputs(program, entry.name(), n, 1000 * e + 17 * n + 3);
       ASSERT_EQ(inputs.size(), entry.numInputs());
       EXPECT_TRUE(matchesOracle(program, entry.name(), inputs, n));
-      // ceil(N / B) launches; with N = 0, one launch when an output is
-      // unmapped (it is computed once on all-zero staging; Runtime.h).
+      // ceil(N / B) walks of the schedule; with N = 0, one walk when an
+      // output is unmapped (it is computed once on all-zero staging;
+      // Runtime.h). Each walk launches every dispatch of the schedule.
       bool unmappedOutput = false;
       for (const ArgInfo &out : entry.info().outputs)
         unmappedOutput |= !out.isMapped();
-      expectedLaunches += n == 0 && unmappedOutput ? 1 : ceilDiv(n, b);
+      expectedLaunches += (n == 0 && unmappedOutput ? 1 : ceilDiv(n, b)) *
+                          dispatchesPerChunk(entry.info());
     }
     EXPECT_EQ(program.executable->stats().launches - launchesBefore,
               expectedLaunches)
