@@ -169,6 +169,14 @@ static bool readsOrWritesBools(linalg::LinalgOp op) {
   });
 }
 
+/// Whether `op`'s body reads a tensor by index (a reversed slice): upstream's
+/// vectorizer can emit an invalid `vector.gather` for it, so it stays a loop.
+static bool readsByIndex(linalg::LinalgOp op) {
+  return !op->getRegion(0)
+              .getOps<tensor::ExtractOp>()
+              .empty();
+}
+
 /// became constants into static types.
 LogicalResult canonicalize(Operation *op) {
   MLIRContext *ctx = op->getContext();
@@ -264,7 +272,8 @@ struct ArrCpuVectorizePass
     SmallVector<linalg::LinalgOp> toVectorize;
     kernel.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          isSmallEnough(op) && !readsOrWritesBools(op))
+          isSmallEnough(op) && !readsOrWritesBools(op) &&
+          !readsByIndex(op))
         toVectorize.push_back(op);
     });
     for (linalg::LinalgOp op : toVectorize) {

@@ -112,11 +112,12 @@ LogicalResult vmapc::fuseProducersIntoLoops(
     RewriterBase &rewriter, ArrayRef<LoopLikeOpInterface> nest,
     llvm::function_ref<bool(Operation *)> shouldFuse) {
   LoopLikeOpInterface loop = nest.front();
-  Operation *scope = loop->getParentOp();
   SmallVector<LoopLikeOpInterface> loops(nest);
   while (true) {
-    DominanceInfo dominance(scope);
-    eliminateCommonSubExpressions(rewriter, dominance, scope);
+    // Inside the nest only: CSE over the enclosing scope could merge this
+    // loop with an identical one (a result returned twice) and erase it.
+    DominanceInfo dominance(loop);
+    eliminateCommonSubExpressions(rewriter, dominance, loop);
     tensor::ExtractSliceOp candidate = findFusionCandidate(loops, shouldFuse);
     if (!candidate)
       break;
