@@ -668,6 +668,12 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
       {"entry 'affine' input 'x': rank 17 exceeds the maximum 16",
        StatusCode::kOutOfRange,
        [](Artifact &a) { a.entries[0].inputs[0].shape.assign(17, 1); }},
+      // Rank 16 per example: unmapped it is passed as is; mapped, the
+      // batched array would have 17 dims.
+      {"entry 'affine' input 'x': mapped, its batched array has 17 dims, more "
+       "than the maximum 16",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].inputs[0].shape.assign(16, 1); }},
       {"entry 'affine' input 'c': negative dimension in shape [-4]", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].shape = {-4}; }},
       {"entry 'affine' input 'x': mapped axis 2 out of range [0, 1] (or -1 "
@@ -729,6 +735,11 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
     EXPECT_EQ(s.code(), c.code) << c.expected;
     EXPECT_EQ(validateArtifact(a).message(), c.expected);
   }
+  // Rank 16 is allowed for an unmapped argument.
+  Artifact a = artifact;
+  a.entries[0].inputs[1].shape.assign(16, 1);
+  a.entries[0].inputs[1].shape.back() = 4;
+  EXPECT_TRUE(validateArtifact(a).ok()) << validateArtifact(a).message();
 }
 
 // Every rule of kernels, schedules and code objects (ArtifactFormat.h,

@@ -170,6 +170,12 @@ static Status validateArgs(const EntryInfo &entry,
       return invalid(where + ": mapped axis " + std::to_string(arg.mappedAxis) +
                      " out of range [0, " + std::to_string(rank) +
                      "] (or -1 for none)");
+    // A caller passes the batched array, which has one dim more (Runtime.h's
+    // Shape holds at most kMaxRank).
+    if (arg.isMapped() && arg.shape.size() + 1 > kMaxRank)
+      return outOfRange(where + ": mapped, its batched array has " +
+                        std::to_string(rank + 1) + " dims, more than the " +
+                        "maximum " + std::to_string(kMaxRank));
     std::vector<int64_t> batched = batchedShape(arg, entry.batchSize);
     std::optional<uint64_t> batchedBytes =
         arrayBytes(arg.dtype, batched.data(), batched.size());
