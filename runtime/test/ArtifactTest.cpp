@@ -720,7 +720,7 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
        }},
       {"code object #2 (x86-64-v4) is not an x86-64 ELF object", kInvalid,
        [](Artifact &a) {
-         a.codeObjects[2].bytes[18] = 183; /* EM_AARCH64 */
+         a.codeObjects[2].bytes[18] = char(183); /* EM_AARCH64 */
        }},
       {"code object #1 CPU feature name is empty", kInvalid,
        [](Artifact &a) { a.codeObjects[1].cpuFeatures.push_back(""); }},

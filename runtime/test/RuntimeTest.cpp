@@ -508,7 +508,8 @@ TEST(SharedObjectTest, LookupResolvesOnlyTheObjectsOwnSymbolsOfTheirKind) {
   EXPECT_NE(fn, nullptr);
   ASSERT_TRUE(
       so->lookupData("vmapc_kernel_affine_descriptor", &data, &size).ok());
-  EXPECT_EQ(size, 16u + 3 * 8);
+  // The descriptor's 40 bytes (more under AddressSanitizer: a redzone).
+  EXPECT_GE(size, 16u + 3 * 8);
   EXPECT_EQ(so->lookup("cos", &fn).message(), // libm's
             "symbol 'cos' is not defined by the code object");
   EXPECT_EQ(so->lookupData("vmapc_kernel_affine", &data, &size).message(),

@@ -199,11 +199,18 @@ VMAPC_KERNEL(badmagic) { vmapc_kernel_affine(bindings, scalars, wx, wy, wz); }
 extern "C" __attribute__((visibility("default"))) const Descriptor<3>
     vmapc_kernel_badmagic_descriptor =
         describe(1, affine_binding_bytes, /*magic=*/0);
-// Only the header of a descriptor of 3 bindings.
+// Only the header of a descriptor of 3 bindings: 16 bytes, also under
+// AddressSanitizer (which would add a redzone to the symbol's size).
+#if defined(__clang__)
+#define VMAPC_NO_REDZONE __attribute__((no_sanitize("address")))
+#else
+#define VMAPC_NO_REDZONE
+#endif
 extern "C" __attribute__((visibility("default")))
-const uint32_t vmapc_kernel_truncated_descriptor[4] = {
+VMAPC_NO_REDZONE const uint32_t vmapc_kernel_truncated_descriptor[4] = {
     vmapc::kKernelDescriptorMagic, 3, 1, 0};
 
+#undef VMAPC_NO_REDZONE
 #undef VMAPC_KERNEL
 #undef VMAPC_KERNEL_DESCRIPTOR
 
