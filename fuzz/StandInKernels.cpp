@@ -1,46 +1,62 @@
 //===- StandInKernels.cpp - Stand-in code object for artifact_run_fuzzer --===//
 //
-// A code object that follows the generated-code ABI (ArtifactFormat.h) for
-// ANY manifest. The kernels do not know the shapes: each hands its argument
-// array to `vmapc_fuzz_on_launch`, defined in artifact_run_fuzzer.cpp (the
-// executable exports it; the dynamic loader binds it when the runtime loads
-// this object from an artifact), which knows the entry being run and checks
-// and writes exactly the bytes the manifest gives each argument.
+// A code object that follows the kernel ABI (ArtifactFormat.h) for ANY
+// manifest. The kernels know nothing: each hands its workgroup (its kernel
+// number, bindings, scalars and workgroup id) to `vmapc_fuzz_on_workgroup`,
+// defined in artifact_run_fuzzer.cpp (the executable exports it; the dynamic
+// loader binds it when the runtime loads this object from an artifact),
+// which knows the schedule being run and checks and writes exactly the
+// bytes the manifest gives each binding.
 //
-// Entry descriptors. Next to each kernel SYMBOL the compiler's code exports
-// SYMBOL_descriptor, which the runtime may compare with the manifest (see
-// ArtifactFormat.h): an array of u64 words whose size depends on the entry's
-// argument count. So there is one kernel per entry slot S (0-2) and argument
-// count N (0-7), vmapc_fuzz_kernel_S_N, whose descriptor has room for N
-// arguments and starts with a marker (word 2: kMarker | S << 8 | N, word 3:
-// kMarker2) by which the harness finds it in the object's bytes and writes
-// the words for the manifest it made.
+// Descriptors. The runtime compares each kernel's and each entry's
+// descriptor with the manifest, so the harness writes them for the manifest
+// it made, in this object's bytes: kernels k0 .. k7 with room for
+// kMaxBindings bindings, entries e0 .. e2 with room for 7 arguments. Each
+// descriptor starts with a marker (word 0: kMarker | KIND << 8 | INDEX, KIND
+// 1 for a kernel and 2 for an entry; word 1: kMarker2) by which the harness
+// finds it.
 //
 //===----------------------------------------------------------------------===//
 
 #include <cstdint>
 
-extern "C" void vmapc_fuzz_on_launch(void **args);
+extern "C" void vmapc_fuzz_on_workgroup(int kernel, void *const *bindings,
+                                        const int64_t *scalars, int64_t x,
+                                        int64_t y, int64_t z);
 
-#define VMAPC_FUZZ_KERNEL(S, N)                                                \
-  extern "C" __attribute__((                                                   \
-      visibility("default"))) void vmapc_fuzz_kernel_##S##_##N(void **args) {  \
-    vmapc_fuzz_on_launch(args);                                                \
+namespace {
+constexpr uint64_t kMarker = 0x5afe5afe00000000ull;
+constexpr uint64_t kMarker2 = 0xfa11fa11fa11fa11ull;
+/// Bindings a stand-in kernel's descriptor has room for (the header is two
+/// words).
+constexpr int kMaxBindings = 8;
+/// Arguments an entry's descriptor has room for (6 words, then 2 each).
+constexpr int kMaxArgs = 7;
+} // namespace
+
+#define VMAPC_FUZZ_KERNEL(K)                                                   \
+  extern "C" __attribute__((visibility("default"))) void vmapc_kernel_k##K(    \
+      void *const *bindings, const int64_t *scalars, int64_t x, int64_t y,     \
+      int64_t z) {                                                             \
+    vmapc_fuzz_on_workgroup(K, bindings, scalars, x, y, z);                    \
   }                                                                            \
   extern "C" __attribute__((visibility("default")))                            \
-  const uint64_t vmapc_fuzz_kernel_##S##_##N##_descriptor[6 + 2 * N] = {       \
-      0, 0, 0x5afe5afe00000000ull | (S << 8) | N, 0xfa11fa11fa11fa11ull};
+  const uint64_t vmapc_kernel_k##K##_descriptor[2 + kMaxBindings] = {          \
+      kMarker | (1 << 8) | K, kMarker2};
 
-#define VMAPC_FUZZ_KERNELS(S)                                                  \
-  VMAPC_FUZZ_KERNEL(S, 0)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 1)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 2)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 3)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 4)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 5)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 6)                                                      \
-  VMAPC_FUZZ_KERNEL(S, 7)
+#define VMAPC_FUZZ_ENTRY(E)                                                    \
+  extern "C" __attribute__((visibility("default")))                            \
+  const uint64_t vmapc_entry_e##E##_descriptor[6 + 2 * kMaxArgs] = {           \
+      kMarker | (2 << 8) | E, kMarker2};
 
-VMAPC_FUZZ_KERNELS(0)
-VMAPC_FUZZ_KERNELS(1)
-VMAPC_FUZZ_KERNELS(2)
+VMAPC_FUZZ_KERNEL(0)
+VMAPC_FUZZ_KERNEL(1)
+VMAPC_FUZZ_KERNEL(2)
+VMAPC_FUZZ_KERNEL(3)
+VMAPC_FUZZ_KERNEL(4)
+VMAPC_FUZZ_KERNEL(5)
+VMAPC_FUZZ_KERNEL(6)
+VMAPC_FUZZ_KERNEL(7)
+VMAPC_FUZZ_ENTRY(0)
+VMAPC_FUZZ_ENTRY(1)
+VMAPC_FUZZ_ENTRY(2)

@@ -17,10 +17,13 @@
 #include "FuzzFile.h"
 #include "vmapc/ArtifactFormat.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
 using namespace vmapc;
 
@@ -45,18 +48,62 @@ bool sameArgs(const std::vector<ArgInfo> &a, const std::vector<ArgInfo> &b) {
   return true;
 }
 
-bool sameArtifact(const Artifact &a, const Artifact &b) {
-  if (a.target != b.target || a.cpuFeatures != b.cpuFeatures ||
-      a.code != b.code || a.entries.size() != b.entries.size())
+bool sameKernel(const KernelInfo &a, const KernelInfo &b) {
+  return a.name == b.name && a.numBindings == b.numBindings &&
+         a.numScalars == b.numScalars &&
+         std::equal(std::begin(a.workgroupCount), std::end(a.workgroupCount),
+                    std::begin(b.workgroupCount)) &&
+         a.scratchBytes == b.scratchBytes && a.bindingBytes == b.bindingBytes;
+}
+
+bool sameCommand(const Command &a, const Command &b) {
+  if (a.kind != b.kind)
     return false;
+  if (a.kind == Command::Kind::Loop)
+    return a.tripCount == b.tripCount && a.bodySize == b.bodySize;
+  if (a.kernel != b.kernel || a.bindings.size() != b.bindings.size() ||
+      a.scalars.size() != b.scalars.size())
+    return false;
+  for (size_t i = 0; i < a.bindings.size(); ++i)
+    if (a.bindings[i].kind != b.bindings[i].kind ||
+        a.bindings[i].index != b.bindings[i].index ||
+        a.bindings[i].offset != b.bindings[i].offset)
+      return false;
+  for (size_t i = 0; i < a.scalars.size(); ++i)
+    if (a.scalars[i].kind != b.scalars[i].kind ||
+        a.scalars[i].loop != b.scalars[i].loop)
+      return false;
+  return true;
+}
+
+/// Equal kernels, entries (schedules included) and code objects.
+bool sameArtifact(const Artifact &a, const Artifact &b) {
+  if (a.kernels.size() != b.kernels.size() ||
+      a.entries.size() != b.entries.size() ||
+      a.codeObjects.size() != b.codeObjects.size())
+    return false;
+  for (size_t i = 0; i < a.kernels.size(); ++i)
+    if (!sameKernel(a.kernels[i], b.kernels[i]))
+      return false;
   for (size_t i = 0; i < a.entries.size(); ++i) {
     const EntryInfo &x = a.entries[i], &y = b.entries[i];
-    if (x.name != y.name || x.symbol != y.symbol ||
-        x.batchSize != y.batchSize || x.arenaBytes != y.arenaBytes ||
+    if (x.name != y.name || x.batchSize != y.batchSize ||
+        x.padsPartialChunks != y.padsPartialChunks ||
+        x.arenaBytes != y.arenaBytes ||
         x.lowerBoundBytes != y.lowerBoundBytes ||
         x.naiveSumBytes != y.naiveSumBytes ||
         x.inPlaceCount != y.inPlaceCount || !sameArgs(x.inputs, y.inputs) ||
-        !sameArgs(x.outputs, y.outputs))
+        !sameArgs(x.outputs, y.outputs) ||
+        x.schedule.size() != y.schedule.size())
+      return false;
+    for (size_t j = 0; j < x.schedule.size(); ++j)
+      if (!sameCommand(x.schedule[j], y.schedule[j]))
+        return false;
+  }
+  for (size_t i = 0; i < a.codeObjects.size(); ++i) {
+    const CodeObject &x = a.codeObjects[i], &y = b.codeObjects[i];
+    if (x.kind != y.kind || x.level != y.level ||
+        x.cpuFeatures != y.cpuFeatures || x.bytes != y.bytes)
       return false;
   }
   return true;
@@ -70,7 +117,7 @@ void putU64(std::string &s, size_t offset, uint64_t v) {
 void parseAndCheck(const void *data, size_t size) {
   static vmapc_fuzz::FuzzFile file;
   Artifact artifact, inPlace, fromFile;
-  std::string_view code;
+  std::vector<std::string_view> code;
   HostBuffer bytesRead;
   bool parsed = parseArtifact(data, size, &artifact).ok();
   bool parsedInPlace = parseArtifactInPlace(data, size, &inPlace, &code).ok();
@@ -81,7 +128,13 @@ void parseAndCheck(const void *data, size_t size) {
          "on whether the artifact is valid");
   if (!parsed)
     return;
-  inPlace.code.assign(code.data(), code.size());
+  if (code.size() != inPlace.codeObjects.size())
+    fail("parseArtifactInPlace did not give one view per code object");
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (!inPlace.codeObjects[i].bytes.empty())
+      fail("parseArtifactInPlace copied a code object");
+    inPlace.codeObjects[i].bytes.assign(code[i].data(), code[i].size());
+  }
   if (!sameArtifact(artifact, inPlace) || !sameArtifact(artifact, fromFile))
     fail("parseArtifact, parseArtifactInPlace and readArtifactFile read "
          "different artifacts");

@@ -1,43 +1,60 @@
 //===- artifact_run_fuzzer.cpp - libFuzzer: load and run artifacts --------===//
 //
-// Decodes the input (FuzzedDataProvider) into an artifact's manifest: CPU
-// features, 1-3 entries with batch sizes, arena sizes, and inputs and outputs
-// with names, dtypes, shapes, mapped axes and staging offsets (laid out
-// without overlap, or raw). The code is always the known-good stand-in object
-// of StandInKernels.cpp, with each entry's descriptor written to match the
-// manifest (one word in 16 deliberately wrong). The artifact is serialized
-// (which validates it) and
-// loaded with Executable::loadBytes; then each entry runs on N examples, with
-// arrays whose shapes follow the manifest (N and the data from the input; at
-// most kMaxUserBytes per array). From inside the kernel, and after the run,
-// the harness checks what ArtifactFormat.h and Runtime.h promise:
+// Decodes the input (FuzzedDataProvider) into an artifact's manifest: 1-3
+// entries with batch sizes, arenas, inputs and outputs (names, dtypes,
+// shapes, mapped axes, staging offsets laid out without overlap or raw), and
+// per entry a schedule of dispatches and loops over kernels with bindings
+// (inputs, outputs, arena offsets), scalars (n, loop indices), grids
+// (constants and tiles of n) and scratch; 1-3 code objects of ISA levels
+// the host may or may not run. The code is always the known-good stand-in
+// object of StandInKernels.cpp with each kernel's and each entry's
+// descriptor written to match the manifest (one word in 16 deliberately
+// wrong). The artifact is serialized (which validates it) and loaded with
+// Executable::loadBytes on a CPU device of 2 threads; then each entry runs
+// on N examples, with arrays whose shapes follow the manifest (N and the
+// data from the input; at most kMaxUserBytes per array). From inside each
+// workgroup, and after the run, the harness checks what ArtifactFormat.h,
+// Schedule.h and Runtime.h promise:
 //
-//   * each input the kernel sees holds the chunk's B examples gathered from
-//     the caller's array (padding lanes repeat the chunk's last example; all
-//     zeros when N = 0); the arena is 256-byte aligned and holds the entry's
-//     arena bytes;
-//   * each mapped output the caller gets is the kernel's lanes scattered back
-//     (padding dropped); each unmapped output is the last launch's value;
-//   * ceil(N / B) launches, or one when N = 0 and an output is unmapped;
+//   * the runtime runs, chunk after chunk, the schedule's dispatches in
+//     order, loops unrolled, each over the grid its kernel gives for n (n =
+//     the chunk's examples, or B for an entry that pads), each workgroup
+//     exactly once and of the right kernel; the scalars are n and the
+//     enclosing loops' indices;
+//   * a binding points where it should: an unmapped argument at the
+//     caller's array, a mapped one in place (a full chunk of an argument
+//     whose batch axis is outermost) or at its staging slot, an arena
+//     binding at its offset of one 256-byte aligned arena;
+//   * each input holds the chunk's examples gathered from the caller's
+//     array (padding lanes of an entry that pads repeat the chunk's last
+//     example);
+//   * each mapped output the caller gets is what the kernels wrote in its
+//     chunk's lanes, scattered back; the count of dispatches in the stats;
 //   * a call with a wrong argument count, dtype, rank, dimension or a null
-//     data pointer fails, launches nothing and leaves the outputs untouched.
+//     data pointer fails, runs no workgroup and leaves the outputs untouched.
 //
-// ASan reports any byte the runtime (or the kernel, reading what the manifest
-// promises) touches outside the caller's arrays and the arena.
+// The workgroup (0, 0, 0) of a dispatch that binds an output reads every
+// byte of every binding and writes a pattern into every byte of its output
+// bindings; every workgroup of a dispatch without one reads its bindings'
+// first and last bytes and checks its inputs. ASan reports any byte touched
+// outside the caller's arrays and the arena.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vmapc/ArtifactFormat.h"
 #include "vmapc/Runtime.h"
+#include "vmapc/Schedule.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,31 +63,47 @@ using namespace vmapc;
 namespace {
 
 /// Bounds that keep one input fast: every array the harness allocates, and
-/// the arena, stay below these; so does the work of one run.
+/// the arena, stay below these; so do the work and the dispatches of a run.
 constexpr uint64_t kMaxUserBytes = 64 << 10;
 constexpr uint64_t kMaxArenaBytes = 1 << 20;
-constexpr uint64_t kMaxRunBytes = 4 << 20;
-constexpr uint64_t kMaxLaunches = 4096;
+constexpr uint64_t kMaxWorkgroupsPerRun = 1 << 14;
+constexpr uint64_t kMaxDispatchesPerRun = 4096;
+constexpr uint64_t kMaxChunks = 256;
 
-/// The stand-in code object's bytes (read once).
+/// What StandInKernels.cpp exports.
+constexpr int kStandInKernels = 8;
+constexpr uint32_t kStandInBindings = 8;
+constexpr uint64_t kMarker = 0x5afe5afe00000000ull;
+constexpr uint64_t kMarker2 = 0xfa11fa11fa11fa11ull;
+
+/// The stand-in code object's bytes (read once), and the device (opened
+/// once: its threads live as long as the process).
 std::string standInCode;
+Device cpu;
 
 /// How far inputs got (printed at exit with VMAPC_FUZZ_STATS=1).
 struct Counts {
-  uint64_t inputs = 0, serialized = 0, loaded = 0, runs = 0, rejected = 0;
+  uint64_t inputs = 0, serialized = 0, loaded = 0, runs = 0, rejected = 0,
+           workgroups = 0;
   ~Counts() {
     if (std::getenv("VMAPC_FUZZ_STATS"))
       std::fprintf(stderr,
                    "artifact_run_fuzzer: %llu inputs, %llu valid artifacts, "
-                   "%llu loaded, %llu runs checked, %llu broken calls "
-                   "rejected\n",
+                   "%llu loaded, %llu runs checked (%llu workgroups), %llu "
+                   "broken calls rejected\n",
                    (unsigned long long)inputs, (unsigned long long)serialized,
                    (unsigned long long)loaded, (unsigned long long)runs,
+                   (unsigned long long)workgroups,
                    (unsigned long long)rejected);
   }
 } counts;
 
+/// Reports a broken promise and aborts. Workgroups run on several threads:
+/// the first to fail aborts, any other waits here, so that libFuzzer saves
+/// the input once.
 [[noreturn]] void fail(const std::string &what) {
+  static std::mutex failing;
+  failing.lock();
   std::fprintf(stderr, "artifact_run_fuzzer: %s\n", what.c_str());
   std::abort();
 }
@@ -88,6 +121,7 @@ struct Layout {
   uint64_t outer = 1;
   uint64_t innerBytes = 0;
   uint64_t exampleBytes = 0;
+  uint64_t staging = kNoStaging;
 };
 
 Layout layoutOf(const ArgInfo &arg) {
@@ -98,21 +132,48 @@ Layout layoutOf(const ArgInfo &arg) {
   l.innerBytes =
       dtypeBytes(arg.dtype) * product(arg.shape, axis, arg.shape.size());
   l.exampleBytes = uint64_t(exampleBytes(arg));
+  l.staging = arg.stagingOffset;
   return l;
 }
 
-/// The byte the kernel writes at [o, lane k, byte j] of an output in chunk c.
-unsigned char pattern(uint64_t c, uint64_t o, uint64_t k, uint64_t j) {
-  return (unsigned char)(c * 151 + o * 73 + k * 29 + j * 7 + 1);
+/// The byte kernels write at byte p of a binding of output o in chunk c.
+unsigned char pattern(uint64_t c, uint64_t o, uint64_t p) {
+  return (unsigned char)(c * 151 + o * 73 + p * 7 + 1);
 }
 
-/// What the kernel checks on each launch: the call in progress.
+/// One dispatch of the schedule as it runs in one chunk.
+struct Execution {
+  const Command *command;
+  uint64_t chunk;
+  uint64_t loops[kMaxLoopDepth];
+  uint64_t grid[3];
+  /// The arrival number of its first workgroup.
+  uint64_t first;
+  /// Whether it binds an output (then only workgroup 0 touches memory).
+  bool writes;
+};
+
+/// The call in progress, which the workgroups check.
 struct Call {
+  const Artifact *artifact = nullptr;
   const EntryInfo *info = nullptr;
   uint64_t n = 0;
   std::vector<Layout> in, out;
   std::vector<const unsigned char *> inData;
-  uint64_t launches = 0;
+  std::vector<unsigned char *> outData;
+  /// Per chunk: its examples, and n as the schedule sees it.
+  std::vector<uint64_t> count, chunkN;
+  std::vector<Execution> executions;
+  uint64_t workgroups = 0;
+  std::unique_ptr<std::atomic<bool>[]> seen;
+  std::atomic<uint64_t> arrivals{0};
+  /// Per chunk, whether a dispatch has written an output yet (inputs may
+  /// share bytes with outputs: they are checked before).
+  std::unique_ptr<std::atomic<bool>[]> chunkWritten;
+  /// Per chunk and mapped output: how many bytes of its binding the kernels
+  /// wrote (workgroup 0 of one dispatch at a time writes it).
+  std::vector<std::vector<uint64_t>> written;
+  std::atomic<uintptr_t> arena{0};
 };
 Call *current = nullptr;
 
@@ -131,36 +192,34 @@ void printArg(const char *kind, const ArgInfo &a) {
                a.hasStaging() ? (long long)a.stagingOffset : -1LL);
 }
 
-void printEntry(const EntryInfo &e) {
-  std::fprintf(stderr, "entry %s: B %u arena %llu\n", e.name.c_str(),
-               e.batchSize, (unsigned long long)e.arenaBytes);
-  for (const ArgInfo &a : e.inputs)
-    printArg("input", a);
-  for (const ArgInfo &a : e.outputs)
-    printArg("output", a);
+void printEntry(const Artifact &a, const EntryInfo &e) {
+  std::fprintf(stderr, "entry %s: B %u arena %llu%s\n", e.name.c_str(),
+               e.batchSize, (unsigned long long)e.arenaBytes,
+               e.padsPartialChunks ? " pads" : "");
+  for (const ArgInfo &arg : e.inputs)
+    printArg("input", arg);
+  for (const ArgInfo &arg : e.outputs)
+    printArg("output", arg);
+  std::fprintf(stderr, "%s", describeSchedule(e.schedule, a.kernels).c_str());
 }
 
 //===----------------------------------------------------------------------===//
 // Manifest generation
 //===----------------------------------------------------------------------===//
 
-/// The first two words of an entry descriptor (ArtifactFormat.h).
-constexpr uint64_t kDescriptorMagicWord = 0x4353444350414d56ull; // "VMAPCDSC"
-constexpr uint64_t kDescriptorVersionWord = 1;
-
-/// Writes the descriptor of stand-in kernel `slot`_`n` in `code` (found by
-/// its marker, see StandInKernels.cpp).
-void writeDescriptor(std::string &code, size_t slot,
-                     const std::vector<uint64_t> &words) {
-  uint64_t n = (words.size() - 6) / 2;
-  uint64_t marker[2] = {0x5afe5afe00000000ull | (slot << 8) | n,
-                        0xfa11fa11fa11fa11ull};
+/// Writes `words` over the descriptor whose marker is `kind`, `index` (see
+/// StandInKernels.cpp) in `code`.
+void writeDescriptor(std::string &code, uint64_t kind, uint64_t index,
+                     const std::vector<uint64_t> &words, size_t room) {
+  uint64_t marker[2] = {kMarker | (kind << 8) | index, kMarker2};
   size_t at = code.find(
       std::string(reinterpret_cast<const char *>(marker), sizeof(marker)));
-  if (at == std::string::npos || at < 16)
-    fail("no descriptor for stand-in kernel " + std::to_string(slot) + "_" +
-         std::to_string(n) + " in the code object");
-  std::memcpy(&code[at - 16], words.data(), words.size() * 8);
+  if (at == std::string::npos)
+    fail("no descriptor " + std::to_string(kind) + "/" + std::to_string(index) +
+         " in the stand-in code object");
+  if (words.size() > room)
+    fail("a descriptor larger than the stand-in's room");
+  std::memcpy(&code[at], words.data(), words.size() * 8);
 }
 
 class ManifestGen {
@@ -169,19 +228,20 @@ public:
 
   Artifact artifact() {
     Artifact a;
-    a.code = standInCode;
-    static const char *kFeatures[] = {"sse2", "sse4.2", "popcnt", "avx512vbmi2",
-                                      "no-such-feature"};
-    for (int i = fdp.ConsumeIntegralInRange(0, 2); i > 0; --i)
-      a.cpuFeatures.push_back(kFeatures[fdp.ConsumeIntegralInRange(0, 4)]);
     for (int i = fdp.ConsumeIntegralInRange(1, 3); i > 0; --i)
-      a.entries.push_back(entry(a.entries.size()));
-    for (size_t i = 0; i < a.entries.size(); ++i)
-      descriptor(a.code, i, a.entries[i]);
+      a.entries.push_back(entry(a, a.entries.size()));
+    std::string code = standInCode;
+    for (size_t k = 0; k < a.kernels.size(); ++k)
+      kernelDescriptor(code, k, a.kernels[k]);
+    for (size_t e = 0; e < a.entries.size(); ++e)
+      entryDescriptor(code, e, a.entries[e]);
+    codeObjects(a, code);
     return a;
   }
 
 private:
+  bool oneIn(int n) { return fdp.ConsumeIntegralInRange(0, n - 1) == 0; }
+
   /// Mostly small values, sometimes 0, sometimes anything.
   uint64_t small(uint64_t max) {
     switch (fdp.ConsumeIntegralInRange(0, 15)) {
@@ -194,12 +254,28 @@ private:
     }
   }
 
+  void codeObjects(Artifact &a, const std::string &code) {
+    static const char *kLevels[] = {"x86-64", "x86-64-v3", "x86-64-v4"};
+    static const char *kFeatures[] = {"sse2", "sse4.2", "avx512vbmi2",
+                                      "no-such-feature"};
+    int first = fdp.ConsumeIntegralInRange(0, 2);
+    int count = fdp.ConsumeIntegralInRange(1, 3 - first);
+    for (int i = first; i < first + count; ++i) {
+      CodeObject o;
+      o.level = kLevels[i];
+      o.cpuFeatures = {i == 0 ? "sse2" : kLevels[i]};
+      if (oneIn(8))
+        o.cpuFeatures.push_back(kFeatures[fdp.ConsumeIntegralInRange(0, 3)]);
+      o.bytes = code;
+      a.codeObjects.push_back(std::move(o));
+    }
+  }
+
   ArgInfo arg(int index) {
     static const char *kNames[] = {"x", "y", "z", "w", "x"};
     ArgInfo a;
-    a.name = kNames[std::min(index, 3) + (fdp.ConsumeIntegralInRange(0, 15)
-                                              ? 0
-                                              : 4 - std::min(index, 3))];
+    a.name =
+        kNames[std::min(index, 3) + (oneIn(16) ? 4 - std::min(index, 3) : 0)];
     a.dtype = DType(fdp.ConsumeIntegralInRange(0, 15)
                         ? fdp.ConsumeIntegralInRange(1, 3)
                         : fdp.ConsumeIntegral<uint8_t>());
@@ -218,39 +294,176 @@ private:
     return a;
   }
 
-  /// The entry's descriptor as the compiler would write it, but for one
-  /// word in 16 inputs.
-  void descriptor(std::string &code, size_t slot, const EntryInfo &e) {
-    std::vector<uint64_t> words = {kDescriptorMagicWord, kDescriptorVersionWord,
-                                   e.batchSize,          e.arenaBytes,
-                                   e.inputs.size(),      e.outputs.size()};
-    for (const auto *list : {&e.inputs, &e.outputs})
-      for (const ArgInfo &a : *list) {
-        words.push_back(uint64_t(exampleBytes(a)));
-        words.push_back(uint64_t(int64_t(a.mappedAxis)));
-      }
-    if (!fdp.ConsumeIntegralInRange(0, 15))
-      words[fdp.ConsumeIntegralInRange<size_t>(0, words.size() - 1)] +=
-          fdp.ConsumeIntegralInRange<uint64_t>(1, 3);
-    writeDescriptor(code, slot, words);
+  /// Bytes a binding to `arg` may access: B examples, or one.
+  static uint64_t argBytes(const EntryInfo &e, const ArgInfo &arg) {
+    int64_t ex = exampleBytes(arg);
+    if (ex < 0)
+      return 0;
+    if (!arg.isMapped())
+      return uint64_t(ex);
+    std::optional<uint64_t> b = checkedMulBytes(uint64_t(ex), e.batchSize);
+    return b ? *b : 0;
   }
 
-  EntryInfo entry(size_t index) {
+  /// A binding of `e` of about `bytes` (a new kernel's binding when
+  /// `choose` is set, which then picks the bytes too).
+  Binding binding(const EntryInfo &e, uint64_t *bytes, bool choose) {
+    Binding b;
+    int kind = fdp.ConsumeIntegralInRange(0, 2);
+    if (kind == 0 && !e.inputs.empty()) {
+      b.kind = Binding::Kind::Input;
+      b.index = fdp.ConsumeIntegralInRange<uint32_t>(
+          0, uint32_t(e.inputs.size() - (oneIn(32) ? 0 : 1)));
+      if (choose)
+        *bytes = b.index < e.inputs.size() ? argBytes(e, e.inputs[b.index]) : 4;
+    } else if (kind <= 1 && !e.outputs.empty()) {
+      b.kind = Binding::Kind::Output;
+      b.index = fdp.ConsumeIntegralInRange<uint32_t>(
+          0, uint32_t(e.outputs.size() - (oneIn(32) ? 0 : 1)));
+      if (choose)
+        *bytes =
+            b.index < e.outputs.size() ? argBytes(e, e.outputs[b.index]) : 4;
+    } else {
+      b.kind = Binding::Kind::Arena;
+      uint64_t arena = std::min<uint64_t>(e.arenaBytes, kMaxArenaBytes);
+      b.offset = fdp.ConsumeIntegralInRange<uint64_t>(0, arena);
+      if (fdp.ConsumeBool())
+        b.offset &= ~uint64_t(63);
+      if (choose)
+        *bytes = fdp.ConsumeIntegralInRange<uint64_t>(0, arena - b.offset);
+    }
+    if (choose && *bytes && oneIn(4))
+      *bytes = fdp.ConsumeIntegralInRange<uint64_t>(0, *bytes);
+    if (choose && oneIn(32))
+      *bytes += 1;
+    if (oneIn(64))
+      b.kind = Binding::Kind(fdp.ConsumeIntegralInRange(4, 255));
+    return b;
+  }
+
+  ScalarSource scalar(uint32_t depth) {
+    if (fdp.ConsumeBool() || (depth == 0 && !oneIn(16)))
+      return {ScalarSource::Kind::NumExamples, 0};
+    return {ScalarSource::Kind::LoopIndex,
+            oneIn(16) ? fdp.ConsumeIntegral<uint8_t>()
+                      : fdp.ConsumeIntegralInRange<uint32_t>(
+                            0, depth ? depth - 1 : 0)};
+  }
+
+  /// A dispatch in entry `e` inside `depth` loops: of a new kernel, or of
+  /// one made before.
+  Command dispatch(Artifact &a, const EntryInfo &e, uint32_t depth) {
+    Command c;
+    c.kind = Command::Kind::Dispatch;
+    bool reuse = !a.kernels.empty() &&
+                 (a.kernels.size() >= size_t(kStandInKernels) || oneIn(4));
+    if (reuse) {
+      c.kernel = fdp.ConsumeIntegralInRange<uint32_t>(
+          0, uint32_t(a.kernels.size() - 1));
+      const KernelInfo &k = a.kernels[c.kernel];
+      for (uint32_t j = 0; j < k.numBindings; ++j) {
+        uint64_t unused = 0;
+        c.bindings.push_back(binding(e, &unused, false));
+      }
+      for (uint32_t j = 0; j < k.numScalars; ++j)
+        c.scalars.push_back(scalar(depth));
+      if (oneIn(32))
+        c.kernel = uint32_t(a.kernels.size());
+      return c;
+    }
+    KernelInfo k;
+    k.name = oneIn(64) ? "nope" : "k" + std::to_string(a.kernels.size());
+    k.numBindings = fdp.ConsumeIntegralInRange<uint32_t>(0, kStandInBindings);
+    for (uint32_t j = 0; j < k.numBindings; ++j) {
+      uint64_t bytes = 0;
+      c.bindings.push_back(binding(e, &bytes, true));
+      k.bindingBytes.push_back(bytes);
+    }
+    k.numScalars = fdp.ConsumeIntegralInRange<uint32_t>(0, 3);
+    for (uint32_t j = 0; j < k.numScalars; ++j)
+      c.scalars.push_back(scalar(depth));
+    for (int64_t &count : k.workgroupCount) {
+      if (oneIn(4))
+        count = -fdp.ConsumeIntegralInRange<int64_t>(
+            1, std::max<int64_t>(1, std::min<int64_t>(e.batchSize, 16)) +
+                   (oneIn(32) ? 1 : 0));
+      else
+        count = fdp.ConsumeIntegralInRange<int64_t>(oneIn(64) ? 0 : 1, 3);
+    }
+    if (oneIn(16))
+      k.scratchBytes = oneIn(8) ? kMaxScratchBytes + 1 : uint64_t(1) << 20;
+    c.kernel = uint32_t(a.kernels.size());
+    a.kernels.push_back(k);
+    return c;
+  }
+
+  /// Appends 0-3 commands (1-3 in a loop body) at `depth`, loops at most 2
+  /// deep, at most `budget` commands in all.
+  void commands(Artifact &a, EntryInfo &e, uint32_t depth, int &budget) {
+    int count = fdp.ConsumeIntegralInRange(depth ? 1 : 0, 3);
+    for (int i = 0; i < count && budget > 0; ++i) {
+      --budget;
+      if (depth < 2 && oneIn(4)) {
+        size_t at = e.schedule.size();
+        Command loop;
+        loop.kind = Command::Kind::Loop;
+        loop.tripCount = fdp.ConsumeIntegralInRange<uint64_t>(0, 3);
+        e.schedule.push_back(loop);
+        commands(a, e, depth + 1, budget);
+        e.schedule[at].bodySize =
+            uint32_t(e.schedule.size() - at - 1) + (oneIn(32) ? 1 : 0);
+        continue;
+      }
+      e.schedule.push_back(dispatch(a, e, depth));
+    }
+  }
+
+  /// The kernel's descriptor as the compiler would write it, but for one
+  /// word in 16 inputs.
+  void kernelDescriptor(std::string &code, size_t index, const KernelInfo &k) {
+    if (index >= size_t(kStandInKernels) || k.numBindings > kStandInBindings)
+      return;
+    std::vector<uint64_t> words = {
+        kKernelDescriptorMagic | uint64_t(k.numBindings) << 32, k.numScalars};
+    for (uint64_t bytes : k.bindingBytes)
+      words.push_back(bytes);
+    if (oneIn(16))
+      words[fdp.ConsumeIntegralInRange<size_t>(0, words.size() - 1)] +=
+          fdp.ConsumeIntegralInRange<uint64_t>(1, 3);
+    writeDescriptor(code, 1, index, words, 2 + kStandInBindings);
+  }
+
+  /// The entry's descriptor as the compiler would write it, but for one
+  /// word in 16 inputs.
+  void entryDescriptor(std::string &code, size_t slot, const EntryInfo &e) {
+    std::vector<uint64_t> words = {
+        kEntryDescriptorMagic, kEntryDescriptorVersion, e.batchSize,
+        e.arenaBytes,          e.inputs.size(),         e.outputs.size()};
+    for (const auto *list : {&e.inputs, &e.outputs})
+      for (const ArgInfo &arg : *list) {
+        words.push_back(uint64_t(exampleBytes(arg)));
+        words.push_back(uint64_t(int64_t(arg.mappedAxis)));
+      }
+    if (oneIn(16))
+      words[fdp.ConsumeIntegralInRange<size_t>(0, words.size() - 1)] +=
+          fdp.ConsumeIntegralInRange<uint64_t>(1, 3);
+    writeDescriptor(code, 2, slot, words, 6 + 2 * 7);
+  }
+
+  EntryInfo entry(Artifact &a, size_t index) {
     EntryInfo e;
-    e.name =
-        fdp.ConsumeIntegralInRange(0, 15) ? "e" + std::to_string(index) : "e0";
+    // Entry e<i> has the stand-in's descriptor slot i; "e9" has none.
+    e.name = "e" + std::to_string(index);
+    if (oneIn(16))
+      e.name = fdp.ConsumeBool() ? "e0" : "e9";
     e.batchSize = uint32_t(small(8));
+    e.padsPartialChunks = oneIn(4);
     int numIn = fdp.ConsumeIntegralInRange(0, 4);
     int numOut = fdp.ConsumeIntegralInRange(0, 3);
     for (int i = 0; i < numIn; ++i)
       e.inputs.push_back(arg(i));
     for (int i = 0; i < numOut; ++i)
       e.outputs.push_back(arg(i));
-    // Kernel `index`_`numIn + numOut` has a descriptor of the right size.
-    e.symbol = fdp.ConsumeIntegralInRange(0, 31)
-                   ? "vmapc_fuzz_kernel_" + std::to_string(index) + "_" +
-                         std::to_string(numIn + numOut)
-                   : "no_such_symbol";
     e.lowerBoundBytes = fdp.ConsumeIntegral<uint64_t>();
     e.naiveSumBytes = fdp.ConsumeIntegral<uint64_t>();
     e.inPlaceCount = fdp.ConsumeIntegral<uint32_t>();
@@ -262,15 +475,15 @@ private:
           std::vector<uint64_t>{1, 64, 256}[fdp.ConsumeIntegralInRange(0, 2)];
       uint64_t end = 0;
       auto place = [&](std::vector<ArgInfo> &args, uint64_t cursor) {
-        for (ArgInfo &a : args) {
-          bool stage = a.isMapped() || !fdp.ConsumeIntegralInRange(0, 7);
-          int64_t ex = exampleBytes(a);
+        for (ArgInfo &arg : args) {
+          bool stage = arg.isMapped() || oneIn(8);
+          int64_t ex = exampleBytes(arg);
           if (!stage || ex < 0)
             continue;
           cursor = (cursor + align - 1) / align * align;
-          a.stagingOffset = cursor;
+          arg.stagingOffset = cursor;
           uint64_t bytes = uint64_t(ex);
-          if (a.isMapped() && e.batchSize &&
+          if (arg.isMapped() && e.batchSize &&
               bytes < (uint64_t(1) << 62) / e.batchSize)
             bytes *= e.batchSize;
           cursor += bytes;
@@ -284,18 +497,99 @@ private:
     } else {
       e.arenaBytes = small(4096);
       for (auto *args : {&e.inputs, &e.outputs})
-        for (ArgInfo &a : *args)
-          if (a.isMapped() || !fdp.ConsumeIntegralInRange(0, 7))
-            a.stagingOffset =
+        for (ArgInfo &arg : *args)
+          if (arg.isMapped() || oneIn(8))
+            arg.stagingOffset =
                 fdp.ConsumeIntegralInRange(0, 7)
                     ? fdp.ConsumeIntegralInRange<uint64_t>(0, e.arenaBytes)
                     : fdp.ConsumeIntegral<uint64_t>();
     }
+    int budget = 6;
+    commands(a, e, 0, budget);
     return e;
   }
 
   FuzzedDataProvider &fdp;
 };
+
+//===----------------------------------------------------------------------===//
+// The expected run
+//===----------------------------------------------------------------------===//
+
+/// Appends the dispatches of commands [begin, end) of the schedule for
+/// chunk `c` (`depth` loops around them, their indices in `loops`). False
+/// once past the harness's bounds.
+bool expand(Call &call, size_t begin, size_t end, uint32_t depth,
+            uint64_t *loops, uint64_t c) {
+  const std::vector<Command> &s = call.info->schedule;
+  for (size_t i = begin; i < end; ++i) {
+    const Command &cmd = s[i];
+    if (cmd.kind == Command::Kind::Loop) {
+      size_t bodyEnd = i + 1 + cmd.bodySize;
+      for (uint64_t t = 0; t < cmd.tripCount; ++t) {
+        loops[depth] = t;
+        if (!expand(call, i + 1, bodyEnd, depth + 1, loops, c))
+          return false;
+      }
+      i = bodyEnd - 1;
+      continue;
+    }
+    const KernelInfo &k = call.artifact->kernels[cmd.kernel];
+    Execution ex;
+    ex.command = &cmd;
+    ex.chunk = c;
+    std::copy(loops, loops + kMaxLoopDepth, ex.loops);
+    uint64_t total = 1;
+    for (int d = 0; d < 3; ++d) {
+      ex.grid[d] = workgroupsFor(k.workgroupCount[d], call.chunkN[c]);
+      if (ex.grid[d] > kMaxWorkgroupsPerRun)
+        return false;
+      total *= ex.grid[d];
+    }
+    ex.first = call.workgroups;
+    ex.writes = false;
+    for (const Binding &b : cmd.bindings)
+      ex.writes |= b.kind == Binding::Kind::Output;
+    call.workgroups += total;
+    call.executions.push_back(ex);
+    if (call.workgroups > kMaxWorkgroupsPerRun ||
+        call.executions.size() > kMaxDispatchesPerRun)
+      return false;
+  }
+  return true;
+}
+
+/// Fills in the chunks and the dispatches a run of `call.n` examples makes
+/// (Runtime.h); false if it would be past the harness's bounds.
+bool planRun(Call &call) {
+  const EntryInfo &info = *call.info;
+  const uint64_t b = info.batchSize, n = call.n;
+  bool unmappedOutput = false, mappedBytes = false;
+  for (const Layout &l : call.out)
+    unmappedOutput |= !l.mapped;
+  for (const auto *list : {&call.in, &call.out})
+    for (const Layout &l : *list)
+      mappedBytes |= l.mapped && l.exampleBytes;
+  uint64_t chunks = (n + b - 1) / b;
+  if (n == 0 && unmappedOutput)
+    chunks = 1;
+  if (!mappedBytes)
+    chunks = std::min<uint64_t>(chunks, 1);
+  if (chunks > kMaxChunks)
+    return false;
+  uint64_t loops[kMaxLoopDepth] = {};
+  for (uint64_t c = 0; c < chunks; ++c) {
+    uint64_t count = std::min(b, n - std::min(n, c * b));
+    call.count.push_back(count);
+    call.chunkN.push_back(info.padsPartialChunks ? b : count);
+    if (!expand(call, 0, info.schedule.size(), 0, loops, c))
+      return false;
+  }
+  call.seen.reset(new std::atomic<bool>[call.workgroups]());
+  call.chunkWritten.reset(new std::atomic<bool>[chunks]());
+  call.written.assign(chunks, std::vector<uint64_t>(call.out.size(), 0));
+  return true;
+}
 
 //===----------------------------------------------------------------------===//
 // Running one entry
@@ -329,45 +623,29 @@ uint64_t byteSize(const UserArg &a) {
   return n;
 }
 
-/// Largest N such that the run stays within the harness's bounds.
-uint64_t maxExamples(const EntryInfo &info, const std::vector<Layout> &in,
-                     const std::vector<Layout> &out) {
-  uint64_t b = info.batchSize;
-  uint64_t perLaunch = info.arenaBytes;
-  uint64_t maxN = 3 * b + 1;
-  for (const auto *list : {&in, &out})
-    for (const Layout &l : *list) {
-      perLaunch += l.mapped ? b * l.exampleBytes : l.exampleBytes;
-      if (l.mapped && l.exampleBytes)
-        maxN = std::min(maxN, kMaxUserBytes / l.exampleBytes);
-    }
-  uint64_t launches =
-      std::max<uint64_t>(1, kMaxRunBytes / std::max<uint64_t>(perLaunch, 1));
-  launches = std::min(launches, kMaxLaunches);
-  return std::min(maxN, launches * b);
-}
-
-void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
+void runEntry(const Artifact &artifact, Executable &exe, const Entry &entry,
+              FuzzedDataProvider &fdp) {
   const EntryInfo &info = entry.info();
   Call call;
+  call.artifact = &artifact;
   call.info = &info;
   for (const ArgInfo &a : info.inputs)
     call.in.push_back(layoutOf(a));
   for (const ArgInfo &a : info.outputs)
     call.out.push_back(layoutOf(a));
+  size_t numMapped = 0;
+  uint64_t maxN = 3 * uint64_t(info.batchSize) + 1;
   for (const auto *list : {&call.in, &call.out})
-    for (const Layout &l : *list)
+    for (const Layout &l : *list) {
       if (!l.mapped && l.exampleBytes > kMaxUserBytes)
         return;
-  size_t numMapped = 0;
-  for (const ArgInfo &a : info.inputs)
-    numMapped += a.isMapped();
-  for (const ArgInfo &a : info.outputs)
-    numMapped += a.isMapped();
+      numMapped += l.mapped;
+      if (l.mapped && l.exampleBytes)
+        maxN = std::min(maxN, kMaxUserBytes / l.exampleBytes);
+    }
   // With no mapped argument, N is 0 (Runtime.h).
   if (numMapped)
-    call.n = fdp.ConsumeIntegralInRange<uint64_t>(
-        0, maxExamples(info, call.in, call.out));
+    call.n = fdp.ConsumeIntegralInRange<uint64_t>(0, maxN);
 
   std::vector<UserArg> ins(info.inputs.size()), outs(info.outputs.size());
   for (size_t i = 0; i < ins.size(); ++i) {
@@ -458,6 +736,9 @@ void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
     if (byteSize(a) == 0)
       return;
   }
+  // A well-formed call: what it must run.
+  if (broken == Breakage::None && !planRun(call))
+    return;
 
   for (UserArg &a : ins) {
     a.bytes.resize(byteSize(a));
@@ -477,14 +758,18 @@ void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
   for (UserArg &a : outs)
     outArrays.push_back(
         {a.null ? nullptr : a.bytes.data(), a.dtype, Shape(a.shape)});
-  if (broken == Breakage::None)
+  if (broken == Breakage::None) {
     for (UserArg &a : ins)
       call.inData.push_back(a.bytes.data());
+    for (UserArg &a : outs)
+      call.outData.push_back(a.bytes.data());
+  }
 
   if (verbose()) {
-    printEntry(info);
-    std::fprintf(stderr, "run: N = %llu, broken %d\n",
-                 (unsigned long long)call.n, int(broken));
+    printEntry(artifact, info);
+    std::fprintf(stderr, "run: N = %llu, broken %d, %zu dispatches\n",
+                 (unsigned long long)call.n, int(broken),
+                 call.executions.size());
   }
   Stats before = exe.stats();
   current = &call;
@@ -495,8 +780,8 @@ void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
     if (s.ok())
       fail("entry '" + info.name + "': a call broken in way " +
            std::to_string(int(broken)) + " succeeded");
-    if (call.launches != 0 || exe.stats().launches != before.launches)
-      fail("a rejected call launched the code");
+    if (call.arrivals.load() != 0 || exe.stats().launches != before.launches)
+      fail("a rejected call ran the code");
     for (UserArg &a : outs)
       for (unsigned char c : a.bytes)
         if (c != 0xEE)
@@ -509,110 +794,230 @@ void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
          "': a well-formed call failed: " + s.message());
 
   ++counts.runs;
-  uint64_t b = info.batchSize;
-  bool unmappedOutput = false;
-  for (const Layout &l : call.out)
-    unmappedOutput |= !l.mapped;
-  uint64_t launches = (call.n + b - 1) / b;
-  if (call.n == 0 && unmappedOutput)
-    launches = 1;
-  if (call.launches != launches ||
-      exe.stats().launches - before.launches != launches)
-    fail("expected " + std::to_string(launches) + " launches, the kernel saw " +
-         std::to_string(call.launches) + ", stats say " +
+  counts.workgroups += call.workgroups;
+  if (call.arrivals.load() != call.workgroups)
+    fail("expected " + std::to_string(call.workgroups) +
+         " workgroups, the kernels saw " +
+         std::to_string(call.arrivals.load()));
+  if (exe.stats().launches - before.launches != call.executions.size())
+    fail("expected " + std::to_string(call.executions.size()) +
+         " dispatches, stats say " +
          std::to_string(exe.stats().launches - before.launches));
+  // Unmapped outputs: the caller's arrays, which the kernels wrote in
+  // place, dispatch after dispatch.
+  std::vector<std::vector<unsigned char>> unmapped(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (!call.out[i].mapped)
+      unmapped[i].assign(outs[i].bytes.size(), 0xEE);
+  for (const Execution &ex : call.executions) {
+    const KernelInfo &k = artifact.kernels[ex.command->kernel];
+    if (!ex.writes || ex.grid[0] * ex.grid[1] * ex.grid[2] == 0)
+      continue;
+    for (size_t j = 0; j < ex.command->bindings.size(); ++j) {
+      const Binding &bd = ex.command->bindings[j];
+      if (bd.kind == Binding::Kind::Output && !call.out[bd.index].mapped)
+        for (uint64_t p = 0; p < k.bindingBytes[j]; ++p)
+          unmapped[bd.index][p] = pattern(ex.chunk, bd.index, p);
+    }
+  }
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (!call.out[i].mapped && unmapped[i] != outs[i].bytes)
+      fail("unmapped output '" + info.outputs[i].name +
+           "' is not what the kernels wrote last");
+  const uint64_t b = info.batchSize;
   for (size_t i = 0; i < outs.size(); ++i) {
     const Layout &l = call.out[i];
+    if (!l.mapped || l.exampleBytes == 0)
+      continue;
     const unsigned char *got = outs[i].bytes.data();
-    if (l.exampleBytes == 0)
-      continue;
-    if (!l.mapped) {
-      for (uint64_t j = 0; j < l.exampleBytes; ++j)
-        if (got[j] != pattern(launches - 1, 0, 0, j))
-          fail("unmapped output '" + info.outputs[i].name +
-               "' is not the last launch's value at byte " + std::to_string(j));
-      continue;
-    }
     for (uint64_t o = 0; o < l.outer; ++o)
       for (uint64_t e = 0; e < call.n; ++e)
-        for (uint64_t j = 0; j < l.innerBytes; ++j)
-          if (got[(o * call.n + e) * l.innerBytes + j] !=
-              pattern(e / b, o, e % b, j))
+        for (uint64_t j = 0; j < l.innerBytes; ++j) {
+          uint64_t c = e / b;
+          uint64_t p = (o * b + e % b) * l.innerBytes + j;
+          if (p < call.written[c][i] &&
+              got[(o * call.n + e) * l.innerBytes + j] != pattern(c, i, p))
             fail("output '" + info.outputs[i].name + "' example " +
                  std::to_string(e) + " byte " + std::to_string(j) +
-                 " is not what the kernel wrote");
+                 " is not what the kernels wrote");
+        }
   }
 }
 
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// The kernel's side
+// The kernels' side
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Where a binding must point: at `address` in the caller's memory, or at
+/// `offset` into the arena (whose base is unknown before the first staged
+/// or arena binding).
+struct Expected {
+  bool inArena;
+  uintptr_t address;
+  uint64_t offset;
+};
+
+/// Where binding `b` of a dispatch in chunk `c` must point.
+Expected expectedAddress(const Call &call, const Binding &b, uint64_t c) {
+  const uint64_t bsize = call.info->batchSize;
+  const uint64_t count = call.count[c];
+  auto argAddress = [&](const Layout &l, const unsigned char *user) {
+    if (!l.mapped)
+      return Expected{false, uintptr_t(user), 0};
+    // In place: a full chunk of an outermost-mapped argument with bytes.
+    if (l.exampleBytes && count == bsize && l.outer == 1)
+      return Expected{false, uintptr_t(user + c * bsize * l.innerBytes), 0};
+    return Expected{true, 0, l.staging};
+  };
+  switch (b.kind) {
+  case Binding::Kind::Input:
+    return argAddress(call.in[b.index], call.inData[b.index]);
+  case Binding::Kind::Output:
+    return argAddress(call.out[b.index], call.outData[b.index]);
+  case Binding::Kind::Arena:
+    break;
+  }
+  return Expected{true, 0, b.offset};
+}
+
+/// Checks the input that binding `b` (to input `i`) shows in chunk `c`.
+void checkInput(const Call &call, size_t i, const unsigned char *got,
+                uint64_t c) {
+  const Layout &l = call.in[i];
+  const EntryInfo &info = *call.info;
+  const unsigned char *user = call.inData[i];
+  const uint64_t b = info.batchSize, n = call.n, count = call.count[c];
+  if (l.exampleBytes == 0 || count == 0)
+    return;
+  if (!l.mapped) {
+    if (std::memcmp(got, user, l.exampleBytes) != 0)
+      fail("unmapped input '" + info.inputs[i].name +
+           "' differs from the caller's");
+    return;
+  }
+  const uint64_t lanes = info.padsPartialChunks ? b : count;
+  for (uint64_t o = 0; o < l.outer; ++o)
+    for (uint64_t k = 0; k < lanes; ++k) {
+      // Padding lanes repeat the chunk's last example.
+      uint64_t e = c * b + std::min(k, count - 1);
+      if (std::memcmp(got + (o * b + k) * l.innerBytes,
+                      user + (o * n + e) * l.innerBytes, l.innerBytes) != 0)
+        fail("input '" + info.inputs[i].name + "' lane " + std::to_string(k) +
+             " of chunk " + std::to_string(c) + " is not example " +
+             std::to_string(e));
+    }
+}
+
+volatile unsigned char sink;
+
+} // namespace
+
 extern "C" __attribute__((visibility("default"))) void
-vmapc_fuzz_on_launch(void **args) {
+vmapc_fuzz_on_workgroup(int kernel, void *const *bindings,
+                        const int64_t *scalars, int64_t x, int64_t y,
+                        int64_t z) {
   Call *call = current;
   if (!call)
     fail("the code was called outside Executable::run");
-  const EntryInfo &info = *call->info;
-  const uint64_t b = info.batchSize, n = call->n;
-  const uint64_t c = call->launches++;
-  const uint64_t start = c * b;
-  const uint64_t count = std::min(b, n - std::min(n, start));
-  const size_t numIn = call->in.size(), numOut = call->out.size();
+  const uint64_t a = call->arrivals.fetch_add(1);
+  if (a >= call->workgroups)
+    fail("more workgroups ran than the schedule has (" +
+         std::to_string(call->workgroups) + ")");
+  // The dispatch this arrival belongs to: dispatches run one after another.
+  auto next = std::upper_bound(
+      call->executions.begin(), call->executions.end(), a,
+      [](uint64_t v, const Execution &ex) { return v < ex.first; });
+  const Execution &ex = *(next - 1);
+  const Command &cmd = *ex.command;
+  const KernelInfo &k = call->artifact->kernels[cmd.kernel];
+  const std::string where = "dispatch of kernel '" + k.name + "' in chunk " +
+                            std::to_string(ex.chunk) + ": ";
+  if (k.name != "k" + std::to_string(kernel))
+    fail(where + "a workgroup of stand-in kernel k" + std::to_string(kernel) +
+         " ran");
+  if (x < 0 || y < 0 || z < 0 || uint64_t(x) >= ex.grid[0] ||
+      uint64_t(y) >= ex.grid[1] || uint64_t(z) >= ex.grid[2])
+    fail(where + "workgroup (" + std::to_string(x) + ", " + std::to_string(y) +
+         ", " + std::to_string(z) + ") is outside the grid");
+  const uint64_t linear =
+      (uint64_t(z) * ex.grid[1] + uint64_t(y)) * ex.grid[0] + uint64_t(x);
+  if (call->seen[ex.first + linear].exchange(true))
+    fail(where + "a workgroup ran twice");
 
-  for (size_t i = 0; i < numIn; ++i) {
-    const Layout &l = call->in[i];
-    const auto *got = static_cast<const unsigned char *>(args[i]);
-    const unsigned char *user = call->inData[i];
-    if (l.exampleBytes == 0)
-      continue;
-    if (!l.mapped) {
-      if (std::memcmp(got, user, l.exampleBytes) != 0)
-        fail("unmapped input '" + info.inputs[i].name +
-             "' differs from the caller's");
-      continue;
-    }
-    for (uint64_t o = 0; o < l.outer; ++o)
-      for (uint64_t k = 0; k < b; ++k) {
-        const unsigned char *lane = got + (o * b + k) * l.innerBytes;
-        if (count == 0) {
-          for (uint64_t j = 0; j < l.innerBytes; ++j)
-            if (lane[j] != 0)
-              fail("input '" + info.inputs[i].name +
-                   "' is not zero with N = 0");
-          continue;
-        }
-        uint64_t e = start + std::min(k, count - 1);
-        if (std::memcmp(lane, user + (o * n + e) * l.innerBytes,
-                        l.innerBytes) != 0)
-          fail("input '" + info.inputs[i].name + "' lane " + std::to_string(k) +
-               " of launch " + std::to_string(c) + " is not example " +
-               std::to_string(e));
-      }
+  for (size_t j = 0; j < cmd.scalars.size(); ++j) {
+    const ScalarSource &src = cmd.scalars[j];
+    int64_t want = src.kind == ScalarSource::Kind::NumExamples
+                       ? int64_t(call->chunkN[ex.chunk])
+                       : int64_t(ex.loops[src.loop]);
+    if (scalars[j] != want)
+      fail(where + "scalar " + std::to_string(j) + " is " +
+           std::to_string(scalars[j]) + ", expected " + std::to_string(want));
   }
 
-  auto *arena = static_cast<unsigned char *>(args[numIn + numOut]);
-  if (reinterpret_cast<uintptr_t>(arena) % kArenaAlignment != 0)
-    fail("the arena is not 256-byte aligned");
-  std::memset(arena, 0xA5, info.arenaBytes);
-
-  for (size_t i = 0; i < numOut; ++i) {
-    const Layout &l = call->out[i];
-    auto *dst = static_cast<unsigned char *>(args[numIn + i]);
-    if (l.exampleBytes == 0)
-      continue;
-    if (!l.mapped) {
-      for (uint64_t j = 0; j < l.exampleBytes; ++j)
-        dst[j] = pattern(c, 0, 0, j);
+  // Where each binding points; the arena's base is learned once.
+  for (size_t j = 0; j < cmd.bindings.size(); ++j) {
+    Expected want = expectedAddress(*call, cmd.bindings[j], ex.chunk);
+    uintptr_t got = uintptr_t(bindings[j]);
+    if (want.inArena) {
+      uintptr_t base = got - want.offset, none = 0;
+      if (!call->arena.compare_exchange_strong(none, base) && none != base)
+        fail(where + "binding " + std::to_string(j) +
+             " is not at its arena offset " + std::to_string(want.offset));
+      if (base % kArenaAlignment)
+        fail("the arena is not 256-byte aligned");
       continue;
     }
-    for (uint64_t o = 0; o < l.outer; ++o)
-      for (uint64_t k = 0; k < b; ++k)
-        for (uint64_t j = 0; j < l.innerBytes; ++j)
-          dst[(o * b + k) * l.innerBytes + j] = pattern(c, o, k, j);
+    if (got != want.address)
+      fail(where + "binding " + std::to_string(j) +
+           " does not point at its argument's chunk");
   }
+
+  if (ex.writes) {
+    // One workgroup reads all the bindings' bytes and writes the outputs'.
+    if (linear != 0)
+      return;
+    unsigned char sum = 0;
+    for (size_t j = 0; j < cmd.bindings.size(); ++j) {
+      const auto *p = static_cast<const unsigned char *>(bindings[j]);
+      uint64_t bytes = k.bindingBytes[j];
+      // Every byte of a small binding; the ends of a large one.
+      uint64_t full = std::min(bytes, kMaxUserBytes);
+      for (uint64_t i = 0; i < full; ++i)
+        sum += p[i];
+      if (bytes > full)
+        sum += p[bytes - 1];
+    }
+    sink = sum;
+    call->chunkWritten[ex.chunk] = true;
+    for (size_t j = 0; j < cmd.bindings.size(); ++j) {
+      const Binding &b = cmd.bindings[j];
+      if (b.kind != Binding::Kind::Output)
+        continue;
+      auto *p = static_cast<unsigned char *>(bindings[j]);
+      for (uint64_t i = 0; i < k.bindingBytes[j]; ++i)
+        p[i] = pattern(ex.chunk, b.index, i);
+      uint64_t &w = call->written[ex.chunk][b.index];
+      w = std::max(w, k.bindingBytes[j]);
+    }
+    return;
+  }
+  // Reads only: the ends of every binding, and the inputs' contents until
+  // an output was written in this chunk.
+  for (size_t j = 0; j < cmd.bindings.size(); ++j) {
+    const auto *p = static_cast<const unsigned char *>(bindings[j]);
+    if (k.bindingBytes[j])
+      sink = p[0] + p[k.bindingBytes[j] - 1];
+  }
+  if (call->chunkWritten[ex.chunk])
+    return;
+  for (size_t j = 0; j < cmd.bindings.size(); ++j)
+    if (cmd.bindings[j].kind == Binding::Kind::Input)
+      checkInput(*call, cmd.bindings[j].index,
+                 static_cast<const unsigned char *>(bindings[j]), ex.chunk);
 }
 
 //===----------------------------------------------------------------------===//
@@ -636,6 +1041,12 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
     standInCode.append(buf, got);
   std::fclose(f);
+  // Two threads: workgroups of one dispatch run concurrently.
+  Status s = Device::open("cpu:threads=2", &cpu);
+  if (!s.ok()) {
+    std::fprintf(stderr, "artifact_run_fuzzer: %s\n", s.message().c_str());
+    std::exit(1);
+  }
   return 0;
 }
 
@@ -650,9 +1061,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!serializeArtifact(artifact, &bytes).ok())
     return 0;
   ++counts.serialized;
-  Device cpu;
-  if (!Device::open("cpu", &cpu).ok())
-    fail("cannot open the cpu device");
   std::unique_ptr<Executable> exe;
   Status loaded = Executable::loadBytes(cpu, bytes.data(), bytes.size(), &exe);
   if (!loaded.ok()) {
@@ -665,6 +1073,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       exe->stats().allocations != 1)
     fail("a loaded executable does not match its manifest");
   for (size_t i = 0; i < exe->numEntries(); ++i)
-    runEntry(*exe, exe->entry(i), fdp);
+    runEntry(exe->artifact(), *exe, exe->entry(i), fdp);
   return 0;
 }

@@ -2,14 +2,17 @@
 //
 // Usage: make_artifact_seeds OUTDIR
 //
-// Writes a few .vmapc artifacts whose code is only a 64-byte x86-64 ET_DYN
-// ELF header (all the reader checks of the code), so that nearly every byte
-// of a seed is header or manifest: the manifests of the runtime tests'
-// kernels (one entry each and all together), every dtype, ranks 0-3, mapped
-// axes first, inner and last, unmapped arguments with and without staging
-// slots, shared input/output slots, CPU features. Made with the current
-// writer, so the seeds follow the format version of the tree. The build also
-// compiles real programs into seeds (fuzz/CMakeLists.txt).
+// Writes a few .vmapc artifacts whose code objects are only a 64-byte x86-64
+// ET_DYN ELF header (all the reader checks of the code), so that nearly
+// every byte of a seed is header or manifest: kernels of every grid kind
+// (constants, tiles of n, three dimensions), scratch, schedules of
+// dispatches and nested loops binding inputs, outputs and arena offsets and
+// passing n and loop indices; every dtype, ranks 0-3, mapped axes first,
+// inner and last, unmapped arguments with and without staging slots, shared
+// input/output slots, an entry that pads; one entry each and all together
+// with a code object per ISA level. Made with the current writer, so the
+// seeds follow the format version of the tree. The build also compiles real
+// programs into seeds (fuzz/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,11 +49,60 @@ ArgInfo arg(const char *name, DType dtype, std::vector<int64_t> shape,
   return a;
 }
 
+KernelInfo kernel(const char *name, std::vector<uint64_t> bindingBytes,
+                  uint32_t numScalars, int64_t x, int64_t y = 1,
+                  int64_t z = 1) {
+  KernelInfo k;
+  k.name = name;
+  k.numBindings = uint32_t(bindingBytes.size());
+  k.numScalars = numScalars;
+  k.workgroupCount[0] = x;
+  k.workgroupCount[1] = y;
+  k.workgroupCount[2] = z;
+  k.bindingBytes = std::move(bindingBytes);
+  return k;
+}
+
+Binding in(uint32_t i) { return {Binding::Kind::Input, i, 0}; }
+Binding out(uint32_t i) { return {Binding::Kind::Output, i, 0}; }
+Binding arena(uint64_t offset) { return {Binding::Kind::Arena, 0, offset}; }
+ScalarSource n() { return {ScalarSource::Kind::NumExamples, 0}; }
+ScalarSource loopIndex(uint32_t l) {
+  return {ScalarSource::Kind::LoopIndex, l};
+}
+
+Command dispatch(uint32_t kernel, std::vector<Binding> bindings,
+                 std::vector<ScalarSource> scalars = {}) {
+  Command c;
+  c.kind = Command::Kind::Dispatch;
+  c.kernel = kernel;
+  c.bindings = std::move(bindings);
+  c.scalars = std::move(scalars);
+  return c;
+}
+
+Command loop(uint64_t trips, uint32_t body) {
+  Command c;
+  c.kind = Command::Kind::Loop;
+  c.tripCount = trips;
+  c.bodySize = body;
+  return c;
+}
+
+CodeObject codeObject(const char *level, std::vector<std::string> features) {
+  CodeObject o;
+  o.level = level;
+  o.cpuFeatures = std::move(features);
+  o.bytes = elfHeader();
+  return o;
+}
+
 EntryInfo entry(const char *name, uint32_t batch, uint64_t arena,
-                std::vector<ArgInfo> inputs, std::vector<ArgInfo> outputs) {
+                std::vector<ArgInfo> inputs, std::vector<ArgInfo> outputs,
+                std::vector<Command> schedule) {
   EntryInfo e;
   e.name = name;
-  e.symbol = std::string("sym_") + name;
+  e.schedule = std::move(schedule);
   e.batchSize = batch;
   e.arenaBytes = arena;
   e.lowerBoundBytes = arena / 2;
@@ -78,32 +130,70 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1];
   const DType f32 = DType::F32, i32 = DType::I32, b1 = DType::Bool;
+  enum : uint32_t {
+    kAffine,
+    kAxis1,
+    kRows,
+    kTotal,
+    kShared,
+    kConst,
+    kSquare,
+    kAccumulate
+  };
+  std::vector<KernelInfo> kernels = {
+      kernel("affine", {64, 16, 64}, 1, -1),
+      kernel("axis1", {96, 96}, 1, -2, 2),
+      kernel("reduce_rows", {48, 4, 16, 4}, 1, -4),
+      kernel("reduce_total", {4, 4}, 0, 1),
+      kernel("shared", {16, 12, 16, 16}, 2, -2, 1, 3),
+      kernel("constant", {20}, 0, 2),
+      kernel("square", {64, 64}, 1, -1),
+      kernel("accumulate", {64, 64}, 3, -2),
+  };
+  kernels[kShared].scratchBytes = 4096;
   std::vector<EntryInfo> entries = {
       entry("affine", 4, 512,
             {arg("x", f32, {4}, 0, 0), arg("c", f32, {4}, kNoAxis)},
-            {arg("y", f32, {4}, 0, 256)}),
+            {arg("y", f32, {4}, 0, 256)},
+            {dispatch(kAffine, {in(0), in(1), out(0)}, {n()})}),
       entry("axis1", 4, 256, {arg("x", i32, {2, 3}, 1, 0)},
-            {arg("y", i32, {2, 3}, 2, 128)}),
+            {arg("y", i32, {2, 3}, 2, 128)},
+            {dispatch(kAxis1, {in(0), out(0)}, {n()})}),
       entry("reduce", 4, 256,
             {arg("x", f32, {3}, 0, 0), arg("s", f32, {}, kNoAxis)},
             {arg("y", f32, {}, 0, 64), arg("pos", b1, {}, 0, 128),
-             arg("total", f32, {}, kNoAxis)}),
+             arg("total", f32, {}, kNoAxis)},
+            {dispatch(kRows, {in(0), in(1), out(0), out(1)}, {n()}),
+             dispatch(kTotal, {in(1), out(2)})}),
       entry("shared", 2, 96,
             {arg("a", b1, {2, 2, 2}, 3, 0), arg("b", i32, {3}, kNoAxis, 64)},
-            {arg("o", f32, {2}, 0, 0)}),
-      entry("nothing", 1, 0, {}, {arg("k", i32, {1, 5}, kNoAxis)}),
+            {arg("o", f32, {2}, 0, 0)},
+            {loop(3, 1), dispatch(kShared, {in(0), in(1), out(0), arena(64)},
+                                  {n(), loopIndex(0)})}),
+      entry("nothing", 1, 0, {}, {arg("k", i32, {1, 5}, kNoAxis)},
+            {dispatch(kConst, {out(0)})}),
+      entry("twostep", 4, 256, {arg("x", f32, {4}, 0, 0)},
+            {arg("y", f32, {4}, 0, 64)},
+            {dispatch(kSquare, {in(0), arena(128)}, {n()}), loop(2, 2),
+             loop(3, 1),
+             dispatch(kAccumulate, {arena(128), out(0)},
+                      {n(), loopIndex(0), loopIndex(1)})}),
   };
+  entries[1].padsPartialChunks = true;
   bool ok = true;
   for (const EntryInfo &e : entries) {
     Artifact a;
-    a.code = elfHeader();
+    a.kernels = kernels;
     a.entries = {e};
+    a.codeObjects = {codeObject("x86-64", {"sse2"})};
     ok &= write(dir, e.name.c_str(), a);
   }
   Artifact all;
-  all.code = elfHeader();
-  all.cpuFeatures = {"sse2", "avx2", "fma"};
+  all.kernels = kernels;
   all.entries = entries;
+  all.codeObjects = {codeObject("x86-64", {"sse2"}),
+                     codeObject("x86-64-v3", {"x86-64-v3", "avx2", "fma"}),
+                     codeObject("x86-64-v4", {"x86-64-v4"})};
   ok &= write(dir, "all", all);
   return ok ? 0 : 1;
 }

@@ -1,23 +1,20 @@
 //===- ArtifactTest.cpp - .vmapc writer, reader and validator tests -------===//
 
+#include "RuntimeTestUtil.h"
 #include "TestUtil.h"
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/Schedule.h"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
+#include <functional>
 
 using namespace vmapc;
 using namespace vmapc_test;
 
 namespace {
-
-std::string serialize(const Artifact &a) {
-  std::string bytes;
-  Status s = serializeArtifact(a, &bytes);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return bytes;
-}
 
 Status parse(const std::string &bytes) {
   Artifact out;
@@ -38,6 +35,10 @@ uint64_t u64At(const std::string &b, size_t off) {
   return v;
 }
 
+uint32_t u32At(const std::string &b, size_t off) {
+  return uint32_t(u64At(b.substr(off, 4) + std::string(4, '\0'), 0));
+}
+
 void putU32(std::string &b, size_t off, uint32_t v) {
   for (int i = 0; i < 4; ++i)
     b[off + i] = char((v >> (8 * i)) & 0xff);
@@ -48,16 +49,96 @@ void putU64(std::string &b, size_t off, uint64_t v) {
     b[off + i] = char((v >> (8 * i)) & 0xff);
 }
 
+/// Where each part of the manifest of `a` starts in its serialized bytes,
+/// computed from the layout that ArtifactFormat.h documents.
+struct Layout {
+  size_t kernelCount = 0;
+  std::vector<size_t> kernels;
+  size_t entryCount = 0;
+  std::vector<size_t> entries;
+  /// Per entry: its arguments (inputs, then outputs), its command count,
+  /// its commands.
+  std::vector<std::vector<size_t>> args;
+  std::vector<size_t> commandCount;
+  std::vector<std::vector<size_t>> commands;
+  size_t codeObjectCount = 0;
+  std::vector<size_t> codeObjects;
+  size_t manifestEnd = 0;
+};
+
+Layout layoutOf(const Artifact &a) {
+  Layout l;
+  size_t off = kHeaderBytes;
+  l.kernelCount = off;
+  off += 4;
+  for (const KernelInfo &k : a.kernels) {
+    l.kernels.push_back(off);
+    off += 4 + k.name.size() + 4 + 4 + 3 * 8 + 8 + 8 * k.numBindings;
+  }
+  l.entryCount = off;
+  off += 4;
+  for (const EntryInfo &e : a.entries) {
+    l.entries.push_back(off);
+    off += 4 + e.name.size() + 4 + 4 + 3 * 8 + 4 + 4 + 4;
+    l.args.emplace_back();
+    for (const auto *list : {&e.inputs, &e.outputs})
+      for (const ArgInfo &arg : *list) {
+        l.args.back().push_back(off);
+        off += 4 + arg.name.size() + 1 + 1 + 2 + 4 + 8 + 8 * arg.shape.size();
+      }
+    l.commandCount.push_back(off);
+    off += 4;
+    l.commands.emplace_back();
+    for (const Command &c : e.schedule) {
+      l.commands.back().push_back(off);
+      off += 4 + (c.kind == Command::Kind::Loop
+                      ? 8 + 4
+                      : 4 + 16 * c.bindings.size() + 8 * c.scalars.size());
+    }
+  }
+  l.codeObjectCount = off;
+  off += 4;
+  for (const CodeObject &o : a.codeObjects) {
+    l.codeObjects.push_back(off);
+    off += 4 + 4 + o.level.size() + 4;
+    for (const std::string &f : o.cpuFeatures)
+      off += 4 + f.size();
+    off += 8 + 8;
+  }
+  l.manifestEnd = off;
+  return l;
+}
+
+/// Offsets inside one entry and one code object.
+size_t flagsOffset(const Layout &l, const Artifact &a, size_t entry) {
+  return l.entries[entry] + 4 + a.entries[entry].name.size() + 4;
+}
+size_t codeRangeOffset(const Layout &l, const Artifact &a, size_t object) {
+  size_t off =
+      l.codeObjects[object] + 4 + 4 + a.codeObjects[object].level.size();
+  off += 4;
+  for (const std::string &f : a.codeObjects[object].cpuFeatures)
+    off += 4 + f.size();
+  return off; // u64 offset, then u64 size
+}
+
 class ArtifactTest : public ::testing::Test {
 protected:
   void SetUp() override {
     code = testKernelBytes();
     ASSERT_FALSE(code.empty()) << "cannot read " << VMAPC_TEST_KERNELS;
-    artifact = makeTestArtifact(code);
+    artifact = makeTestArtifact();
+    for (const CodeObject &o : artifact.codeObjects)
+      ASSERT_FALSE(o.bytes.empty()) << "cannot read the " << o.level << " code";
   }
   Status serializeError(const Artifact &a) {
     std::string bytes;
     return serializeArtifact(a, &bytes);
+  }
+  /// The test artifact with its baseline code object alone: smaller, for
+  /// the tests that go byte by byte.
+  Artifact smallArtifact() {
+    return makeTestArtifact({testCodeObject("x86-64", code)});
   }
   std::string code;
   Artifact artifact;
@@ -81,35 +162,112 @@ TEST_F(ArtifactTest, HeaderLayout) {
   std::string b = serialize(artifact);
   ASSERT_GT(b.size(), 64u);
   EXPECT_EQ(std::memcmp(b.data(), "VMAPC\0\0\0", 8), 0);
-  EXPECT_EQ(b[8], 2);  // version
-  EXPECT_EQ(b[12], 1); // target cpu-x86_64
+  EXPECT_EQ(u32At(b, 8), 3u);  // version
+  EXPECT_EQ(u32At(b, 12), 0u); // reserved
   EXPECT_EQ(u64At(b, 16), 64u);
   uint64_t manifestSize = u64At(b, 24);
+  EXPECT_EQ(64 + manifestSize, layoutOf(artifact).manifestEnd);
   uint64_t codeOffset = u64At(b, 32);
   EXPECT_EQ(codeOffset % 16, 0u);
   EXPECT_GE(codeOffset, 64 + manifestSize);
   EXPECT_LT(codeOffset, 64 + manifestSize + 16);
-  EXPECT_EQ(u64At(b, 40), code.size());
+  for (uint64_t i = 64 + manifestSize; i < codeOffset; ++i)
+    EXPECT_EQ(b[i], 0) << "padding byte " << i;
+  // The code objects one after another, each at a multiple of 16.
+  uint64_t codeSize = 0;
+  for (const CodeObject &o : artifact.codeObjects)
+    codeSize = (codeSize + 15) / 16 * 16 + o.bytes.size();
+  EXPECT_EQ(u64At(b, 40), codeSize);
   EXPECT_EQ(u64At(b, 48), b.size());
+  EXPECT_EQ(b.size(), codeOffset + codeSize + 8);
   EXPECT_EQ(u64At(b, 56), 0u);
   EXPECT_EQ(b.substr(codeOffset, code.size()), code);
   EXPECT_EQ(u64At(b, b.size() - 8), fnv1a64(b.data(), b.size() - 8));
 }
 
+TEST_F(ArtifactTest, ManifestLayoutIsAsDocumented) {
+  std::string b = serialize(artifact);
+  Layout l = layoutOf(artifact);
+  EXPECT_EQ(u32At(b, l.kernelCount), 11u);
+  // Kernel `axis1`: name, counts, grid (-2, 2, 1), scratch, binding bytes.
+  size_t k = l.kernels[kAxis1];
+  EXPECT_EQ(u32At(b, k), 5u);
+  EXPECT_EQ(b.substr(k + 4, 5), "axis1");
+  EXPECT_EQ(u32At(b, k + 9), 2u);
+  EXPECT_EQ(u32At(b, k + 13), 1u);
+  EXPECT_EQ(int64_t(u64At(b, k + 17)), -2);
+  EXPECT_EQ(u64At(b, k + 25), 2u);
+  EXPECT_EQ(u64At(b, k + 33), 1u);
+  EXPECT_EQ(u64At(b, k + 41), 0u);
+  EXPECT_EQ(u64At(b, k + 49), 2u * kTestB * 12);
+  EXPECT_EQ(u32At(b, l.entryCount), 9u);
+  // Entry `twostep`: its batch size, then its schedule.
+  size_t t = entryIndex(artifact, "twostep");
+  EXPECT_EQ(b.substr(l.entries[t] + 4, 7), "twostep");
+  EXPECT_EQ(u32At(b, l.entries[t] + 11), uint32_t(kTestB));
+  EXPECT_EQ(u32At(b, l.commandCount[t]), 4u);
+  const std::vector<size_t> &c = l.commands[t];
+  // dispatch square (input 0, arena + 128) scalars (n)
+  EXPECT_EQ(u32At(b, c[0]), 1u); // kind 1, reserved 0
+  EXPECT_EQ(u32At(b, c[0] + 4), uint32_t(kSquare));
+  EXPECT_EQ(u32At(b, c[0] + 8), 1u);  // input
+  EXPECT_EQ(u32At(b, c[0] + 12), 0u); // #0
+  EXPECT_EQ(u64At(b, c[0] + 16), 0u);
+  EXPECT_EQ(u32At(b, c[0] + 24), 3u); // arena
+  EXPECT_EQ(u64At(b, c[0] + 32), 128u);
+  EXPECT_EQ(u32At(b, c[0] + 40), 1u); // n
+  // loop 2 (body 2), loop 3 (body 1)
+  EXPECT_EQ(u32At(b, c[1]), 2u);
+  EXPECT_EQ(u64At(b, c[1] + 4), 2u);
+  EXPECT_EQ(u32At(b, c[1] + 12), 2u);
+  EXPECT_EQ(u64At(b, c[2] + 4), 3u);
+  EXPECT_EQ(u32At(b, c[2] + 12), 1u);
+  // dispatch accumulate ... scalars (n, loop 0, loop 1)
+  EXPECT_EQ(u32At(b, c[3] + 4), uint32_t(kAccumulate));
+  EXPECT_EQ(u32At(b, c[3] + 40), 1u);
+  EXPECT_EQ(u32At(b, c[3] + 48), 2u);
+  EXPECT_EQ(u32At(b, c[3] + 52), 0u);
+  EXPECT_EQ(u32At(b, c[3] + 56), 2u);
+  EXPECT_EQ(u32At(b, c[3] + 60), 1u);
+  // Code objects: kind, level, features, offset, size.
+  EXPECT_EQ(u32At(b, l.codeObjectCount), 3u);
+  size_t o = l.codeObjects[1];
+  EXPECT_EQ(u32At(b, o), 1u);
+  EXPECT_EQ(u32At(b, o + 4), 9u);
+  EXPECT_EQ(b.substr(o + 8, 9), "x86-64-v3");
+  EXPECT_EQ(u32At(b, o + 17), 1u);
+  EXPECT_EQ(b.substr(o + 25, 9), "x86-64-v3");
+  size_t range = codeRangeOffset(l, artifact, 1);
+  EXPECT_EQ(u64At(b, range), (code.size() + 15) / 16 * 16);
+  EXPECT_EQ(u64At(b, range + 8), artifact.codeObjects[1].bytes.size());
+  EXPECT_EQ(b.substr(u64At(b, 32) + u64At(b, range), u64At(b, range + 8)),
+            artifact.codeObjects[1].bytes);
+}
+
 TEST_F(ArtifactTest, RoundTrip) {
+  artifact.kernels[kProbe].scratchBytes = 4096;
+  artifact.entries[1].padsPartialChunks = true;
   std::string b = serialize(artifact);
   Artifact back;
   Status s = parseArtifact(b.data(), b.size(), &back);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(back.target, Target::CpuX86_64);
-  EXPECT_EQ(back.cpuFeatures, artifact.cpuFeatures);
-  EXPECT_EQ(back.code, code);
+  ASSERT_EQ(back.kernels.size(), artifact.kernels.size());
+  for (size_t i = 0; i < back.kernels.size(); ++i) {
+    const KernelInfo &x = artifact.kernels[i], &y = back.kernels[i];
+    EXPECT_EQ(y.name, x.name);
+    EXPECT_EQ(y.numBindings, x.numBindings);
+    EXPECT_EQ(y.numScalars, x.numScalars);
+    for (int d = 0; d < 3; ++d)
+      EXPECT_EQ(y.workgroupCount[d], x.workgroupCount[d]) << x.name << d;
+    EXPECT_EQ(y.scratchBytes, x.scratchBytes);
+    EXPECT_EQ(y.bindingBytes, x.bindingBytes);
+  }
   ASSERT_EQ(back.entries.size(), artifact.entries.size());
   for (size_t i = 0; i < back.entries.size(); ++i) {
     const EntryInfo &x = artifact.entries[i], &y = back.entries[i];
     EXPECT_EQ(y.name, x.name);
-    EXPECT_EQ(y.symbol, x.symbol);
     EXPECT_EQ(y.batchSize, x.batchSize);
+    EXPECT_EQ(y.padsPartialChunks, x.padsPartialChunks);
     EXPECT_EQ(y.arenaBytes, x.arenaBytes);
     EXPECT_EQ(y.lowerBoundBytes, x.lowerBoundBytes);
     EXPECT_EQ(y.naiveSumBytes, x.naiveSumBytes);
@@ -127,21 +285,66 @@ TEST_F(ArtifactTest, RoundTrip) {
       same(x.inputs[j], y.inputs[j]);
     for (size_t j = 0; j < x.outputs.size(); ++j)
       same(x.outputs[j], y.outputs[j]);
+    ASSERT_EQ(y.schedule.size(), x.schedule.size()) << x.name;
+    for (size_t j = 0; j < x.schedule.size(); ++j) {
+      const Command &p = x.schedule[j], &q = y.schedule[j];
+      EXPECT_EQ(q.kind, p.kind);
+      if (p.kind == Command::Kind::Loop) {
+        EXPECT_EQ(q.tripCount, p.tripCount);
+        EXPECT_EQ(q.bodySize, p.bodySize);
+        continue;
+      }
+      EXPECT_EQ(q.kernel, p.kernel);
+      ASSERT_EQ(q.bindings.size(), p.bindings.size());
+      for (size_t m = 0; m < p.bindings.size(); ++m) {
+        EXPECT_EQ(q.bindings[m].kind, p.bindings[m].kind);
+        EXPECT_EQ(q.bindings[m].index, p.bindings[m].index);
+        EXPECT_EQ(q.bindings[m].offset, p.bindings[m].offset);
+      }
+      ASSERT_EQ(q.scalars.size(), p.scalars.size());
+      for (size_t m = 0; m < p.scalars.size(); ++m) {
+        EXPECT_EQ(q.scalars[m].kind, p.scalars[m].kind);
+        EXPECT_EQ(q.scalars[m].loop, p.scalars[m].loop);
+      }
+    }
+  }
+  ASSERT_EQ(back.codeObjects.size(), artifact.codeObjects.size());
+  for (size_t i = 0; i < back.codeObjects.size(); ++i) {
+    const CodeObject &x = artifact.codeObjects[i], &y = back.codeObjects[i];
+    EXPECT_EQ(y.kind, x.kind);
+    EXPECT_EQ(y.level, x.level);
+    EXPECT_EQ(y.cpuFeatures, x.cpuFeatures);
+    EXPECT_TRUE(y.bytes == x.bytes) << x.level;
   }
   EXPECT_EQ(back.entries[0].lowerBoundBytes, 128u);
   EXPECT_EQ(back.entries[2].outputs[1].dtype, DType::Bool);
   EXPECT_TRUE(back.entries[2].inputs[1].shape.empty());
+  EXPECT_EQ(back.kernels[kProbe].scratchBytes, 4096u);
+  EXPECT_TRUE(back.entries[1].padsPartialChunks);
   // Serializing what was read gives the same bytes.
   EXPECT_EQ(serialize(back), b);
 }
 
+TEST_F(ArtifactTest, InPlaceParseViewsTheCodeInTheBytes) {
+  std::string b = serialize(artifact);
+  Artifact back;
+  std::vector<std::string_view> objects;
+  ASSERT_TRUE(parseArtifactInPlace(b.data(), b.size(), &back, &objects).ok());
+  ASSERT_EQ(objects.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(back.codeObjects[i].bytes.empty());
+    EXPECT_GE(objects[i].data(), b.data());
+    EXPECT_LE(objects[i].data() + objects[i].size(), b.data() + b.size());
+    EXPECT_TRUE(objects[i] == artifact.codeObjects[i].bytes);
+  }
+}
+
 // The smallest arguments: scalars with one-letter names, in the last entry
-// (nothing after them in the manifest). Once rejected as "bad argument
-// counts" by a too-large minimum argument size.
+// (only the code objects after them in the manifest). Once rejected as "bad
+// argument counts" by a too-large minimum argument size.
 TEST_F(ArtifactTest, ScalarArgumentsWithShortNamesRoundTrip) {
   EntryInfo e;
   e.name = "s";
-  e.symbol = artifact.entries[0].symbol;
   e.batchSize = 4;
   e.arenaBytes = 64;
   for (auto [list, name] : {std::pair{&e.inputs, "x"}, {&e.outputs, "y"}}) {
@@ -160,6 +363,7 @@ TEST_F(ArtifactTest, ScalarArgumentsWithShortNamesRoundTrip) {
   ASSERT_EQ(back.entries.back().inputs.size(), 1u);
   EXPECT_EQ(back.entries.back().inputs[0].name, "x");
   EXPECT_TRUE(back.entries.back().outputs[0].shape.empty());
+  EXPECT_TRUE(back.entries.back().schedule.empty());
 }
 
 TEST_F(ArtifactTest, WriteFileMatchesBytes) {
@@ -170,7 +374,7 @@ TEST_F(ArtifactTest, WriteFileMatchesBytes) {
 }
 
 TEST_F(ArtifactTest, EveryTruncationIsRejected) {
-  std::string b = serialize(artifact);
+  std::string b = serialize(smallArtifact());
   for (size_t n = 0; n < b.size(); ++n) {
     Status s = parse(b.substr(0, n));
     ASSERT_FALSE(s.ok()) << n;
@@ -193,30 +397,34 @@ TEST_F(ArtifactTest, BadMagic) {
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
 }
 
-TEST_F(ArtifactTest, WrongVersion) {
+TEST_F(ArtifactTest, OtherFormatVersionsAreUnimplemented) {
   std::string b = serialize(artifact);
-  for (uint32_t version : {1u, 3u}) {
+  for (uint32_t version : {1u, 2u, 4u, 0xffffffffu}) {
     putU32(b, 8, version);
     reseal(b);
     Status s = parse(b);
-    EXPECT_EQ(s.message(), "runtime supports format 2, artifact has " +
+    EXPECT_EQ(s.message(), "runtime supports format 3, artifact has " +
                                std::to_string(version));
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+    uint64_t fileSize = 0;
+    EXPECT_EQ(checkArtifactHeader(b.data(), 64, &fileSize).message(),
+              s.message());
   }
 }
 
-TEST_F(ArtifactTest, WrongTarget) {
-  std::string b = serialize(artifact);
-  putU32(b, 12, 7);
-  reseal(b);
-  Status s = parse(b);
-  EXPECT_EQ(s.message(),
-            "unsupported target 7 (this runtime supports 1 = cpu-x86_64)");
-  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+TEST_F(ArtifactTest, ReservedHeaderWordsAreZero) {
+  for (size_t offset : {12, 56}) {
+    std::string b = serialize(artifact);
+    b[offset] = 7;
+    reseal(b);
+    Status s = parse(b);
+    EXPECT_EQ(s.message(), "header reserved field is not zero") << offset;
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  }
 }
 
 TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
-  std::string b = serialize(artifact);
+  std::string b = serialize(smallArtifact());
   for (size_t i = 0; i < b.size(); ++i) {
     std::string c = b;
     c[i] = char(c[i] ^ 0x20);
@@ -225,7 +433,7 @@ TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
     if (i < 8) {
       EXPECT_EQ(s.message(), "bad magic: not a .vmapc artifact");
     } else if (i < 12) {
-      EXPECT_NE(s.message().find("runtime supports format 2, artifact has"),
+      EXPECT_NE(s.message().find("runtime supports format 3, artifact has"),
                 std::string::npos);
     } else if (i < 48 || i >= 56) {
       // (Bytes 48..55 hold the file size: truncated or trailing bytes.)
@@ -236,16 +444,17 @@ TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
   }
 }
 
-TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
+TEST_F(ArtifactTest, ReaderChecksArgumentsAndHeaderBehindAValidChecksum) {
   std::string b = serialize(artifact);
-  // Manifest of the first entry's first input: see the layout in
-  // ArtifactFormat.h. 64 (header) + 12 (features) + 4 (entry count) +
-  // 10 ("affine") + 13 ("rt_affine") + 40 (numbers) + 5 ("x") = 148.
-  ASSERT_EQ(b[148], 1); // dtype f32
-  ASSERT_EQ(b[149], 1); // rank 1
+  Layout l = layoutOf(artifact);
+  // Entry affine's first input `x`: its name, then dtype, rank, reserved,
+  // mapped axis, staging offset, dims.
+  size_t x = l.args[0][0] + 4 + 1;
+  ASSERT_EQ(b[x], 1);     // dtype f32
+  ASSERT_EQ(b[x + 1], 1); // rank 1
   {
     std::string c = b;
-    c[149] = 17;
+    c[x + 1] = 17;
     reseal(c);
     EXPECT_EQ(parse(c).message(),
               "entry 'affine' argument 'x': rank 17 exceeds the maximum 16");
@@ -253,7 +462,7 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
   }
   {
     std::string c = b;
-    c[148] = 9;
+    c[x] = 9;
     reseal(c);
     EXPECT_EQ(parse(c).message(),
               "entry 'affine' argument 'x': invalid dtype 9");
@@ -261,7 +470,14 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
   }
   {
     std::string c = b;
-    putU32(c, 152, 5); // mapped axis 5 of a rank-1 input
+    c[x + 2] = 1;
+    reseal(c);
+    EXPECT_EQ(parse(c).message(),
+              "entry 'affine' argument 'x': reserved field is not zero");
+  }
+  {
+    std::string c = b;
+    putU32(c, x + 4, 5); // mapped axis 5 of a rank-1 input
     reseal(c);
     EXPECT_EQ(parse(c).message(), "entry 'affine' input 'x': mapped axis 5 out "
                                   "of range [0, 1] (or -1 for none)");
@@ -269,23 +485,30 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
   }
   {
-    // The input's one dim (at 64 + 12 + 4 + 10 + 13 + 40 + 5 + 4 + 4 + 8):
-    // a dim that makes the array 2^62 bytes or more is out of range.
+    // The input's one dim: a dim that makes the array 2^62 bytes or more is
+    // out of range.
     std::string c = b;
-    ASSERT_EQ(u64At(c, 164), 4u);
-    putU64(c, 164, uint64_t(1) << 61);
+    ASSERT_EQ(u64At(c, x + 16), 4u);
+    putU64(c, x + 16, uint64_t(1) << 61);
     reseal(c);
     EXPECT_EQ(parse(c).code(), StatusCode::kOutOfRange);
     // A negative dim (2^63 and above as i64) is not an artifact.
-    putU64(c, 164, uint64_t(1) << 63);
+    putU64(c, x + 16, uint64_t(1) << 63);
     reseal(c);
     EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
   }
   {
     std::string c = b;
-    putU32(c, 64 + 12, 0xffffffffu); // entry count
+    putU32(c, l.entryCount, 0xffffffffu);
     reseal(c);
     EXPECT_EQ(parse(c).message(), "bad entry count 4294967295");
+  }
+  {
+    std::string c = b;
+    putU32(c, flagsOffset(l, artifact, 0), 2);
+    reseal(c);
+    EXPECT_EQ(parse(c).message(), "entry 'affine': unknown flags 2");
+    EXPECT_EQ(parse(c).code(), StatusCode::kDataLoss);
   }
   {
     std::string c = b;
@@ -300,11 +523,135 @@ TEST_F(ArtifactTest, ReaderChecksFieldsBehindAValidChecksum) {
     reseal(c);
     EXPECT_NE(parse(c).message().find("out of bounds"), std::string::npos);
   }
-  {
+}
+
+// A manifest that ends with zero bytes before the code: the padding is not
+// part of the manifest, and a manifest size that takes it in leaves bytes
+// unread.
+TEST_F(ArtifactTest, ManifestMustBeReadExactly) {
+  // Grow a feature name until the manifest is not a multiple of 16.
+  Artifact a = smallArtifact();
+  while ((kHeaderBytes + layoutOf(a).manifestEnd) % 16 == 0)
+    a.codeObjects[0].cpuFeatures.push_back("sse2");
+  std::string b = serialize(a);
+  putU64(b, 24, u64At(b, 24) + 1);
+  reseal(b);
+  Status s = parse(b);
+  EXPECT_EQ(s.message(), "manifest has 1 trailing bytes");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+}
+
+TEST_F(ArtifactTest, ReaderChecksKernelsSchedulesAndCodeObjects) {
+  const std::string b = serialize(artifact);
+  const Layout l = layoutOf(artifact);
+  const size_t twostep = entryIndex(artifact, "twostep");
+  const size_t square = l.commands[twostep][0];
+  const size_t accumulate = l.commands[twostep][3];
+  const size_t range1 = codeRangeOffset(l, artifact, 1);
+  const uint64_t offset1 = u64At(b, range1);
+  const std::string size1 =
+      std::to_string(artifact.codeObjects[1].bytes.size());
+  const std::string codeSize = std::to_string(u64At(b, 40));
+  struct Case {
+    std::string expected;
+    StatusCode code;
+    std::function<void(std::string &)> edit;
+  };
+  constexpr StatusCode kDataLoss = StatusCode::kDataLoss;
+  const Case cases[] = {
+      {"bad kernel count 4294967295", kDataLoss,
+       [&](std::string &c) { putU32(c, l.kernelCount, 0xffffffffu); }},
+      // Kernel affine: its binding and scalar counts, past the limits.
+      {"kernel 'affine': bad binding or scalar count", kDataLoss,
+       [&](std::string &c) { putU32(c, l.kernels[kAffine] + 4 + 6, 1025); }},
+      {"kernel 'affine': bad binding or scalar count", kDataLoss,
+       [&](std::string &c) { putU32(c, l.kernels[kAffine] + 4 + 6 + 4, 65); }},
+      // Its grid along y, and its scratch.
+      {"kernel 'affine': workgroup count 0 along dimension 1 (a constant in "
+       "[1, 2^31], or -T for ceil(n / T))",
+       kDataLoss,
+       [&](std::string &c) { putU64(c, l.kernels[kAffine] + 4 + 6 + 16, 0); }},
+      {"kernel 'affine': 67108865 bytes of scratch, more than 67108864",
+       StatusCode::kOutOfRange,
+       [&](std::string &c) {
+         putU64(c, l.kernels[kAffine] + 4 + 6 + 32, (64 << 20) + 1);
+       }},
+      {"entry 'twostep': bad command count 4294967295", kDataLoss,
+       [&](std::string &c) {
+         putU32(c, l.commandCount[twostep], 0xffffffffu);
+       }},
+      {"entry 'twostep' schedule: command reserved bytes are not zero",
+       kDataLoss, [&](std::string &c) { c[square + 1] = 1; }},
+      {"entry 'twostep' schedule: unknown command kind 7", kDataLoss,
+       [&](std::string &c) { c[square] = 7; }},
+      {"entry 'twostep' schedule: dispatch of kernel #99, which does not "
+       "exist",
+       kDataLoss, [&](std::string &c) { putU32(c, square + 4, 99); }},
+      {"entry 'twostep' schedule: binding reserved bytes are not zero",
+       kDataLoss, [&](std::string &c) { c[square + 8 + 3] = 1; }},
+      {"entry 'twostep' schedule command 0 binding 0: unknown binding kind 9",
+       kDataLoss, [&](std::string &c) { c[square + 8] = 9; }},
+      {"entry 'twostep' schedule command 0 binding 0: input #1 does not exist",
+       kDataLoss, [&](std::string &c) { putU32(c, square + 12, 1); }},
+      {"entry 'twostep' schedule command 0 binding 1: arena bytes [200, +64) "
+       "exceed the arena of 256 bytes",
+       kDataLoss, [&](std::string &c) { putU64(c, square + 32, 200); }},
+      {"entry 'twostep' schedule: scalar reserved bytes are not zero",
+       kDataLoss, [&](std::string &c) { c[square + 40 + 2] = 1; }},
+      {"entry 'twostep' schedule command 0 scalar 0: unknown scalar kind 5",
+       kDataLoss, [&](std::string &c) { c[square + 40] = 5; }},
+      // accumulate reads the index of loop 2, which does not enclose it.
+      {"entry 'twostep' schedule command 3 scalar 2: loop 2 does not enclose "
+       "it",
+       kDataLoss, [&](std::string &c) { putU32(c, accumulate + 60, 2); }},
+      // The outer loop's body of 4 commands leaves the schedule.
+      {"entry 'twostep' schedule command 1: a loop body of 4 commands leaves "
+       "its enclosing body",
+       kDataLoss,
+       [&](std::string &c) { putU32(c, l.commands[twostep][1] + 12, 4); }},
+      // 2 x (2^31 + 1) repeats.
+      {"entry 'twostep' schedule command 2: nested loops repeat more than "
+       "2^32 times",
+       StatusCode::kOutOfRange,
+       [&](std::string &c) {
+         putU64(c, l.commands[twostep][2] + 4, (uint64_t(1) << 31) + 1);
+       }},
+      {"bad code object count 17", kDataLoss,
+       [&](std::string &c) { putU32(c, l.codeObjectCount, 17); }},
+      {"code object #1: unsupported kind 2 (this runtime supports 1 = x86-64 "
+       "ELF)",
+       StatusCode::kUnimplemented,
+       [&](std::string &c) { putU32(c, l.codeObjects[1], 2); }},
+      // The level string "x86-64-v3" edited to "x86-64-v5", then "-v4".
+      {"code object #1: unknown ISA level 'x86-64-v5' (x86-64, x86-64-v3, "
+       "x86-64-v4)",
+       StatusCode::kUnimplemented,
+       [&](std::string &c) { c[l.codeObjects[1] + 8 + 8] = '5'; }},
+      {"code object #2: a second object for level 'x86-64-v4'", kDataLoss,
+       [&](std::string &c) { c[l.codeObjects[1] + 8 + 8] = '4'; }},
+      {"bad CPU feature count 4294967295", kDataLoss,
+       [&](std::string &c) {
+         putU32(c, l.codeObjects[1] + 8 + 9, 0xffffffffu);
+       }},
+      {"code object #1 [8, +" + size1 + ") is not 16-byte aligned", kDataLoss,
+       [&](std::string &c) { putU64(c, range1, 8); }},
+      {"code object #1 [0, +" + size1 +
+           ") overlaps the object before it (objects are in order and "
+           "disjoint)",
+       kDataLoss, [&](std::string &c) { putU64(c, range1, 0); }},
+      {"code object #1 [" + std::to_string(offset1) + ", +0) is empty",
+       kDataLoss, [&](std::string &c) { putU64(c, range1 + 8, 0); }},
+      {"code object #1 [" + std::to_string(offset1) + ", +" + codeSize +
+           ") out of bounds of the code",
+       kDataLoss, [&](std::string &c) { putU64(c, range1 + 8, u64At(c, 40)); }},
+  };
+  for (const Case &k : cases) {
     std::string c = b;
-    c[56] = 1; // reserved
+    k.edit(c);
     reseal(c);
-    EXPECT_EQ(parse(c).message(), "header reserved field is not zero");
+    Status s = parse(c);
+    EXPECT_EQ(s.message(), k.expected);
+    EXPECT_EQ(s.code(), k.code) << k.expected;
   }
 }
 
@@ -321,6 +668,12 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
       {"entry 'affine' input 'x': rank 17 exceeds the maximum 16",
        StatusCode::kOutOfRange,
        [](Artifact &a) { a.entries[0].inputs[0].shape.assign(17, 1); }},
+      // Rank 16 per example: unmapped it is passed as is; mapped, the
+      // batched array would have 17 dims.
+      {"entry 'affine' input 'x': mapped, its batched array has 17 dims, more "
+       "than the maximum 16",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].inputs[0].shape.assign(16, 1); }},
       {"entry 'affine' input 'c': negative dimension in shape [-4]", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].shape = {-4}; }},
       {"entry 'affine' input 'x': mapped axis 2 out of range [0, 1] (or -1 "
@@ -350,22 +703,29 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
        [](Artifact &a) { a.entries[0].outputs[0].name.assign(4097, 'y'); }},
       {"duplicate entry name 'affine'", kInvalid,
        [](Artifact &a) { a.entries[1].name = "affine"; }},
-      {"entry 'affine' symbol contains a NUL byte", kInvalid,
-       [](Artifact &a) { a.entries[0].symbol = std::string("rt\0x", 4); }},
+      {"entry #0 name contains a NUL byte", kInvalid,
+       [](Artifact &a) { a.entries[0].name = std::string("af\0x", 4); }},
       {"artifact has no entries", kInvalid,
        [](Artifact &a) { a.entries.clear(); }},
       {"entry 'affine' has more than 4096 inputs", StatusCode::kOutOfRange,
        [](Artifact &a) {
          a.entries[0].inputs.resize(4097, a.entries[0].inputs[1]);
        }},
-      {"code is not an ELF object", kInvalid,
-       [](Artifact &a) { a.code = "hello"; }},
-      {"code is not an ELF shared object (ET_DYN)", kInvalid,
+      {"code object #0 (x86-64) is not an ELF object", kInvalid,
+       [](Artifact &a) { a.codeObjects[0].bytes = "hello"; }},
+      {"code object #1 (x86-64-v3) is not an ELF shared object (ET_DYN)",
+       kInvalid,
        [](Artifact &a) {
-         a.code[16] = 1; /* ET_REL */
+         a.codeObjects[1].bytes[16] = 1; /* ET_REL */
        }},
-      {"CPU feature name is empty", kInvalid,
-       [](Artifact &a) { a.cpuFeatures.push_back(""); }},
+      {"code object #2 (x86-64-v4) is not an x86-64 ELF object", kInvalid,
+       [](Artifact &a) {
+         a.codeObjects[2].bytes[18] = char(183); /* EM_AARCH64 */
+       }},
+      {"code object #1 CPU feature name is empty", kInvalid,
+       [](Artifact &a) { a.codeObjects[1].cpuFeatures.push_back(""); }},
+      {"artifact has no code objects", kInvalid,
+       [](Artifact &a) { a.codeObjects.clear(); }},
   };
   for (const Case &c : cases) {
     Artifact a = artifact;
@@ -375,6 +735,186 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
     EXPECT_EQ(s.code(), c.code) << c.expected;
     EXPECT_EQ(validateArtifact(a).message(), c.expected);
   }
+  // Rank 16 is allowed for an unmapped argument.
+  Artifact a = artifact;
+  a.entries[0].inputs[1].shape.assign(16, 1);
+  a.entries[0].inputs[1].shape.back() = 4;
+  EXPECT_TRUE(validateArtifact(a).ok()) << validateArtifact(a).message();
+}
+
+// Every rule of kernels, schedules and code objects (ArtifactFormat.h,
+// "Semantic rules"), each broken once on an otherwise valid artifact.
+TEST_F(ArtifactTest, ValidatorRejectsBadKernelsSchedulesAndCodeObjects) {
+  struct Case {
+    const char *expected;
+    StatusCode code;
+    void (*edit)(Artifact &);
+  };
+  constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
+  constexpr StatusCode kOutOfRange = StatusCode::kOutOfRange;
+  const size_t twostep = entryIndex(makeTestArtifact({}), "twostep");
+  ASSERT_EQ(twostep, 4u) << "the cases below edit entry #4";
+  const Case cases[] = {
+      // Kernels.
+      {"artifact has no kernels", kInvalid,
+       [](Artifact &a) { a.kernels.clear(); }},
+      {"duplicate kernel name 'affine'", kInvalid,
+       [](Artifact &a) { a.kernels[kAxis1].name = "affine"; }},
+      {"kernel name is empty", kInvalid,
+       [](Artifact &a) { a.kernels[kAxis1].name = ""; }},
+      {"kernel 'a-b': a kernel name is letters, digits and _ only", kInvalid,
+       [](Artifact &a) { a.kernels[kAxis1].name = "a-b"; }},
+      {"kernel 'affine': 1025 bindings and 1 scalars (at most 1024 and 64)",
+       kOutOfRange,
+       [](Artifact &a) {
+         a.kernels[kAffine].numBindings = 1025;
+         a.kernels[kAffine].bindingBytes.resize(1025, 4);
+       }},
+      {"kernel 'affine': 3 bindings and 65 scalars (at most 1024 and 64)",
+       kOutOfRange, [](Artifact &a) { a.kernels[kAffine].numScalars = 65; }},
+      {"kernel 'affine': 2 binding sizes for 3 bindings", kInvalid,
+       [](Artifact &a) { a.kernels[kAffine].bindingBytes.pop_back(); }},
+      {"kernel 'affine': a binding of 2^62 bytes or more", kOutOfRange,
+       [](Artifact &a) {
+         a.kernels[kAffine].bindingBytes[1] = kMaxArrayBytes;
+       }},
+      {"kernel 'affine': workgroup count 0 along dimension 2 (a constant in "
+       "[1, 2^31], or -T for ceil(n / T))",
+       kInvalid, [](Artifact &a) { a.kernels[kAffine].workgroupCount[2] = 0; }},
+      {"kernel 'axis1': workgroup count 2147483649 along dimension 1 (a "
+       "constant in [1, 2^31], or -T for ceil(n / T))",
+       kInvalid,
+       [](Artifact &a) {
+         a.kernels[kAxis1].workgroupCount[1] = kMaxWorkgroups + 1;
+       }},
+      {"kernel 'axis1': workgroup count -2147483649 along dimension 0 (a "
+       "constant in [1, 2^31], or -T for ceil(n / T))",
+       kInvalid,
+       [](Artifact &a) {
+         a.kernels[kAxis1].workgroupCount[0] = -kMaxWorkgroups - 1;
+       }},
+      {"entry 'axis1' schedule command 0: kernel 'axis1' has a tile of 5 "
+       "examples along dimension 0, more than the batch size 4",
+       kInvalid, [](Artifact &a) { a.kernels[kAxis1].workgroupCount[0] = -5; }},
+      {"kernel 'probe': 67108865 bytes of scratch, more than 67108864",
+       kOutOfRange,
+       [](Artifact &a) {
+         a.kernels[kProbe].scratchBytes = kMaxScratchBytes + 1;
+       }},
+      // Schedules.
+      {"entry 'affine' schedule command 0: kernel #11 does not exist (11 "
+       "kernels)",
+       kInvalid, [](Artifact &a) { a.entries[0].schedule[0].kernel = 11; }},
+      {"entry 'affine' schedule command 0: kernel 'affine' takes 3 bindings "
+       "and 1 scalars, the dispatch gives 2 and 1",
+       kInvalid,
+       [](Artifact &a) { a.entries[0].schedule[0].bindings.pop_back(); }},
+      {"entry 'affine' schedule command 0: kernel 'affine' takes 3 bindings "
+       "and 1 scalars, the dispatch gives 3 and 0",
+       kInvalid, [](Artifact &a) { a.entries[0].schedule[0].scalars.clear(); }},
+      {"entry 'affine' schedule command 0: unknown command kind 9", kInvalid,
+       [](Artifact &a) { a.entries[0].schedule[0].kind = Command::Kind(9); }},
+      {"entry 'affine' schedule command 0 binding 1: input #2 does not exist",
+       kInvalid,
+       [](Artifact &a) { a.entries[0].schedule[0].bindings[1].index = 2; }},
+      {"entry 'affine' schedule command 0 binding 2: output #1 does not "
+       "exist",
+       kInvalid,
+       [](Artifact &a) { a.entries[0].schedule[0].bindings[2].index = 1; }},
+      {"entry 'affine' schedule command 0 binding 0: unknown binding kind 4",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[0].schedule[0].bindings[0].kind = Binding::Kind(4);
+       }},
+      // The kernel accesses 64 bytes of `c`, which has 16.
+      {"entry 'affine' schedule command 0 binding 1: kernel 'affine' "
+       "accesses 64 bytes, the argument has 16",
+       kInvalid, [](Artifact &a) { a.kernels[kAffine].bindingBytes[1] = 64; }},
+      // The arena binding of twostep, out of the arena and wrapping.
+      {"entry 'twostep' schedule command 0 binding 1: arena bytes [224, +64) "
+       "exceed the arena of 256 bytes",
+       kInvalid,
+       [](Artifact &a) { a.entries[4].schedule[0].bindings[1].offset = 224; }},
+      {"entry 'twostep' schedule command 0 binding 1: arena bytes "
+       "[18446744073709551600, +64) exceed the arena of 256 bytes",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[4].schedule[0].bindings[1].offset = ~uint64_t(0) - 15;
+       }},
+      {"entry 'twostep' schedule command 3 scalar 1: unknown scalar kind 3",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[4].schedule[3].scalars[1].kind = ScalarSource::Kind(3);
+       }},
+      {"entry 'twostep' schedule command 3 scalar 2: loop 2 does not enclose "
+       "it",
+       kInvalid,
+       [](Artifact &a) { a.entries[4].schedule[3].scalars[2].loop = 2; }},
+      // The square dispatch reads a loop index outside any loop.
+      {"entry 'twostep' schedule command 0 scalar 0: loop 0 does not enclose "
+       "it",
+       kInvalid,
+       [](Artifact &a) { a.entries[4].schedule[0].scalars[0] = loopIndex(0); }},
+      // The inner loop's body of 2 leaves the outer loop's body of 2.
+      {"entry 'twostep' schedule command 2: a loop body of 2 commands leaves "
+       "its enclosing body",
+       kInvalid, [](Artifact &a) { a.entries[4].schedule[2].bodySize = 2; }},
+      {"entry 'twostep' schedule command 2: nested loops repeat more than "
+       "2^32 times",
+       kOutOfRange,
+       [](Artifact &a) {
+         a.entries[4].schedule[1].tripCount = uint64_t(1) << 16;
+         a.entries[4].schedule[2].tripCount = (uint64_t(1) << 16) + 1;
+       }},
+      {"entry 'twostep' schedule command 1: nested loops repeat more than "
+       "2^32 times",
+       kOutOfRange,
+       [](Artifact &a) {
+         a.entries[4].schedule[1].tripCount = kMaxTripCount + 1;
+       }},
+      {"entry 'twostep' schedule command 65: loops nest deeper than 64",
+       kOutOfRange,
+       [](Artifact &a) {
+         std::vector<Command> &s = a.entries[4].schedule;
+         s.erase(s.begin() + 1, s.begin() + 3); // the two loops
+         for (uint32_t depth = 0; depth < 65; ++depth)
+           s.insert(s.begin() + 1, loop(1, depth + 1));
+       }},
+      {"entry 'twostep' schedule: more than 1048576 commands", kOutOfRange,
+       [](Artifact &a) {
+         a.entries[4].schedule.resize(kMaxCommands + 1, loop(0, 0));
+       }},
+      // Code objects.
+      {"code object #1: unsupported kind 7 (this runtime supports 1 = x86-64 "
+       "ELF)",
+       StatusCode::kUnimplemented,
+       [](Artifact &a) { a.codeObjects[1].kind = CodeKind(7); }},
+      {"code object #1: unknown ISA level 'x86-64-v2' (x86-64, x86-64-v3, "
+       "x86-64-v4)",
+       StatusCode::kUnimplemented,
+       [](Artifact &a) { a.codeObjects[1].level = "x86-64-v2"; }},
+      {"code object #2: a second object for level 'x86-64-v3'", kInvalid,
+       [](Artifact &a) { a.codeObjects[2].level = "x86-64-v3"; }},
+      {"code object #0: more than 256 CPU features", kOutOfRange,
+       [](Artifact &a) { a.codeObjects[0].cpuFeatures.resize(257, "sse2"); }},
+      {"more than 16 code objects", kOutOfRange,
+       [](Artifact &a) { a.codeObjects.resize(17, a.codeObjects[0]); }},
+  };
+  for (const Case &c : cases) {
+    Artifact a = artifact;
+    c.edit(a);
+    Status s = validateArtifact(a);
+    EXPECT_EQ(s.message(), c.expected);
+    EXPECT_EQ(s.code(), c.code) << c.expected;
+  }
+  // The loop depth limit itself is allowed: 64 loops around a dispatch.
+  Artifact a = artifact;
+  std::vector<Command> &s = a.entries[twostep].schedule;
+  s.erase(s.begin() + 1, s.begin() + 3);
+  for (uint32_t depth = 0; depth < 64; ++depth)
+    s.insert(s.begin() + 1, loop(1, depth + 1));
+  s.back().scalars[2] = loopIndex(63);
+  EXPECT_TRUE(validateArtifact(a).ok()) << validateArtifact(a).message();
 }
 
 // Every way a size in a manifest could overflow 64 bits or pass the 2^62
@@ -422,6 +962,10 @@ TEST_F(ArtifactTest, SizesThatWouldOverflowAreOutOfRange) {
        "limit is 2^62 bytes)",
        StatusCode::kOutOfRange,
        [](Artifact &a) { a.entries[0].arenaBytes = uint64_t(1) << 62; }},
+      // A binding's bytes.
+      {"kernel 'affine': a binding of 2^62 bytes or more",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.kernels[kAffine].bindingBytes[0] = ~uint64_t(0); }},
   };
   for (const Case &c : cases) {
     Artifact a = artifact;
@@ -464,7 +1008,6 @@ TEST_F(ArtifactTest, OverlappingSlotsAreFoundInAnyOrder) {
   // Outputs in decreasing offset order; the first and last overlap.
   EntryInfo e;
   e.name = "many";
-  e.symbol = "rt_affine";
   e.batchSize = 1;
   e.arenaBytes = 4096;
   e.inputs = {arg("x", DType::F32, {}, 0, 0)};
@@ -520,6 +1063,15 @@ TEST_F(ArtifactTest, HeaderSizesThatWouldOverflowAreRejected) {
     EXPECT_NE(s.message().find("out of bounds"), std::string::npos);
     EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   }
+  // A code object's offset + size that would wrap.
+  Layout l = layoutOf(artifact);
+  std::string d = b;
+  putU64(d, codeRangeOffset(l, artifact, 2), ~uint64_t(0) - 15);
+  reseal(d);
+  Status s = parse(d);
+  EXPECT_EQ(s.message().rfind("code object #2 [18446744073709551600, +", 0), 0u)
+      << s.message();
+  EXPECT_NE(s.message().find(") out of bounds of the code"), std::string::npos);
 }
 
 TEST_F(ArtifactTest, ReadFileChecksTheHeaderFirst) {
@@ -624,6 +1176,79 @@ TEST_F(ArtifactTest, EntryDescriptorWordsAndChecks) {
                              "manifest, 12 in the code");
 }
 
+TEST_F(ArtifactTest, KernelDescriptorChecks) {
+  const KernelInfo &affine = artifact.kernels[kAffine];
+  struct {
+    uint32_t header[4];
+    uint64_t bytes[4]; // one u64 of padding after the three bindings
+  } d = {{kKernelDescriptorMagic, 3, 1, 0}, {64, 16, 64, 0}};
+  static_assert(sizeof(d) == offsetof(KernelDescriptor, bindingBytes) + 32,
+                "the header, then u64 words");
+  const size_t size = 16 + 3 * 8;
+  EXPECT_TRUE(checkKernelDescriptor(affine, &d, size).ok());
+  // Padding after the bytes (AddressSanitizer's redzone) is allowed.
+  EXPECT_TRUE(checkKernelDescriptor(affine, &d, size + 8).ok());
+  auto check = [&](const void *data, size_t n) {
+    Status s = checkKernelDescriptor(affine, data, n);
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.message();
+    return s.message();
+  };
+  // Shorter than its header (16 bytes), or than the bytes of the bindings
+  // that its header counts.
+  for (size_t n : {size_t(0), size_t(15), size_t(16), size - 1})
+    EXPECT_EQ(check(&d, n), "kernel 'affine': the code's descriptor is " +
+                                std::to_string(n) + " bytes, fewer than the " +
+                                (n < 16 ? "16" : "40") + " its header needs");
+  EXPECT_EQ(check(nullptr, size), "kernel 'affine': the code's descriptor is " +
+                                      std::to_string(size) +
+                                      " bytes, fewer than the 16 its header "
+                                      "needs");
+  auto edited = d;
+  edited.header[0] ^= 1;
+  EXPECT_EQ(check(&edited, size),
+            "kernel 'affine': the code's descriptor has a bad magic");
+  edited = d;
+  edited.header[1] = 2;
+  EXPECT_EQ(check(&edited, size),
+            "kernel 'affine': the manifest disagrees with the code: binding "
+            "count: 3 in the manifest, 2 in the code");
+  // A descriptor of 2 bindings, whole: the count is what differs.
+  EXPECT_EQ(check(&edited, 16 + 2 * 8),
+            "kernel 'affine': the manifest disagrees with the code: binding "
+            "count: 3 in the manifest, 2 in the code");
+  edited = d;
+  edited.header[2] = 0;
+  EXPECT_EQ(check(&edited, size),
+            "kernel 'affine': the manifest disagrees with the code: scalar "
+            "count: 1 in the manifest, 0 in the code");
+  edited = d;
+  edited.bytes[2] = 48;
+  EXPECT_EQ(check(&edited, size),
+            "kernel 'affine': the manifest disagrees with the code: bytes of "
+            "binding 2: 64 in the manifest, 48 in the code");
+}
+
+TEST_F(ArtifactTest, DescribeSchedule) {
+  const EntryInfo &twostep = artifact.entries[entryIndex(artifact, "twostep")];
+  EXPECT_EQ(describeSchedule(twostep.schedule, artifact.kernels),
+            "dispatch square grid(ceil(n/1), 1, 1) (input 0, arena+128) "
+            "scalars(n)\n"
+            "loop 2\n"
+            "  loop 3\n"
+            "    dispatch accumulate grid(ceil(n/2), 1, 1) (arena+128, "
+            "output 0) scalars(n, i0, i1)\n");
+  EXPECT_EQ(describeSchedule(artifact.entries[1].schedule, artifact.kernels),
+            "dispatch axis1 grid(ceil(n/2), 2, 1) (input 0, output 0) "
+            "scalars(n)\n");
+  // Kernels not known (yet), as vmapc-opt prints a schedule before tiling.
+  std::vector<KernelInfo> kernels = {kernel("k", {4}, 0, 0, 1, 1)};
+  EXPECT_EQ(describeSchedule({dispatch(0, {outputBinding(0)}),
+                              dispatch(7, {inputBinding(1)})},
+                             kernels),
+            "dispatch k grid(?, 1, 1) (output 0)\n"
+            "dispatch kernel#7 (input 1)\n");
+}
+
 TEST(BatchedShape, InsertsNAtTheMappedAxis) {
   EXPECT_EQ(batchedShape(arg("a", DType::F32, {2, 3}, 1), 7),
             (std::vector<int64_t>{2, 7, 3}));
@@ -633,6 +1258,14 @@ TEST(BatchedShape, InsertsNAtTheMappedAxis) {
             (std::vector<int64_t>{5}));
   EXPECT_EQ(batchedShape(arg("a", DType::I32, {4}, kNoAxis), 5),
             (std::vector<int64_t>{4}));
+}
+
+TEST(WorkgroupsFor, ConstantOrCeilOfN) {
+  EXPECT_EQ(workgroupsFor(3, 100), 3u);
+  EXPECT_EQ(workgroupsFor(-1, 7), 7u);
+  EXPECT_EQ(workgroupsFor(-4, 0), 0u);
+  EXPECT_EQ(workgroupsFor(-4, 9), 3u);
+  EXPECT_EQ(workgroupsFor(-4, 8), 2u);
 }
 
 TEST_F(ArtifactTest, ExampleBytes) {

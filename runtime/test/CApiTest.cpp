@@ -37,9 +37,7 @@ TEST(CApi, LoadRunAndErrors) {
   ASSERT_EQ(take(vmapc_device_open("cpu", &dev)), "");
 
   std::string bytes;
-  ASSERT_TRUE(
-      vmapc::serializeArtifact(makeTestArtifact(testKernelBytes()), &bytes)
-          .ok());
+  ASSERT_TRUE(vmapc::serializeArtifact(makeTestArtifact(), &bytes).ok());
   vmapc_executable *exe = nullptr;
   EXPECT_EQ(take(vmapc_executable_load_bytes(dev, bytes.data(), 20, &exe)),
             "truncated artifact: 20 bytes, smaller than the 72-byte minimum");
@@ -51,17 +49,18 @@ TEST(CApi, LoadRunAndErrors) {
   ASSERT_EQ(
       take(vmapc_executable_load_bytes(dev, bytes.data(), bytes.size(), &exe)),
       "");
-  ASSERT_EQ(vmapc_entry_count(exe), 4u);
+  ASSERT_EQ(vmapc_entry_count(exe), 9u);
 
   size_t affine = 99;
   EXPECT_EQ(take(vmapc_find_entry(exe, "affin", &affine)),
-            "unknown entry 'affin'; entries are: affine, axis1, reduce, probe");
+            "unknown entry 'affin'; entries are: affine, axis1, reduce, probe, "
+            "twostep, count, whoami, where, empty");
   ASSERT_EQ(take(vmapc_find_entry(exe, "axis1", &affine)), "");
   EXPECT_EQ(affine, 1u);
   ASSERT_EQ(take(vmapc_find_entry(exe, "affine", &affine)), "");
   EXPECT_EQ(affine, 0u);
   EXPECT_STREQ(vmapc_entry_name(exe, 0), "affine");
-  EXPECT_EQ(vmapc_entry_name(exe, 4), nullptr);
+  EXPECT_EQ(vmapc_entry_name(exe, 9), nullptr);
   EXPECT_EQ(vmapc_entry_batch_size(exe, 0), uint32_t(kTestB));
   EXPECT_EQ(vmapc_entry_num_inputs(exe, 0), 2u);
   EXPECT_EQ(vmapc_entry_num_outputs(exe, 0), 1u);
@@ -112,6 +111,33 @@ TEST(CApi, LoadRunAndErrors) {
 
   vmapc_executable_release(exe);
   vmapc_device_release(dev);
+}
+
+TEST(CApi, CodeLevelAndDeviceDescription) {
+  vmapc_device *dev = nullptr;
+  ASSERT_EQ(take(vmapc_device_open("cpu:isa=x86-64,threads=2", &dev)), "");
+  EXPECT_STREQ(vmapc_device_description(dev), "cpu: 2 threads, isa x86-64");
+  std::string bytes;
+  ASSERT_TRUE(vmapc::serializeArtifact(makeTestArtifact(), &bytes).ok());
+  vmapc_executable *exe = nullptr;
+  ASSERT_EQ(
+      take(vmapc_executable_load_bytes(dev, bytes.data(), bytes.size(), &exe)),
+      "");
+  EXPECT_STREQ(vmapc_executable_code_level(exe), "x86-64");
+  int32_t level = -1;
+  size_t whoami = 0;
+  ASSERT_EQ(take(vmapc_find_entry(exe, "whoami", &whoami)), "");
+  vmapc_mutable_host_array out[1] = {{&level, VMAPC_I32, 0, nullptr}};
+  EXPECT_EQ(take(vmapc_run(exe, whoami, nullptr, 0, out, 1)), "");
+  EXPECT_EQ(level, 0) << "the x86-64 code object ran";
+  EXPECT_STREQ(vmapc_executable_code_level(nullptr), "");
+  EXPECT_STREQ(vmapc_device_description(nullptr), "");
+  vmapc_executable_release(exe);
+  vmapc_device_release(dev);
+
+  EXPECT_EQ(take(vmapc_device_open("cpu:isa=x86-64-v5", &dev)),
+            "cpu device: isa must be x86-64, x86-64-v3 or x86-64-v4, got "
+            "'x86-64-v5'");
 }
 
 TEST(CApi, VersionIsTheBuildsVersion) {

@@ -1,10 +1,17 @@
 //===- RuntimeTest.cpp - Loading and chunked execution tests --------------===//
+//
+// The executable over the CPU device, with the stand-in code objects of
+// TestKernels.h: chunking, staging, schedules, descriptors, loading errors.
+// CpuDeviceTest.cpp has the device's own options, ISA levels and threads.
+//
+//===----------------------------------------------------------------------===//
 
 #include "vmapc/Runtime.h"
 #include "AllocHook.h"
+#include "RuntimeTestUtil.h"
 #include "TestUtil.h"
-#include "vmapc/CpuBackend.h"
 #include "vmapc/HostBuffer.h"
+#include "vmapc/cpu/SharedObject.h"
 
 #include <gtest/gtest.h>
 
@@ -17,51 +24,6 @@ using namespace vmapc_test;
 
 namespace {
 
-std::string serialize(const Artifact &a) {
-  std::string bytes;
-  Status s = serializeArtifact(a, &bytes);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return bytes;
-}
-
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-uintptr_t joinAddress(const int32_t *p) {
-  return uintptr_t(uint32_t(p[0])) | uintptr_t(uint32_t(p[1])) << 32;
-}
-
-class RuntimeTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    ASSERT_TRUE(Device::open("cpu", &cpu).ok());
-    code = testKernelBytes();
-    ASSERT_FALSE(code.empty()) << "cannot read " << VMAPC_TEST_KERNELS;
-    bytes = serialize(makeTestArtifact(code));
-    Status s = Executable::loadBytes(cpu, bytes.data(), bytes.size(), &exe);
-    ASSERT_TRUE(s.ok()) << s.message();
-  }
-
-  const Entry &entry(const char *name) {
-    const Entry *e = nullptr;
-    Status s = exe->findEntry(name, &e);
-    EXPECT_TRUE(s.ok()) << s.message();
-    return *e;
-  }
-
-  Status loadError(const Artifact &a) {
-    std::string b = serialize(a);
-    std::unique_ptr<Executable> other;
-    Status s = Executable::loadBytes(cpu, b.data(), b.size(), &other);
-    EXPECT_EQ(other, nullptr);
-    return s;
-  }
-
-  Device cpu;
-  std::string code;
-  std::string bytes;
-  std::unique_ptr<Executable> exe;
-};
-
 TEST(Device, OpenCpuAndUnknown) {
   Device d;
   ASSERT_TRUE(Device::open("cpu", &d).ok());
@@ -72,14 +34,24 @@ TEST(Device, OpenCpuAndUnknown) {
 }
 
 TEST_F(RuntimeTest, EntriesAndInfo) {
-  ASSERT_EQ(exe->numEntries(), 4u);
+  ASSERT_EQ(exe->numEntries(), 9u);
   EXPECT_EQ(exe->entry(0).name(), "affine");
   const Entry &r = entry("reduce");
   EXPECT_EQ(r.numInputs(), 2u);
   EXPECT_EQ(r.numOutputs(), 3u);
   EXPECT_EQ(r.batchSize(), 4u);
   EXPECT_EQ(r.info().outputs[1].dtype, DType::Bool);
-  EXPECT_EQ(exe->artifact().cpuFeatures, std::vector<std::string>{"sse2"});
+  ASSERT_EQ(entry("twostep").info().schedule.size(), 4u);
+  EXPECT_EQ(entry("twostep").info().schedule[2].tripCount, 3u);
+  const Artifact &a = exe->artifact();
+  ASSERT_EQ(a.kernels.size(), 11u);
+  EXPECT_EQ(a.kernels[kAccumulate].name, "accumulate");
+  EXPECT_EQ(a.kernels[kAxis1].workgroupCount[1], 2);
+  // The manifest is kept, the code is not.
+  ASSERT_EQ(a.codeObjects.size(), 3u);
+  for (const CodeObject &o : a.codeObjects)
+    EXPECT_TRUE(o.bytes.empty()) << o.level;
+  EXPECT_EQ(a.codeObjects[2].level, "x86-64-v4");
   Stats st = exe->stats();
   EXPECT_EQ(st.allocations, 1u);
   EXPECT_EQ(st.arenaBytes, 512u); // the largest arena, rounded to 256
@@ -90,8 +62,8 @@ TEST_F(RuntimeTest, EntriesAndInfo) {
 TEST_F(RuntimeTest, UnknownEntry) {
   const Entry *e = nullptr;
   Status s = exe->findEntry("nope", &e);
-  EXPECT_EQ(s.message(),
-            "unknown entry 'nope'; entries are: affine, axis1, reduce, probe");
+  EXPECT_EQ(s.message(), "unknown entry 'nope'; entries are: affine, axis1, "
+                         "reduce, probe, twostep, count, whoami, where, empty");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(exe->run("nope", {}, {}).message(), s.message());
 }
@@ -116,7 +88,7 @@ TEST_P(ChunkTest, MappedAxis0) {
   EXPECT_EQ(y[n * 4], -7.0f);
   Stats st = exe->stats();
   EXPECT_EQ(st.calls, 1u);
-  EXPECT_EQ(st.launches, ceilDiv(n, kTestB));
+  EXPECT_EQ(st.launches, ceilDiv(n, kTestB)); // one dispatch per chunk
   EXPECT_EQ(st.examples, uint64_t(n));
   EXPECT_EQ(st.allocations, 1u);
 }
@@ -161,14 +133,88 @@ TEST_P(ChunkTest, ScalarsBoolsAndUnbatchedOutput) {
     EXPECT_EQ(y[b], want);
     EXPECT_EQ(pos[b], want > 0 ? 1 : 0);
   }
-  // The unbatched output is computed even for N = 0 (one launch).
+  // The unbatched output is computed even for N = 0: one chunk of n = 0
+  // (reduce_rows has no workgroup then, reduce_total its one).
   EXPECT_EQ(total, 2 * sc + 1);
-  EXPECT_EQ(exe->stats().launches, n == 0 ? 1u : ceilDiv(n, kTestB));
+  EXPECT_EQ(exe->stats().launches, 2 * (n == 0 ? 1u : ceilDiv(n, kTestB)));
+}
+
+// Two dispatches through an arena slot, the second in nested loops whose
+// indices it reads: y = x^2 + sum over (i0, i1) of (x^2 + 10 i0 + i1).
+TEST_P(ChunkTest, SchedulePassesTheArenaAndLoopIndices) {
+  const int64_t n = GetParam();
+  std::vector<float> x(n * 4);
+  for (int64_t i = 0; i < n * 4; ++i)
+    x[i] = float(i % 13) - 6.0f;
+  std::vector<float> y(n * 4 + 1, -7.0f);
+  Status s =
+      exe->run(entry("twostep"), {HostArray{x.data(), DType::F32, {n, 4}}},
+               {MutableHostArray{y.data(), DType::F32, {n, 4}}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t i = 0; i < n * 4; ++i)
+    ASSERT_EQ(y[i], 6 * x[i] * x[i] + 36) << i;
+  EXPECT_EQ(y[n * 4], -7.0f);
+  // Per chunk: square, then accumulate 2 x 3 times.
+  EXPECT_EQ(exe->stats().launches, 7 * ceilDiv(n, kTestB));
+}
+
+// A chunk of n examples dispatches ceil(n / T) workgroups and passes n: the
+// partial last chunk computes its n examples, no padding lane.
+TEST_P(ChunkTest, PartialChunkComputesExactlyN) {
+  const int64_t n = GetParam();
+  std::vector<int32_t> seen(n + 1, -1);
+  int32_t overrun = 0;
+  Status s = exe->run(entry("count"), {},
+                      {MutableHostArray{seen.data(), DType::I32, {n}},
+                       MutableHostArray{&overrun, DType::I32, {}}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t b = 0; b < n; ++b)
+    ASSERT_EQ(seen[b], std::min<int64_t>(kTestB, n - b / kTestB * kTestB))
+        << "example " << b;
+  EXPECT_EQ(seen[n], -1);
+  EXPECT_EQ(overrun, 0) << "a workgroup past n ran";
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ChunkTest,
                          ::testing::Values(0, 1, kTestB - 1, kTestB,
                                            2 * kTestB + 3));
+
+// An entry whose kernels compute all B lanes gets n = B for its partial
+// chunk, and its padding lanes repeat the last example.
+TEST_F(RuntimeTest, PaddedEntryComputesEveryLaneOfAPartialChunk) {
+  Artifact a = makeTestArtifact();
+  for (EntryInfo &e : a.entries)
+    e.padsPartialChunks = true;
+  std::unique_ptr<Executable> padded = load(a);
+  ASSERT_NE(padded, nullptr);
+  const int64_t n = 2 * kTestB + 3;
+  std::vector<int32_t> seen(n, -1);
+  int32_t overrun = 0;
+  ASSERT_TRUE(padded
+                  ->run("count", {},
+                        {MutableHostArray{seen.data(), DType::I32, {n}},
+                         MutableHostArray{&overrun, DType::I32, {}}})
+                  .ok());
+  for (int64_t b = 0; b < n; ++b)
+    ASSERT_EQ(seen[b], kTestB) << "example " << b;
+  EXPECT_EQ(overrun, 0);
+  // probe copies all B lanes of its padded input: the last real example.
+  std::vector<float> x(n * 2), y(n * 2), c(3);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i);
+  int32_t addrs[6];
+  ASSERT_TRUE(padded
+                  ->run("probe",
+                        {HostArray{x.data(), DType::F32, {n, 2}},
+                         HostArray{c.data(), DType::F32, {3}}},
+                        {MutableHostArray{y.data(), DType::F32, {n, 2}},
+                         MutableHostArray{addrs, DType::I32, {6}}})
+                  .ok());
+  EXPECT_EQ(y, x);
+  const auto *slot = reinterpret_cast<const float *>(joinAddress(addrs + 4));
+  for (int b = 3; b < kTestB; ++b)
+    EXPECT_EQ(slot[b * 2 + 1], x[(n - 1) * 2 + 1]) << "padding lane " << b;
+}
 
 TEST_F(RuntimeTest, NZeroWithoutUnbatchedOutputLaunchesNothing) {
   float c[4] = {1, 2, 3, 4};
@@ -197,13 +243,14 @@ TEST_F(RuntimeTest, UnmappedInputPassedOnceAndFullChunksInPlace) {
                   .ok());
   EXPECT_EQ(y, x);
   EXPECT_EQ(joinAddress(addrs), uintptr_t(c.data()));
-  uintptr_t arena = joinAddress(addrs + 2);
+  // The arena binding is arena + 128; the arena is 256-byte aligned.
+  uintptr_t arena = joinAddress(addrs + 2) - 128;
   EXPECT_EQ(arena % 256, 0u);
   // The last launch saw x at example B of the user's buffer.
   EXPECT_EQ(joinAddress(addrs + 4), uintptr_t(x.data() + kTestB * 2));
 
-  // N = 2B + 1: the last chunk is padded, so x goes through its staging slot
-  // (offset 0 of the arena), and c is still the user's pointer.
+  // N = 2B + 1: the last chunk is partial, so x goes through its staging
+  // slot (offset 0 of the arena), and c is still the user's pointer.
   const int64_t m = n + 1;
   std::vector<float> x2(m * 2, 4.0f), y2(m * 2, 0.0f);
   ASSERT_TRUE(exe->run(probe,
@@ -214,39 +261,49 @@ TEST_F(RuntimeTest, UnmappedInputPassedOnceAndFullChunksInPlace) {
                   .ok());
   EXPECT_EQ(y2, x2);
   EXPECT_EQ(joinAddress(addrs), uintptr_t(c.data()));
-  EXPECT_EQ(joinAddress(addrs + 2), arena);
+  EXPECT_EQ(joinAddress(addrs + 2), arena + 128);
   EXPECT_EQ(joinAddress(addrs + 4), arena);
   EXPECT_EQ(exe->stats().launches, 2u + 3u);
   EXPECT_EQ(exe->stats().examples, uint64_t(n + m));
 }
 
+// After the first call, a run allocates nothing, on a device of 2 threads
+// whose workers run the workgroups.
 TEST_F(RuntimeTest, NoHeapAllocationAcrossRepeatedRuns) {
-  const Entry &affine = entry("affine");
-  const Entry &axis1 = entry("axis1");
+  Device two = openCpu("cpu:threads=2");
+  std::unique_ptr<Executable> e = load(makeTestArtifact(), two);
+  ASSERT_NE(e, nullptr);
   const int64_t n = 2 * kTestB + 3;
-  std::vector<float> x(n * 4, 1.0f), c(4, 2.0f), y(n * 4);
+  std::vector<float> x(n * 4, 1.0f), c(4, 2.0f), y(n * 4), y2(n * 4);
   std::vector<int32_t> xi(2 * n * 3, 5), yi(2 * n * 3);
   HostArray in[2] = {{x.data(), DType::F32, {n, 4}},
                      {c.data(), DType::F32, {4}}};
   MutableHostArray out[1] = {{y.data(), DType::F32, {n, 4}}};
   HostArray in1[1] = {{xi.data(), DType::I32, {2, n, 3}}};
   MutableHostArray out1[1] = {{yi.data(), DType::I32, {2, 3, n}}};
+  MutableHostArray out2[1] = {{y2.data(), DType::F32, {n, 4}}};
+  const Entry *affine, *axis1, *twostep;
+  ASSERT_TRUE(e->findEntry("affine", &affine).ok());
+  ASSERT_TRUE(e->findEntry("axis1", &axis1).ok());
+  ASSERT_TRUE(e->findEntry("twostep", &twostep).ok());
+  bool allOk = e->run(*affine, {in, 2}, {out, 1}).ok(); // the first call
   startCountingAllocations();
-  bool allOk = true;
   for (int i = 0; i < 100; ++i) {
-    allOk &= exe->run(affine, {in, 2}, {out, 1}).ok();
-    allOk &= exe->run(axis1, {in1, 1}, {out1, 1}).ok();
-    allOk &= exe->run("affine", {in, 2}, {out, 1}).ok();
+    allOk &= e->run(*affine, {in, 2}, {out, 1}).ok();
+    allOk &= e->run(*axis1, {in1, 1}, {out1, 1}).ok();
+    allOk &= e->run(*twostep, {in, 1}, {out2, 1}).ok();
+    allOk &= e->run("affine", {in, 2}, {out, 1}).ok();
   }
   uint64_t allocations = stopCountingAllocations();
   EXPECT_TRUE(allOk);
   EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(y[0], 4.0f);
   EXPECT_EQ(yi[0], 16);
-  Stats st = exe->stats();
-  EXPECT_EQ(st.calls, 300u);
-  EXPECT_EQ(st.launches, 300u * 3);
-  EXPECT_EQ(st.examples, 300u * uint64_t(n));
+  EXPECT_EQ(y2[0], 42.0f);
+  Stats st = e->stats();
+  EXPECT_EQ(st.calls, 401u);
+  EXPECT_EQ(st.launches, 3u + 100 * 3 * (1 + 1 + 7 + 1));
+  EXPECT_EQ(st.examples, 401u * uint64_t(n));
   EXPECT_EQ(st.allocations, 1u);
 }
 
@@ -261,7 +318,7 @@ TEST_F(RuntimeTest, AllocHookCounts) {
 
 TEST_F(RuntimeTest, LoadFromFile) {
   std::string path = tempPath(".vmapc");
-  ASSERT_TRUE(writeArtifactFile(makeTestArtifact(code), path).ok());
+  ASSERT_TRUE(writeArtifactFile(makeTestArtifact(), path).ok());
   std::unique_ptr<Executable> fromFile;
   Status s = Executable::loadFile(cpu, path, &fromFile);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -294,8 +351,8 @@ TEST_F(RuntimeTest, LoadFromFile) {
 }
 
 TEST_F(RuntimeTest, ArenaBeyondMemoryIsRefusedBeforeAllocating) {
-  Artifact a = makeTestArtifact(code);
-  a.entries[0].symbol = "rt_affine_huge"; // code for an arena of 2^61 bytes
+  Artifact a = makeTestArtifact();
+  a.entries[0].name = "affine_huge"; // code for an arena of 2^61 bytes
   a.entries[0].arenaBytes = uint64_t(1) << 61; // below the format's limit
   Status s = loadError(a);
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
@@ -311,8 +368,8 @@ TEST_F(RuntimeTest, ArenaBeyondMemoryIsRefusedBeforeAllocating) {
 TEST_F(RuntimeTest, ArenaAllocationFailureIsAnErrorStatus) {
   if (!canFailAllocations())
     GTEST_SKIP() << "allocation failures cannot be injected under ASan";
-  Artifact a = makeTestArtifact(code);
-  a.entries[0].symbol = "rt_affine_4mib"; // code for an arena of 4 MiB
+  Artifact a = makeTestArtifact();
+  a.entries[0].name = "affine_4mib"; // code for an arena of 4 MiB
   a.entries[0].arenaBytes = 4 << 20;
   std::string b = serialize(a);
   std::unique_ptr<Executable> other;
@@ -342,17 +399,9 @@ TEST_F(RuntimeTest, CorruptBytesFailToLoad) {
   EXPECT_EQ(other, nullptr);
 }
 
-TEST_F(RuntimeTest, MissingSymbol) {
-  Artifact a = makeTestArtifact(code);
-  a.entries[1].symbol = "rt_nope";
-  Status s = loadError(a);
-  EXPECT_EQ(s.message(),
-            "entry 'axis1': symbol 'rt_nope' not found in the code object");
-  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
-}
-
-// The code's descriptor of each entry is checked against the manifest: a
-// manifest edited apart from its code is refused, naming the field.
+// The code's descriptors of each entry and each kernel are checked against
+// the manifest: a manifest edited apart from its code is refused, naming
+// the field. Every edit keeps the manifest valid on its own.
 TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
   struct Case {
     const char *expected;
@@ -370,16 +419,22 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
        [](Artifact &a) { a.entries[0].arenaBytes = 384; }},
       {"entry 'affine': the manifest disagrees with the code: input count: 1 "
        "in the manifest, 2 in the code",
-       [](Artifact &a) { a.entries[0].inputs.pop_back(); }},
+       [](Artifact &a) {
+         a.entries[0].inputs.pop_back();
+         a.entries[0].schedule[0].bindings[1] = arenaBinding(320);
+       }},
       {"entry 'reduce': the manifest disagrees with the code: output count: "
        "2 in the manifest, 3 in the code",
-       [](Artifact &a) { a.entries[2].outputs.pop_back(); }},
+       [](Artifact &a) {
+         a.entries[2].outputs.pop_back();
+         a.entries[2].schedule[1].bindings[1] = arenaBinding(192);
+       }},
       {"entry 'affine': the manifest disagrees with the code: bytes per "
        "example of input 'c': 32 in the manifest, 16 in the code",
        [](Artifact &a) { a.entries[0].inputs[1].shape = {8}; }},
-      {"entry 'axis1': the manifest disagrees with the code: bytes per "
-       "example of output 'y': 6 in the manifest, 24 in the code",
-       [](Artifact &a) { a.entries[1].outputs[0].dtype = DType::Bool; }},
+      {"entry 'reduce': the manifest disagrees with the code: bytes per "
+       "example of output 'pos': 4 in the manifest, 1 in the code",
+       [](Artifact &a) { a.entries[2].outputs[1].dtype = DType::I32; }},
       {"entry 'axis1': the manifest disagrees with the code: mapped axis of "
        "input 'x': 0 in the manifest, 1 in the code",
        [](Artifact &a) { a.entries[1].inputs[0].mappedAxis = 0; }},
@@ -389,27 +444,82 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
          a.entries[0].inputs[1].mappedAxis = 0;
          a.entries[0].inputs[1].stagingOffset = 128;
        }},
-      // The symbol of another entry: its descriptor is another's too.
-      {"entry 'affine': the manifest disagrees with the code: arena bytes: "
+      // The name of another entry: its descriptor is another's too.
+      {"entry 'axis1': the manifest disagrees with the code: arena bytes: "
        "512 in the manifest, 256 in the code",
-       [](Artifact &a) { a.entries[0].symbol = "rt_axis1"; }},
-      {"entry 'affine': symbol 'rt_affine_undescribed_descriptor' not found "
-       "in the code object",
-       [](Artifact &a) { a.entries[0].symbol = "rt_affine_undescribed"; }},
-      // Symbols that are not the object's own functions.
-      {"entry 'affine': symbol 'cos' is not defined by the code object",
-       [](Artifact &a) { a.entries[0].symbol = "cos"; }}, // libm's
-      {"entry 'affine': symbol 'rt_affine_descriptor' is not a function",
-       [](Artifact &a) { a.entries[0].symbol = "rt_affine_descriptor"; }},
+       [](Artifact &a) { std::swap(a.entries[0].name, a.entries[1].name); }},
+      {"entry 'affine_undescribed': symbol "
+       "'vmapc_entry_affine_undescribed_descriptor' not found in the code "
+       "object",
+       [](Artifact &a) { a.entries[0].name = "affine_undescribed"; }},
+      // Kernels.
+      {"kernel 'affine': the manifest disagrees with the code: bytes of "
+       "binding 0: 48 in the manifest, 64 in the code",
+       [](Artifact &a) { a.kernels[kAffine].bindingBytes[0] = 48; }},
+      {"kernel 'affine': the manifest disagrees with the code: scalar count: "
+       "2 in the manifest, 1 in the code",
+       [](Artifact &a) {
+         a.kernels[kAffine].numScalars = 2;
+         a.entries[0].schedule[0].scalars.push_back(numExamples());
+       }},
+      {"kernel 'reduce_total': the manifest disagrees with the code: binding "
+       "count: 3 in the manifest, 2 in the code",
+       [](Artifact &a) {
+         a.kernels[kReduceTotal].numBindings = 3;
+         a.kernels[kReduceTotal].bindingBytes.push_back(4);
+         a.entries[2].schedule[1].bindings.push_back(arenaBinding(0));
+       }},
+      {"kernel 'square': the manifest disagrees with the code: binding "
+       "count: 3 in the manifest, 2 in the code",
+       [](Artifact &a) {
+         std::swap(a.kernels[kAffine].name, a.kernels[kSquare].name);
+       }},
+      {"symbol 'vmapc_kernel_undescribed_descriptor' not found in the code "
+       "object",
+       [](Artifact &a) { a.kernels[kAffine].name = "undescribed"; }},
+      {"kernel 'truncated': the code's descriptor is 16 bytes, fewer than "
+       "the 40 its header needs",
+       [](Artifact &a) { a.kernels[kAffine].name = "truncated"; }},
+      {"kernel 'badmagic': the code's descriptor has a bad magic",
+       [](Artifact &a) { a.kernels[kAffine].name = "badmagic"; }},
+      {"symbol 'vmapc_kernel_nope' not found in the code object",
+       [](Artifact &a) { a.kernels[kAxis1].name = "nope"; }},
+      {"symbol 'vmapc_kernel_affine_descriptor' is not a function",
+       [](Artifact &a) { a.kernels[kAffine].name = "affine_descriptor"; }},
   };
   for (const Case &c : cases) {
-    Artifact a = makeTestArtifact(code);
+    Artifact a = makeTestArtifact();
     c.edit(a);
-    ASSERT_TRUE(validateArtifact(a).ok()) << c.expected;
+    Status valid = validateArtifact(a);
+    ASSERT_TRUE(valid.ok()) << c.expected << ": " << valid.message();
     Status s = loadError(a);
     EXPECT_EQ(s.message(), c.expected);
     EXPECT_EQ(s.code(), StatusCode::kDataLoss) << c.expected;
   }
+}
+
+TEST(SharedObjectTest, LookupResolvesOnlyTheObjectsOwnSymbolsOfTheirKind) {
+  std::string code = testKernelBytes();
+  std::unique_ptr<cpu::SharedObject> so;
+  ASSERT_TRUE(cpu::SharedObject::load(code.data(), code.size(), &so).ok());
+  const void *fn = nullptr, *data = nullptr;
+  size_t size = 0;
+  EXPECT_TRUE(so->lookup("vmapc_kernel_affine", &fn).ok());
+  EXPECT_NE(fn, nullptr);
+  ASSERT_TRUE(
+      so->lookupData("vmapc_kernel_affine_descriptor", &data, &size).ok());
+  // The descriptor's 40 bytes (more under AddressSanitizer: a redzone).
+  EXPECT_GE(size, 16u + 3 * 8);
+  EXPECT_EQ(so->lookup("cos", &fn).message(), // libm's
+            "symbol 'cos' is not defined by the code object");
+  EXPECT_EQ(so->lookupData("vmapc_kernel_affine", &data, &size).message(),
+            "symbol 'vmapc_kernel_affine' is not a data object");
+  Status s = so->lookup("vmapc_entry_affine_descriptor", &fn);
+  EXPECT_EQ(s.message(),
+            "symbol 'vmapc_entry_affine_descriptor' is not a function");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_EQ(cpu::SharedObject::load("hello", 5, &so).code(),
+            StatusCode::kDataLoss);
 }
 
 // Empty arrays (a 0 dim) are valid. The runtime copies none of their bytes
@@ -417,56 +527,42 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
 // at axis 1: a copy loop over them would not end), takes null data for them,
 // and launches once when every mapped argument is empty.
 TEST_F(RuntimeTest, EmptyArraysAreNeverCopied) {
-  Artifact a;
-  a.cpuFeatures = {"sse2"};
-  a.code = code;
-  EntryInfo e;
-  e.name = "empty";
-  e.symbol = "rt_empty";
-  e.batchSize = kTestB;
-  e.arenaBytes = 256;
-  const int64_t rows = int64_t(1) << 40;
-  e.inputs = {arg("x", DType::F32, {0}, 0, 0),
-              arg("big", DType::F32, {rows, 0}, 1, 0),
-              arg("c", DType::F32, {2}, kNoAxis)};
-  e.outputs = {arg("y", DType::F32, {3, 0}, 0, 0),
-               arg("total", DType::F32, {}, kNoAxis)};
-  a.entries.push_back(e);
-  std::string b = serialize(a);
-  std::unique_ptr<Executable> empty;
-  Status s = Executable::loadBytes(cpu, b.data(), b.size(), &empty);
-  ASSERT_TRUE(s.ok()) << s.message();
+  const int64_t rows = kEmptyRows;
   float c[2] = {1.5f, 2.0f};
   for (int64_t n : {int64_t(0), int64_t(1000)}) {
     float total = 0;
-    s = empty->run("empty",
-                   {HostArray{nullptr, DType::F32, {n, 0}},
-                    HostArray{nullptr, DType::F32, {rows, n, 0}},
-                    HostArray{c, DType::F32, {2}}},
-                   {MutableHostArray{nullptr, DType::F32, {n, 3, 0}},
-                    MutableHostArray{&total, DType::F32, {}}});
+    Status s = exe->run("empty",
+                        {HostArray{nullptr, DType::F32, {n, 0}},
+                         HostArray{nullptr, DType::F32, {rows, n, 0}},
+                         HostArray{c, DType::F32, {2}}},
+                        {MutableHostArray{nullptr, DType::F32, {n, 3, 0}},
+                         MutableHostArray{&total, DType::F32, {}}});
     ASSERT_TRUE(s.ok()) << s.message();
     EXPECT_EQ(total, 3.5f);
   }
-  EXPECT_EQ(empty->stats().launches, 2u);
+  EXPECT_EQ(exe->stats().launches, 2u);
   // N is bounded by the non-zero dims of an empty array too.
   const int64_t n = int64_t(1) << 40;
   float total = 0;
-  s = empty->run("empty",
-                 {HostArray{nullptr, DType::F32, {n, 0}},
-                  HostArray{nullptr, DType::F32, {rows, n, 0}},
-                  HostArray{c, DType::F32, {2}}},
-                 {MutableHostArray{nullptr, DType::F32, {n, 3, 0}},
-                  MutableHostArray{&total, DType::F32, {}}});
+  Status s = exe->run("empty",
+                      {HostArray{nullptr, DType::F32, {n, 0}},
+                       HostArray{nullptr, DType::F32, {rows, n, 0}},
+                       HostArray{c, DType::F32, {2}}},
+                      {MutableHostArray{nullptr, DType::F32, {n, 3, 0}},
+                       MutableHostArray{&total, DType::F32, {}}});
   EXPECT_EQ(s.message(),
             "input 'big': array is too large (2^62 bytes or more)");
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
 }
 
 TEST_F(RuntimeTest, CpuFeatures) {
-  Artifact a = makeTestArtifact(code);
-  a.cpuFeatures = {"sse2", "warp-drive"};
-  EXPECT_EQ(loadError(a).message(), "unknown CPU feature 'warp-drive'");
+  // One code object, which needs a feature no CPU has.
+  Artifact a = makeTestArtifact({testCodeObject("x86-64", testKernelBytes())});
+  a.codeObjects[0].cpuFeatures = {"sse2", "warp-drive"};
+  Status unknown = loadError(a);
+  EXPECT_EQ(unknown.message(), "this CPU can run none of the artifact's "
+                               "code: unknown CPU feature 'warp-drive'");
+  EXPECT_EQ(unknown.code(), StatusCode::kUnimplemented);
 
   auto lacksAvx2 = [](const std::string &f) { return f != "avx2"; };
   EXPECT_TRUE(cpu::checkCpuFeatures({"sse2", "avx"}, lacksAvx2).ok());
@@ -482,17 +578,18 @@ TEST_F(RuntimeTest, CpuFeatures) {
   // Zen, the avx512 ones are missing on most AMD and client Intel parts).
   int lacking = 0;
   for (const std::string &f : cpu::knownCpuFeatures()) {
-    a.cpuFeatures = {"sse2", f};
+    a.codeObjects[0].cpuFeatures = {"sse2", f};
     if (cpu::hostSupports(f)) {
-      std::string b = serialize(a);
-      std::unique_ptr<Executable> ok;
-      Status s = Executable::loadBytes(cpu, b.data(), b.size(), &ok);
-      EXPECT_TRUE(s.ok()) << f << ": " << s.message();
+      std::unique_ptr<Executable> ok = load(a);
+      EXPECT_NE(ok, nullptr) << f;
       continue;
     }
     ++lacking;
-    EXPECT_EQ(loadError(a).message(),
-              "the code needs CPU feature '" + f + "', which this CPU lacks");
+    Status s = loadError(a);
+    EXPECT_EQ(s.message(), "this CPU can run none of the artifact's code: the "
+                           "code needs CPU feature '" +
+                               f + "', which this CPU lacks");
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << f;
   }
   EXPECT_GT(lacking, 0);
 }
@@ -576,16 +673,6 @@ TEST_F(RuntimeTest, EntryOfAnotherExecutableIsRejected) {
             "entry does not belong to this executable");
 }
 
-float runAffineOnce(Executable &exe) {
-  float x[4] = {1, 0, 0, 0}, c[4] = {0, 0, 0, 0}, y[4] = {};
-  Status s =
-      exe.run("affine",
-              {HostArray{x, DType::F32, {1, 4}}, HostArray{c, DType::F32, {4}}},
-              {MutableHostArray{y, DType::F32, {1, 4}}});
-  EXPECT_TRUE(s.ok()) << s.message();
-  return y[0];
-}
-
 TEST_F(RuntimeTest, ManyExecutablesLoadedAtOnce) {
   // Each keeps its code's memfd open, so each is loaded from its own path.
   std::vector<std::unique_ptr<Executable>> loaded(200);
@@ -601,18 +688,23 @@ TEST_F(RuntimeTest, EachLoadGetsItsOwnCode) {
   // Variant 2 has the same symbols but computes 3x + c. The memfd of the
   // first load is closed, so the second reuses its fd number: the loader must
   // still load the new code rather than return the first object.
+  std::string code1 = testKernelBytes();
   std::string code2 = readFileBytes(VMAPC_TEST_KERNELS2);
   ASSERT_FALSE(code2.empty());
-  std::string bytes2 = serialize(makeTestArtifact(code2));
-  std::unique_ptr<Executable> second;
+  std::string bytes1 =
+      serialize(makeTestArtifact({testCodeObject("x86-64", code1)}));
+  std::string bytes2 =
+      serialize(makeTestArtifact({testCodeObject("x86-64", code2)}));
+  std::unique_ptr<Executable> first, second, third;
+  ASSERT_TRUE(
+      Executable::loadBytes(cpu, bytes1.data(), bytes1.size(), &first).ok());
   ASSERT_TRUE(
       Executable::loadBytes(cpu, bytes2.data(), bytes2.size(), &second).ok());
-  EXPECT_EQ(runAffineOnce(*exe), 2.0f);
+  EXPECT_EQ(runAffineOnce(*first), 2.0f);
   EXPECT_EQ(runAffineOnce(*second), 3.0f);
-  exe.reset();
-  std::unique_ptr<Executable> third;
+  first.reset();
   ASSERT_TRUE(
-      Executable::loadBytes(cpu, bytes.data(), bytes.size(), &third).ok());
+      Executable::loadBytes(cpu, bytes1.data(), bytes1.size(), &third).ok());
   EXPECT_EQ(runAffineOnce(*third), 2.0f);
   EXPECT_EQ(runAffineOnce(*second), 3.0f);
 }

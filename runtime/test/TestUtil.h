@@ -1,4 +1,10 @@
 //===- TestUtil.h - Helpers shared by the runtime tests ---------*- C++ -*-===//
+//
+// Files, pipes and environment variables for tests, schedule builders, and
+// makeTestArtifact: the manifest (kernels, entries and their schedules) of
+// the stand-in code objects of TestKernels.h.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef VMAPC_TEST_TESTUTIL_H
 #define VMAPC_TEST_TESTUTIL_H
@@ -8,11 +14,13 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace vmapc_test {
 
@@ -85,64 +93,244 @@ inline vmapc::ArgInfo arg(const std::string &name, vmapc::DType dtype,
   return a;
 }
 
-/// The manifest of the kernels in TestKernels.h around `code`.
-inline vmapc::Artifact makeTestArtifact(const std::string &code) {
+/// Schedule pieces (vmapc/Schedule.h).
+inline vmapc::Binding inputBinding(uint32_t index) {
+  return {vmapc::Binding::Kind::Input, index, 0};
+}
+inline vmapc::Binding outputBinding(uint32_t index) {
+  return {vmapc::Binding::Kind::Output, index, 0};
+}
+inline vmapc::Binding arenaBinding(uint64_t offset) {
+  return {vmapc::Binding::Kind::Arena, 0, offset};
+}
+inline vmapc::ScalarSource numExamples() {
+  return {vmapc::ScalarSource::Kind::NumExamples, 0};
+}
+inline vmapc::ScalarSource loopIndex(uint32_t loop) {
+  return {vmapc::ScalarSource::Kind::LoopIndex, loop};
+}
+inline vmapc::Command dispatch(uint32_t kernel,
+                               std::vector<vmapc::Binding> bindings,
+                               std::vector<vmapc::ScalarSource> scalars = {}) {
+  vmapc::Command c;
+  c.kind = vmapc::Command::Kind::Dispatch;
+  c.kernel = kernel;
+  c.bindings = std::move(bindings);
+  c.scalars = std::move(scalars);
+  return c;
+}
+inline vmapc::Command loop(uint64_t tripCount, uint32_t bodySize) {
+  vmapc::Command c;
+  c.kind = vmapc::Command::Kind::Loop;
+  c.tripCount = tripCount;
+  c.bodySize = bodySize;
+  return c;
+}
+
+inline vmapc::KernelInfo kernel(const std::string &name,
+                                std::vector<uint64_t> bindingBytes,
+                                uint32_t numScalars, int64_t gridX,
+                                int64_t gridY = 1, int64_t gridZ = 1) {
+  vmapc::KernelInfo k;
+  k.name = name;
+  k.numBindings = uint32_t(bindingBytes.size());
+  k.numScalars = numScalars;
+  k.workgroupCount[0] = gridX;
+  k.workgroupCount[1] = gridY;
+  k.workgroupCount[2] = gridZ;
+  k.bindingBytes = std::move(bindingBytes);
+  return k;
+}
+
+/// The kernels of TestKernels.h, in makeTestArtifact's order.
+enum TestKernel : uint32_t {
+  kAffine,
+  kAxis1,
+  kReduceRows,
+  kReduceTotal,
+  kProbe,
+  kSquare,
+  kAccumulate,
+  kCount,
+  kWhoami,
+  kThreadId,
+  kEmptyTotal,
+};
+
+/// The code object of TestKernels.cpp for ISA `level`: the CPU features
+/// it needs are those the compiler writes ("sse2" for the baseline, else
+/// the level itself).
+inline vmapc::CodeObject testCodeObject(const std::string &level,
+                                        std::string bytes) {
+  vmapc::CodeObject o;
+  o.kind = vmapc::CodeKind::CpuElf;
+  o.level = level;
+  o.cpuFeatures = {level == "x86-64" ? std::string("sse2") : level};
+  o.bytes = std::move(bytes);
+  return o;
+}
+
+inline std::string testKernelBytes() {
+  return readFileBytes(VMAPC_TEST_KERNELS);
+}
+
+/// TestKernels.cpp built for each level, lowest first.
+inline std::vector<vmapc::CodeObject> testCodeObjects() {
+  return {testCodeObject("x86-64", testKernelBytes()),
+          testCodeObject("x86-64-v3", readFileBytes(VMAPC_TEST_KERNELS_V3)),
+          testCodeObject("x86-64-v4", readFileBytes(VMAPC_TEST_KERNELS_V4))};
+}
+
+/// The manifest of the kernels and entries in TestKernels.h around `code`.
+inline vmapc::Artifact
+makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
   using vmapc::DType;
   using vmapc::kNoAxis;
+  constexpr uint64_t B = kTestB;
   vmapc::Artifact a;
-  a.cpuFeatures = {"sse2"};
-  a.code = code;
+  a.codeObjects = std::move(code);
+  a.kernels = {
+      kernel("affine", {B * 16, 16, B * 16}, 1, -1),
+      kernel("axis1", {2 * B * 12, 2 * 3 * B * 4}, 1, -2, 2),
+      kernel("reduce_rows", {B * 12, 4, B * 4, B}, 1, -1),
+      kernel("reduce_total", {4, 4}, 0, 1),
+      kernel("probe", {B * 8, 12, 32, B * 8, 24}, 1, 1),
+      kernel("square", {B * 16, B * 16}, 1, -1),
+      kernel("accumulate", {B * 16, B * 16}, 3, -2),
+      kernel("count", {B * 4, 4}, 1, -1),
+      kernel("whoami", {4}, 0, 1),
+      kernel("thread_id", {8}, 0, 1),
+      kernel("empty_total", {0, 0, 8, 0, 4}, 0, 1),
+  };
 
-  vmapc::EntryInfo affine;
-  affine.name = "affine";
-  affine.symbol = "rt_affine";
-  affine.batchSize = kTestB;
-  affine.arenaBytes = 512;
+  auto entry = [](const char *name, uint64_t arenaBytes) {
+    vmapc::EntryInfo e;
+    e.name = name;
+    e.batchSize = kTestB;
+    e.arenaBytes = arenaBytes;
+    return e;
+  };
+  vmapc::EntryInfo affine = entry("affine", 512);
   affine.lowerBoundBytes = 128;
   affine.naiveSumBytes = 640;
   affine.inPlaceCount = 1;
   affine.inputs = {arg("x", DType::F32, {4}, 0, 0),
                    arg("c", DType::F32, {4}, kNoAxis)};
   affine.outputs = {arg("y", DType::F32, {4}, 0, 256)};
+  affine.schedule = {
+      dispatch(kAffine, {inputBinding(0), inputBinding(1), outputBinding(0)},
+               {numExamples()})};
   a.entries.push_back(affine);
 
-  vmapc::EntryInfo axis1;
-  axis1.name = "axis1";
-  axis1.symbol = "rt_axis1";
-  axis1.batchSize = kTestB;
-  axis1.arenaBytes = 256;
+  vmapc::EntryInfo axis1 = entry("axis1", 256);
   axis1.inputs = {arg("x", DType::I32, {2, 3}, 1, 0)};
   axis1.outputs = {arg("y", DType::I32, {2, 3}, 2, 128)};
+  axis1.schedule = {
+      dispatch(kAxis1, {inputBinding(0), outputBinding(0)}, {numExamples()})};
   a.entries.push_back(axis1);
 
-  vmapc::EntryInfo reduce;
-  reduce.name = "reduce";
-  reduce.symbol = "rt_reduce";
-  reduce.batchSize = kTestB;
-  reduce.arenaBytes = 256;
+  vmapc::EntryInfo reduce = entry("reduce", 256);
   reduce.inputs = {arg("x", DType::F32, {3}, 0, 0),
                    arg("s", DType::F32, {}, kNoAxis)};
   reduce.outputs = {arg("y", DType::F32, {}, 0, 64),
                     arg("pos", DType::Bool, {}, 0, 128),
                     arg("total", DType::F32, {}, kNoAxis)};
+  reduce.schedule = {
+      dispatch(kReduceRows,
+               {inputBinding(0), inputBinding(1), outputBinding(0),
+                outputBinding(1)},
+               {numExamples()}),
+      dispatch(kReduceTotal, {inputBinding(1), outputBinding(2)})};
   a.entries.push_back(reduce);
 
-  vmapc::EntryInfo probe;
-  probe.name = "probe";
-  probe.symbol = "rt_probe";
-  probe.batchSize = kTestB;
-  probe.arenaBytes = 256;
+  vmapc::EntryInfo probe = entry("probe", 256);
   probe.inputs = {arg("x", DType::F32, {2}, 0, 0),
                   arg("c", DType::F32, {3}, kNoAxis)};
   probe.outputs = {arg("y", DType::F32, {2}, 0, 64),
                    arg("addrs", DType::I32, {6}, kNoAxis)};
+  probe.schedule = {
+      dispatch(kProbe,
+               {inputBinding(0), inputBinding(1), arenaBinding(128),
+                outputBinding(0), outputBinding(1)},
+               {numExamples()})};
   a.entries.push_back(probe);
+
+  // Two dispatches through the arena bytes [128, 192), the second in two
+  // nested loops that read both loop indices.
+  vmapc::EntryInfo twostep = entry("twostep", 256);
+  twostep.inputs = {arg("x", DType::F32, {4}, 0, 0)};
+  twostep.outputs = {arg("y", DType::F32, {4}, 0, 64)};
+  twostep.schedule = {
+      dispatch(kSquare, {inputBinding(0), arenaBinding(128)}, {numExamples()}),
+      loop(2, 2), loop(3, 1),
+      dispatch(kAccumulate, {arenaBinding(128), outputBinding(0)},
+               {numExamples(), loopIndex(0), loopIndex(1)})};
+  a.entries.push_back(twostep);
+
+  vmapc::EntryInfo count = entry("count", 256);
+  count.outputs = {arg("seen", DType::I32, {}, 0, 0),
+                   arg("overrun", DType::I32, {}, kNoAxis)};
+  count.schedule = {
+      dispatch(kCount, {outputBinding(0), outputBinding(1)}, {numExamples()})};
+  a.entries.push_back(count);
+
+  vmapc::EntryInfo whoami = entry("whoami", 0);
+  whoami.outputs = {arg("level", DType::I32, {}, kNoAxis)};
+  whoami.schedule = {dispatch(kWhoami, {outputBinding(0)})};
+  a.entries.push_back(whoami);
+
+  vmapc::EntryInfo where = entry("where", 0);
+  where.outputs = {arg("tid", DType::I32, {2}, kNoAxis)};
+  where.schedule = {dispatch(kThreadId, {outputBinding(0)})};
+  a.entries.push_back(where);
+
+  vmapc::EntryInfo empty = entry("empty", 256);
+  empty.inputs = {arg("x", DType::F32, {0}, 0, 0),
+                  arg("big", DType::F32, {kEmptyRows, 0}, 1, 0),
+                  arg("c", DType::F32, {2}, kNoAxis)};
+  empty.outputs = {arg("y", DType::F32, {3, 0}, 0, 0),
+                   arg("total", DType::F32, {}, kNoAxis)};
+  empty.schedule = {
+      dispatch(kEmptyTotal, {inputBinding(0), inputBinding(1), inputBinding(2),
+                             outputBinding(0), outputBinding(1)})};
+  a.entries.push_back(empty);
   return a;
 }
 
-inline std::string testKernelBytes() {
-  return readFileBytes(VMAPC_TEST_KERNELS);
+/// The index of entry `name` in `a` (a.entries.size() if none).
+inline size_t entryIndex(const vmapc::Artifact &a, const std::string &name) {
+  size_t i = 0;
+  while (i < a.entries.size() && a.entries[i].name != name)
+    ++i;
+  return i;
 }
+
+/// Sets (or, with null, unsets) an environment variable for a scope, and
+/// restores what it was.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      saved = old, hadValue = true;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (hadValue)
+      setenv(name, saved.c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  const char *name;
+  std::string saved;
+  bool hadValue = false;
+};
 
 } // namespace vmapc_test
 

@@ -170,6 +170,12 @@ static Status validateArgs(const EntryInfo &entry,
       return invalid(where + ": mapped axis " + std::to_string(arg.mappedAxis) +
                      " out of range [0, " + std::to_string(rank) +
                      "] (or -1 for none)");
+    // A caller passes the batched array, which has one dim more (Runtime.h's
+    // Shape holds at most kMaxRank).
+    if (arg.isMapped() && arg.shape.size() + 1 > kMaxRank)
+      return outOfRange(where + ": mapped, its batched array has " +
+                        std::to_string(rank + 1) + " dims, more than the " +
+                        "maximum " + std::to_string(kMaxRank));
     std::vector<int64_t> batched = batchedShape(arg, entry.batchSize);
     std::optional<uint64_t> batchedBytes =
         arrayBytes(arg.dtype, batched.data(), batched.size());
@@ -305,6 +311,13 @@ static Status validateSchedule(const EntryInfo &e,
                      std::to_string(k.numScalars) + " scalars, the dispatch "
                      "gives " + std::to_string(c.bindings.size()) + " and " +
                      std::to_string(c.scalars.size()));
+    for (int d = 0; d < 3; ++d)
+      if (k.workgroupCount[d] < 0 && -k.workgroupCount[d] > e.batchSize)
+        return invalid(at + ": kernel '" + k.name + "' has a tile of " +
+                       std::to_string(-k.workgroupCount[d]) +
+                       " examples along dimension " + std::to_string(d) +
+                       ", more than the batch size " +
+                       std::to_string(e.batchSize));
     for (size_t j = 0; j < c.bindings.size(); ++j) {
       const Binding &b = c.bindings[j];
       std::string binding = at + " binding " + std::to_string(j);
@@ -485,12 +498,13 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
   std::string where = "kernel '" + kernel.name + "': ";
   constexpr size_t headerBytes = offsetof(KernelDescriptor, bindingBytes);
   const auto *bytes = static_cast<const unsigned char *>(data);
-  // The manifest's binding count is validated (<= kMaxBindings): no overflow.
-  size_t expected = headerBytes + kernel.numBindings * sizeof(uint64_t);
-  if (!bytes || size < expected)
+  auto tooSmall = [&](size_t expected) {
     return dataLoss(where + "the code's descriptor is " +
                     std::to_string(size) + " bytes, fewer than the " +
                     std::to_string(expected) + " its header needs");
+  };
+  if (!bytes || size < headerBytes)
+    return tooSmall(headerBytes);
   uint32_t header[4];
   std::memcpy(header, bytes, sizeof(header));
   if (header[0] != kKernelDescriptorMagic)
@@ -505,6 +519,10 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
     return mismatch("binding count", kernel.numBindings, header[1]);
   if (header[2] != kernel.numScalars)
     return mismatch("scalar count", kernel.numScalars, header[2]);
+  // The counts agree with the validated manifest (<= kMaxBindings): no
+  // overflow.
+  if (size < headerBytes + kernel.numBindings * sizeof(uint64_t))
+    return tooSmall(headerBytes + kernel.numBindings * sizeof(uint64_t));
   for (uint32_t i = 0; i < kernel.numBindings; ++i) {
     uint64_t codeBytes;
     std::memcpy(&codeBytes, bytes + headerBytes + i * sizeof(uint64_t),
@@ -1082,12 +1100,19 @@ Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
   uint64_t end = 0;
   for (size_t i = 0; i < ranges.size(); ++i) {
     auto [offset, objectSize] = ranges[i];
-    if (offset % kCodeAlignment || offset < end || offset > codeSize ||
-        objectSize == 0 || objectSize > codeSize - offset)
-      return dataLoss("code object #" + std::to_string(i) + " [" +
-                      std::to_string(offset) + ", +" +
-                      std::to_string(objectSize) +
-                      ") out of bounds of the code");
+    std::string where = "code object #" + std::to_string(i) + " [" +
+                        std::to_string(offset) + ", +" +
+                        std::to_string(objectSize) + ")";
+    if (offset > codeSize || objectSize > codeSize - offset)
+      return dataLoss(where + " out of bounds of the code");
+    if (objectSize == 0)
+      return dataLoss(where + " is empty");
+    if (offset % kCodeAlignment)
+      return dataLoss(where + " is not " + std::to_string(kCodeAlignment) +
+                      "-byte aligned");
+    if (offset < end)
+      return dataLoss(where + " overlaps the object before it (objects are "
+                              "in order and disjoint)");
     end = offset + objectSize;
     objects.emplace_back(reinterpret_cast<const char *>(p + codeOffset +
                                                         offset),

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 namespace vmapc {
 namespace cpu {
@@ -235,32 +236,16 @@ Status openCpuDevice(std::string_view options,
                      std::shared_ptr<backend::Device> *out) {
   unsigned threads = 0;
   std::string level;
-  // Options from the environment first, so that the string overrides them.
-  std::string text(options);
-  bool hasThreads = text.find("threads=") != std::string::npos;
-  bool hasIsa = text.find("isa=") != std::string::npos;
-  auto addEnv = [&](const char *name, const char *key, bool given) {
-    if (given)
-      return;
-    if (const char *value = std::getenv(name); value && *value)
-      text = std::string(key) + "=" + value + (text.empty() ? "" : ",") + text;
-  };
-  addEnv("VMAPC_CPU_THREADS", "threads", hasThreads);
-  addEnv("VMAPC_CPU_ISA", "isa", hasIsa);
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view option = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-    size_t eq = option.find('=');
-    std::string_view key = option.substr(0, eq);
-    std::string_view value =
-        eq == std::string_view::npos ? "" : option.substr(eq + 1);
+  bool hasThreads = false, hasIsa = false;
+  auto apply = [&](std::string_view key, std::string_view value,
+                   std::string_view option) -> Status {
     if (key == "threads") {
+      hasThreads = true;
       if (!parseCount(value, 1024, &threads))
         return invalid("cpu device: threads must be an integer in [1, 1024], "
                        "got '" + std::string(value) + "'");
     } else if (key == "isa") {
+      hasIsa = true;
       if (std::find_if(std::begin(kCpuIsaLevels), std::end(kCpuIsaLevels),
                        [&](const char *l) { return value == l; }) ==
           std::end(kCpuIsaLevels))
@@ -271,6 +256,28 @@ Status openCpuDevice(std::string_view options,
       return invalid("cpu device: unknown option '" + std::string(option) +
                      "' (options: threads=K, isa=LEVEL)");
     }
+    return Status();
+  };
+  std::string_view rest = options;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view option = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    size_t eq = option.find('=');
+    std::string_view value =
+        eq == std::string_view::npos ? "" : option.substr(eq + 1);
+    VMAPC_RETURN_IF_ERROR(apply(option.substr(0, eq), value, option));
+  }
+  // The environment gives the options the string does not; its errors name
+  // the variable. A value is taken whole (a comma in it is no separator).
+  for (auto [name, key, given] :
+       {std::tuple{"VMAPC_CPU_THREADS", "threads", hasThreads},
+        std::tuple{"VMAPC_CPU_ISA", "isa", hasIsa}}) {
+    const char *value = std::getenv(name);
+    if (given || !value || !*value)
+      continue;
+    VMAPC_RETURN_IF_ERROR(
+        apply(key, value, "").withPrefix(std::string(name) + ": "));
   }
   auto device = std::make_shared<CpuDevice>();
   device->forcedLevel = level;

@@ -13,7 +13,8 @@
 //               if the artifact has no such object or the CPU lacks what it
 //               needs.
 // The environment variables VMAPC_CPU_THREADS and VMAPC_CPU_ISA give the
-// same options to a device string that does not.
+// same options to a device string that does not (each variable one value;
+// an error in one names it: "VMAPC_CPU_ISA: cpu device: isa must be ...").
 //
 // Each dispatch runs its workgroups on the pool — the calling thread and the
 // workers, or the workers alone for a kernel whose per-workgroup scratch is
