@@ -18,7 +18,8 @@
 //     arena bytes;
 //   * each mapped output the caller gets is the kernel's lanes scattered back
 //     (padding dropped); each unmapped output is the last launch's value;
-//   * ceil(N / B) launches, or one when N = 0 and an output is unmapped;
+//   * ceil(N / B) launches, or one when N = 0 and an output is unmapped, at
+//     most one when every mapped argument is empty (a 0 dim: no bytes);
 //   * a call with a wrong argument count, dtype, rank, dimension or a null
 //     data pointer fails, launches nothing and leaves the outputs untouched.
 //
@@ -510,12 +511,18 @@ void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
 
   ++counts.runs;
   uint64_t b = info.batchSize;
-  bool unmappedOutput = false;
+  bool unmappedOutput = false, mappedBytes = false;
   for (const Layout &l : call.out)
     unmappedOutput |= !l.mapped;
+  for (const auto *list : {&call.in, &call.out})
+    for (const Layout &l : *list)
+      mappedBytes |= l.mapped && l.exampleBytes != 0;
   uint64_t launches = (call.n + b - 1) / b;
   if (call.n == 0 && unmappedOutput)
     launches = 1;
+  // With no mapped bytes to move, one launch computes all a run can show.
+  if (!mappedBytes)
+    launches = std::min<uint64_t>(launches, 1);
   if (call.launches != launches ||
       exe.stats().launches - before.launches != launches)
     fail("expected " + std::to_string(launches) + " launches, the kernel saw " +
