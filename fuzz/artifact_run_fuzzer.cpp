@@ -21,7 +21,9 @@
 //   * ceil(N / B) launches, or one when N = 0 and an output is unmapped, at
 //     most one when every mapped argument is empty (a 0 dim: no bytes);
 //   * a call with a wrong argument count, dtype, rank, dimension or a null
-//     data pointer fails, launches nothing and leaves the outputs untouched.
+//     data pointer fails, launches nothing and leaves the outputs untouched;
+//     so does one with an array of 2^62 bytes or more (an empty array whose
+//     other dims times N pass the limit), with kOutOfRange.
 //
 // ASan reports any byte the runtime (or the kernel, reading what the manifest
 // promises) touches outside the caller's arrays and the arena.
@@ -492,10 +494,21 @@ void runEntry(Executable &exe, const Entry &entry, FuzzedDataProvider &fdp) {
   Status s = exe.run(entry, inArrays, outArrays);
   current = nullptr;
 
-  if (broken != Breakage::None) {
+  // An empty array's other dims times N can pass the 2^62-byte limit,
+  // which the manifest's check (times B) does not bound: kOutOfRange.
+  bool overLimit = false;
+  for (auto *l : {&ins, &outs})
+    for (UserArg &a : *l)
+      overLimit |= !arrayBytes(a.dtype, a.shape.data(), a.shape.size());
+  if (broken != Breakage::None || overLimit) {
     if (s.ok())
-      fail("entry '" + info.name + "': a call broken in way " +
-           std::to_string(int(broken)) + " succeeded");
+      fail("entry '" + info.name + "': " +
+           (broken == Breakage::None
+                ? std::string("a call with an array of 2^62 bytes or more")
+                : "a call broken in way " + std::to_string(int(broken))) +
+           " succeeded");
+    if (broken == Breakage::None && s.code() != StatusCode::kOutOfRange)
+      fail("an array past 2^62 bytes failed with another code: " + s.message());
     if (call.launches != 0 || exe.stats().launches != before.launches)
       fail("a rejected call launched the code");
     for (UserArg &a : outs)
