@@ -321,6 +321,12 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
       {"entry 'affine' input 'x': rank 17 exceeds the maximum 16",
        StatusCode::kOutOfRange,
        [](Artifact &a) { a.entries[0].inputs[0].shape.assign(17, 1); }},
+      // 16 per-example dims are allowed unmapped, not mapped: the caller's
+      // array would have 17.
+      {"entry 'affine' input 'x': rank 16 with the batch axis exceeds the "
+       "maximum 16",
+       StatusCode::kOutOfRange,
+       [](Artifact &a) { a.entries[0].inputs[0].shape.assign(16, 1); }},
       {"entry 'affine' input 'c': negative dimension in shape [-4]", kInvalid,
        [](Artifact &a) { a.entries[0].inputs[1].shape = {-4}; }},
       {"entry 'affine' input 'x': mapped axis 2 out of range [0, 1] (or -1 "
@@ -375,6 +381,11 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
     EXPECT_EQ(s.code(), c.code) << c.expected;
     EXPECT_EQ(validateArtifact(a).message(), c.expected);
   }
+  // 16 per-example dims are allowed on an unmapped argument.
+  Artifact a = artifact;
+  ASSERT_FALSE(a.entries[0].inputs[1].isMapped());
+  a.entries[0].inputs[1].shape.assign(16, 1);
+  EXPECT_TRUE(validateArtifact(a).ok());
 }
 
 // Every way a size in a manifest could overflow 64 bits or pass the 2^62

@@ -168,6 +168,12 @@ static Status validateArgs(const EntryInfo &entry,
       return invalid(where + ": mapped axis " + std::to_string(arg.mappedAxis) +
                      " out of range [0, " + std::to_string(rank) +
                      "] (or -1 for none)");
+    // A caller's array has at most kMaxRank dims (Shape), the batch axis
+    // included: a larger mapped argument could never be passed.
+    if (arg.isMapped() && arg.shape.size() == kMaxRank)
+      return outOfRange(where + ": rank " + std::to_string(rank) +
+                        " with the batch axis exceeds the maximum " +
+                        std::to_string(kMaxRank));
     std::vector<int64_t> batched = batchedShape(arg, entry.batchSize);
     std::optional<uint64_t> batchedBytes =
         arrayBytes(arg.dtype, batched.data(), batched.size());

@@ -56,7 +56,8 @@
 //     I input args then O output args, each:
 //       str  name (unique among the entry's inputs, resp. outputs)
 //       u8   dtype (`DType`: 1 = f32, 2 = i32, 3 = bool stored as 1 byte 0/1)
-//       u8   per-example rank R (<= kMaxRank; 0 is a scalar)
+//       u8   per-example rank R (<= kMaxRank, < kMaxRank if mapped, so
+//            that the batched array has at most kMaxRank dims; 0 is a scalar)
 //       u16  reserved, must be 0
 //       i32  mapped axis: -1 = none (unbatched), else in [0, R]: where the
 //            batch dimension sits in the batched array (of rank R + 1)
