@@ -37,7 +37,9 @@
 //
 // Artifact limits checked at an export, before any pass runs: kMaxEntryArgs
 // inputs and kMaxEntryArgs outputs per entry, kMaxEntryRank dimensions per
-// example (ArtifactFormat.h's kMaxArgs and kMaxRank, mirrored likewise).
+// argument as the caller passes it, the batch axis included (so one less
+// per example for a batched argument) (ArtifactFormat.h's kMaxArgs and
+// kMaxRank, mirrored likewise).
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,8 +65,8 @@ inline constexpr int64_t kMaxBytes = int64_t{1} << 62;
 /// Inputs, and separately outputs, of one exported entry: the runtime's
 /// kMaxArgs.
 inline constexpr size_t kMaxEntryArgs = 4096;
-/// Dimensions of one example of an entry's input or output: the runtime's
-/// kMaxRank.
+/// Dimensions of an entry's input or output as the caller passes it, the
+/// batch axis included: the runtime's kMaxRank.
 inline constexpr size_t kMaxEntryRank = 16;
 /// Nesting of parentheses and operators in one expression.
 inline constexpr unsigned kMaxExprNesting = 200;

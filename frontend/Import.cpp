@@ -2674,17 +2674,27 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
                                " " + what + "; an entry has at most " +
                                Twine(vmapc::kMaxEntryArgs) + " " + what +
                                " (pass several values as one array)");
-  for (auto [what, types] :
-       {std::pair<StringRef, ArrayRef<RankedTensorType>>{"input", sig->params},
-        {"output", sig->results}})
-    for (auto [i, type] : llvm::enumerate(types))
-      if (static_cast<size_t>(type.getRank()) > vmapc::kMaxEntryRank)
-        return error(ex.loc, "export '" + ex.name + "': " + what + " " +
-                                 Twine(i) + " has per-example type " +
-                                 str(type) + " of rank " +
-                                 Twine(type.getRank()) +
-                                 "; an entry's arrays have rank at most " +
-                                 Twine(vmapc::kMaxEntryRank) + " per example");
+  // A caller passes a batched argument with its batch axis, so its rank
+  // per example is one less than the artifact's rank limit.
+  for (auto [what, types, axes] :
+       {std::tuple<StringRef, ArrayRef<RankedTensorType>, const AxesSpec *>{
+            "input", sig->params, &t.inAxes},
+        {"output", sig->results, &t.outAxes}})
+    for (auto [i, type] : llvm::enumerate(types)) {
+      bool batched = axes->get(i).has_value();
+      size_t maxRank = vmapc::kMaxEntryRank - (batched ? 1 : 0);
+      if (static_cast<size_t>(type.getRank()) > maxRank)
+        return error(
+            ex.loc,
+            "export '" + ex.name + "': " + what + " " + Twine(i) +
+                " has per-example type " + str(type) + " of rank " +
+                Twine(type.getRank()) +
+                (batched
+                     ? "; a batched argument has rank at most " +
+                           Twine(maxRank) + " per example (" +
+                           Twine(vmapc::kMaxEntryRank) + " with the batch axis)"
+                     : "; an argument has rank at most " + Twine(maxRank)));
+    }
   int64_t batch = *t.axisSize;
   SmallVector<Type> inputs;
   for (auto [i, pt] : llvm::enumerate(sig->params)) {

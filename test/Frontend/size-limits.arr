@@ -100,7 +100,25 @@ export e = vmap(m, in_axes=0, batch=1);
 # -----
 
 # The artifact's per-entry limits are checked at the export, before any
-# pass runs: at most 16 dimensions per example.
+# pass runs: an array has at most 16 dimensions, the batch axis included.
 fn f(x: f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]) -> f32 { return sum(x); }
-# expected-error @+1 {{export 'e': input 0 has per-example type f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] of rank 17; an entry's arrays have rank at most 16 per example}}
+# expected-error @+1 {{export 'e': input 0 has per-example type f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] of rank 17; an argument has rank at most 16}}
+export e = vmap(f, in_axes=none, batch=4);
+
+# -----
+
+fn f(x: f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]) -> f32 { return sum(x); }
+# expected-error @+1 {{export 'e': input 0 has per-example type f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] of rank 16; a batched argument has rank at most 15 per example (16 with the batch axis)}}
 export e = vmap(f, in_axes=0, batch=4);
+
+# -----
+
+fn f(x: f32) -> f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] { return broadcast_to(x, (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)); }
+# expected-error @+1 {{export 'e': output 0 has per-example type f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] of rank 16; a batched argument has rank at most 15 per example (16 with the batch axis)}}
+export e = vmap(f, in_axes=0, batch=4);
+
+# -----
+
+# At the limits: 16 unbatched dimensions, 15 batched.
+fn f(x: f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], y: f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]) -> f32[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] { return y + sum(x); }
+export e = vmap(f, in_axes=(none, 0), batch=4);
