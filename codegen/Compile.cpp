@@ -6,6 +6,7 @@
 #include "passes/Dispatch/ReadSchedule.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/TileSizes.h"
+#include "dialect/Limits.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,15 +57,33 @@ static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
     arg.mappedAxis = static_cast<int32_t>(a.getInt());
     arg.shape.erase(arg.shape.begin() + a.getInt());
   }
-  if (auto offset = fn.getArgAttrOfType<IntegerAttr>(i, "arr.staging_offset"))
+  if (!checkedByteSize(type))
+    return fn.emitOpError()
+           << "argument " << i << " has type " << type
+           << ", past the size limits: " << describeLimitViolation(type);
+  if (auto offset = fn.getArgAttrOfType<IntegerAttr>(i, "arr.staging_offset")) {
+    if (offset.getInt() < 0 || offset.getInt() >= kMaxBytes)
+      return fn.emitOpError() << "argument " << i << " has staging offset "
+                              << offset.getInt() << ", outside [0, 2^62)";
     arg.stagingOffset = offset.getInt();
+  }
   return success();
 }
 
-/// An i64 figure of the `arr.plan` dictionary.
-static uint64_t planFigure(DictionaryAttr plan, StringRef name) {
-  auto value = plan ? plan.getAs<IntegerAttr>(name) : IntegerAttr();
-  return value ? value.getInt() : 0;
+/// A figure of the `arr.plan` dictionary: a byte count (or a count) in
+/// [0, limit), else an error on `fn`.
+static FailureOr<uint64_t> planFigure(func::FuncOp fn, DictionaryAttr plan,
+                                      StringRef name, int64_t limit) {
+  auto value = plan.getAs<IntegerAttr>(name);
+  if (!value)
+    return fn.emitOpError() << "has no '" << name << "' in arr.plan";
+  if (value.getInt() < 0 || value.getInt() >= limit)
+    return fn.emitOpError()
+           << "has arr.plan " << name << " = " << value.getInt()
+           << ", outside [0, "
+           << (limit == kMaxBytes ? std::string("2^62") : std::to_string(limit))
+           << ")";
+  return static_cast<uint64_t>(value.getInt());
 }
 
 LogicalResult vmapc::readManifest(ModuleOp module,
@@ -76,17 +95,26 @@ LogicalResult vmapc::readManifest(ModuleOp module,
       continue;
     EntryInfo entry;
     entry.name = fn.getSymName().str();
-    if (batch.getInt() < 1 || batch.getInt() > UINT32_MAX)
-      return fn.emitError()
-             << "batch size " << batch.getInt() << " is outside [1, 2^32 - 1]";
+    if (batch.getInt() < 1 || batch.getInt() > kMaxDimSize)
+      return fn.emitOpError() << "has arr.batch = " << batch.getInt()
+                              << ", outside [1, " << kMaxDimSize << "]";
     entry.batchSize = static_cast<uint32_t>(batch.getInt());
     auto plan = fn->getAttrOfType<DictionaryAttr>("arr.plan");
     if (!plan)
       return fn.emitOpError("has no buffer plan (arr.plan)");
-    entry.arenaBytes = planFigure(plan, "arena_bytes");
-    entry.lowerBoundBytes = planFigure(plan, "lower_bound");
-    entry.naiveSumBytes = planFigure(plan, "naive_sum");
-    entry.inPlaceCount = planFigure(plan, "in_place");
+    FailureOr<uint64_t> arena = planFigure(fn, plan, "arena_bytes", kMaxBytes);
+    FailureOr<uint64_t> lowerBound =
+        planFigure(fn, plan, "lower_bound", kMaxBytes);
+    FailureOr<uint64_t> naiveSum = planFigure(fn, plan, "naive_sum", kMaxBytes);
+    FailureOr<uint64_t> inPlace =
+        planFigure(fn, plan, "in_place", std::numeric_limits<uint32_t>::max());
+    if (failed(arena) || failed(lowerBound) || failed(naiveSum) ||
+        failed(inPlace))
+      return failure();
+    entry.arenaBytes = *arena;
+    entry.lowerBoundBytes = *lowerBound;
+    entry.naiveSumBytes = *naiveSum;
+    entry.inPlaceCount = static_cast<uint32_t>(*inPlace);
     auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
     auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {

@@ -18,6 +18,22 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace vmapc::arr {
+/// Checks that every operand and result of `op` is a statically shaped
+/// tensor within the size limits of dialect/Limits.h.
+mlir::LogicalResult verifyWithinSizeLimits(mlir::Operation *op);
+
+/// The op trait of every arr op (ArrDialect.td): verifyWithinSizeLimits.
+template <typename ConcreteType>
+class WithinSizeLimits
+    : public mlir::OpTrait::TraitBase<ConcreteType, WithinSizeLimits> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyWithinSizeLimits(op);
+  }
+};
+} // namespace vmapc::arr
+
 #include "dialect/ArrDialect.h.inc"
 #include "dialect/ArrEnums.h.inc"
 #include "dialect/BatchingOpInterface.h.inc"

@@ -24,7 +24,14 @@ def Arr_Dialect : Dialect {
   let hasConstantMaterializer = 1;
 }
 
+// Every operand and result of an arr op is statically shaped and within the
+// size limits of dialect/Limits.h (dimensions at most 2^31 - 1, fewer than
+// 2^62 bytes), so that no size computed from the IR can overflow.
+def Arr_WithinSizeLimits : NativeOpTrait<"WithinSizeLimits"> {
+  let cppNamespace = "::vmapc::arr";
+}
+
 class Arr_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Arr_Dialect, mnemonic, traits>;
+    : Op<Arr_Dialect, mnemonic, !listconcat(traits, [Arr_WithinSizeLimits])>;
 
 #endif // VMAPC_ARR_DIALECT

@@ -1,6 +1,7 @@
 //===- ArrOps.cpp - arr op verifiers and folders --------------------------===//
 
 #include "dialect/ArrDialect.h"
+#include "dialect/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -40,6 +41,26 @@ static SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape,
     if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
       result.push_back(s);
   return result;
+}
+
+LogicalResult vmapc::arr::verifyWithinSizeLimits(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || checkedByteSize(shaped))
+      return success();
+    return op->emitOpError()
+           << what << " #" << i << " has type " << type
+           << ", past the size limits: " << describeLimitViolation(shaped)
+           << " (every dimension is at most " << kMaxDimSize
+           << " and every array holds fewer than 2^62 bytes)";
+  };
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (failed(check(v.getType(), "operand", i)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(op->getResults()))
+    if (failed(check(v.getType(), "result", i)))
+      return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -172,7 +193,12 @@ LogicalResult ConcatOp::verify() {
         return emitOpError()
                << "operand " << i << " has size " << t.getDimSize(d)
                << " on dimension " << d << ", the result " << out.getDimSize(d);
-    total += t.getDimSize(dim);
+    // Sizes are within the limits (Arr_Tensor), so only the sum can grow.
+    std::optional<int64_t> sum = llvm::checkedAdd(total, t.getDimSize(dim));
+    if (!sum || *sum > vmapc::kMaxDimSize)
+      return emitOpError() << "operands add up to more than "
+                           << vmapc::kMaxDimSize << " on dimension " << dim;
+    total = *sum;
   }
   if (total != out.getDimSize(dim))
     return emitOpError() << "operands add up to " << total << " on dimension "
@@ -250,8 +276,10 @@ LogicalResult IotaOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ForOp::verify() {
-  if (getTripCountAttr().getInt() < 0)
-    return emitOpError("trip_count must be non-negative");
+  if (getTripCountAttr().getInt() < 0 ||
+      getTripCountAttr().getInt() > vmapc::kMaxDimSize)
+    return emitOpError() << "trip_count must be in [0, " << vmapc::kMaxDimSize
+                         << "]";
   if (getInits().getTypes() != getResultTypes())
     return emitOpError("result types must equal the types of the inits");
   Block &body = getBodyBlock();
@@ -427,8 +455,9 @@ LogicalResult VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << getOutAxes().size() << " out_axes and a callee of "
                          << fnType.getNumResults() << " results";
   int64_t size = getAxisSize();
-  if (size < 0)
-    return emitOpError("axis_size must be non-negative");
+  if (size < 0 || size > vmapc::kMaxDimSize)
+    return emitOpError() << "axis_size must be in [0, " << vmapc::kMaxDimSize
+                         << "]";
   // Operand i is the callee's parameter with `size` inserted at in_axes[i].
   auto check = [&](Type actual, Type perExample, BatchDim axis, StringRef what,
                    unsigned i) -> LogicalResult {

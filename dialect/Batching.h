@@ -16,7 +16,10 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
+#include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace vmapc::arr {
 
@@ -61,9 +64,21 @@ public:
              llvm::SmallVectorImpl<mlir::Value> &yielded,
              llvm::SmallVectorImpl<BatchDim> &yieldedDims) = 0;
 
+  /// Which carries of the loop `op` end up batched when its operands are
+  /// batched as in `operandBatched` (the scan rule's fixpoint, computed
+  /// once). The body of `arr.for` is isolated from above, so nothing else
+  /// decides it. Without this memo a loop nest would redo the fixpoint of
+  /// every inner loop on every round of the outer one: exponential in the
+  /// nesting depth.
+  using LoopKey = std::pair<mlir::Operation *, std::vector<bool>>;
+  std::map<LoopKey, llvm::SmallVector<bool>> &getLoopCarryMemo() {
+    return loopCarryMemo;
+  }
+
 private:
   mlir::OpBuilder &builder;
   int64_t batchSize;
+  std::map<LoopKey, llvm::SmallVector<bool>> loopCarryMemo;
 };
 
 /// `type` with a dimension of size `size` inserted at `dim`.

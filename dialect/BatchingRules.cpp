@@ -285,10 +285,17 @@ LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
 
   // The fixpoint: batching the body in a scratch block tells which yields
   // are batched; a carry whose yield is batched becomes batched. Each round
-  // adds a carry or stops, so there are at most #carries + 1 rounds.
+  // adds a carry or stops, so there are at most #carries + 1 rounds. The
+  // answer is memoized per batching pattern of the operands.
   SmallVector<bool> carried =
       llvm::map_to_vector(initDims, [](BatchDim d) { return d.has_value(); });
-  while (true) {
+  BatchingContext::LoopKey key{getOperation(), {}};
+  for (BatchDim d : dims)
+    key.second.push_back(d.has_value());
+  auto &memo = ctx.getLoopCarryMemo();
+  if (auto it = memo.find(key); it != memo.end())
+    carried = it->second;
+  while (!memo.count(key)) {
     SmallVector<Type> types;
     SmallVector<BatchDim> argDims;
     bodySignature(carried, types, argDims);
@@ -309,7 +316,7 @@ LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
         changed = true;
       }
     if (!changed)
-      break;
+      memo[key] = carried;
   }
 
   // The batched loop.

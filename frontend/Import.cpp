@@ -20,6 +20,7 @@
 
 #include "dialect/ArrDialect.h"
 #include "dialect/Batching.h"
+#include "dialect/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -33,14 +34,20 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <deque>
 #include <limits>
 #include <map>
 
 using namespace mlir;
 using namespace vmapc::frontend;
 namespace arr = vmapc::arr;
+using vmapc::checkedByteSize;
+using vmapc::describeLimitViolation;
+using vmapc::kMaxBytes;
+using vmapc::kMaxDimSize;
 
 namespace {
 
@@ -143,12 +150,13 @@ struct Template {
   llvm::SMLoc loc;
   std::string owner;   // prefix of generated functions
   std::string display; // how messages name it
+  /// vmap levels down to the function: 1 for vmap(f), 2 for vmap(vmap(f)).
+  unsigned depth = 1;
 };
 
 struct FnInfo {
   FunctionDecl *decl = nullptr;
   func::FuncOp op;
-  enum State { pending, active, done } state = pending;
 };
 
 struct MapInfo {
@@ -174,8 +182,7 @@ constexpr llvm::StringLiteral kBuiltins[] = {
     "where",  "f32",    "i32",   "mean", "transpose", "reshape", "broadcast_to",
     "concat", "iota",   "zeros", "ones"};
 
-/// Bounds the import's recursion (call chains, chains of named maps).
-constexpr unsigned kMaxNesting = 256;
+using vmapc::kMaxNestingDepth;
 
 bool isBuiltin(StringRef name) { return llvm::is_contained(kBuiltins, name); }
 
@@ -205,6 +212,10 @@ private:
   unsigned lineOf(llvm::SMLoc l) const {
     return sourceMgr.getLineAndColumn(l).first;
   }
+  /// Fails with an error at `at` when `type`, the type of `what`, is past
+  /// the size limits (dialect/Limits.h).
+  LogicalResult checkLimits(RankedTensorType type, llvm::SMLoc at,
+                            const Twine &what);
 
   // Types.
   Type elementType(DType dtype);
@@ -216,8 +227,8 @@ private:
   LogicalResult declareNames();
   LogicalResult declareFunction(FnInfo &fn);
   LogicalResult importBody(FnInfo &fn);
-  LogicalResult ensureImported(FnInfo &fn, llvm::SMLoc useLoc);
   LogicalResult importExport(ExportDecl &ex);
+  LogicalResult checkCallGraph();
 
   // Callables and vmap templates.
   FailureOr<Callable> resolveCallable(Expr *expr, StringRef owner);
@@ -313,11 +324,12 @@ private:
   llvm::StringSet<> exportNames;
   llvm::StringMap<llvm::SMLoc> topLevelNames;
   std::vector<std::unique_ptr<Template>> templates;
-  SmallVector<FnInfo *> activeFns;
   std::map<std::pair<Template *, std::vector<const void *>>, func::FuncOp>
       innerCache;
   llvm::StringMap<unsigned> innerCounters;
   unsigned resolvingMaps = 0;
+  /// The function whose body is being imported.
+  FnInfo *importing = nullptr;
 };
 
 } // namespace
@@ -365,6 +377,17 @@ std::string Importer::str(Type type) {
     s += std::to_string(d);
   }
   return s + "]";
+}
+
+LogicalResult Importer::checkLimits(RankedTensorType type, llvm::SMLoc at,
+                                    const Twine &what) {
+  if (checkedByteSize(type))
+    return success();
+  return error(at,
+               what + " would have type " + str(type) +
+                   ", past the size limits: " + describeLimitViolation(type) +
+                   " (every dimension is at most 2147483647 and every "
+                   "array holds fewer than 2^62 bytes)");
 }
 
 static std::string rangeStr(int64_t rank) {
@@ -440,27 +463,12 @@ LogicalResult Importer::declareFunction(FnInfo &fn) {
   return success();
 }
 
-LogicalResult Importer::ensureImported(FnInfo &fn, llvm::SMLoc useLoc) {
-  if (fn.state == FnInfo::done)
-    return success();
-  if (fn.state == FnInfo::active) {
-    std::string chain;
-    auto it = llvm::find(activeFns, &fn);
-    for (; it != activeFns.end(); ++it)
-      chain += (*it)->decl->name + " -> ";
-    chain += fn.decl->name;
-    return error(useLoc, "'" + fn.decl->name + "' calls itself (" + chain +
-                             "); recursion is not supported");
-  }
-  if (activeFns.size() >= kMaxNesting)
-    return error(useLoc, "functions call each other more than " +
-                             Twine(kMaxNesting) + " levels deep");
-  return importBody(fn);
-}
-
+/// Imports the body of `fn`. Calls need only the declared signatures of
+/// their callees (declareFunction), so bodies are imported one after the
+/// other, never recursively: a long call chain costs no stack here, and
+/// checkCallGraph finds recursion and chains nested too deeply afterwards.
 LogicalResult Importer::importBody(FnInfo &fn) {
-  fn.state = FnInfo::active;
-  activeFns.push_back(&fn);
+  importing = &fn;
   FunctionDecl &decl = *fn.decl;
   Block *entry = fn.op.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
@@ -485,8 +493,6 @@ LogicalResult Importer::importBody(FnInfo &fn) {
   if (failed(results))
     return failure();
   func::ReturnOp::create(b, loc(ret.loc), *results);
-  activeFns.pop_back();
-  fn.state = FnInfo::done;
   return success();
 }
 
@@ -1163,6 +1169,9 @@ FailureOr<SmallVector<Value>> Importer::unify(ArrayRef<Operand> ops,
         return failure();
     }
   }
+  if (failed(checkLimits(RankedTensorType::get(shape, elem), at,
+                         "the result of '" + opName + "'")))
+    return failure();
   auto broadcast = [&](Value v) -> Value {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getShape() == ArrayRef<int64_t>(shape))
@@ -1326,6 +1335,8 @@ FailureOr<Operand> Importer::evalMatmul(BinaryExpr *expr, Value l, Value r,
   if (rt.getRank() == 2)
     shape.push_back(rt.getDimSize(1));
   auto type = RankedTensorType::get(shape, lt.getElementType());
+  if (failed(checkLimits(type, at, "the result of '@'")))
+    return failure();
   Value v = arr::DotGeneralOp::create(
       ctx.b, loc(at), type, l, r, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
       ArrayRef<int64_t>{lc}, ArrayRef<int64_t>{rc});
@@ -1430,8 +1441,6 @@ FailureOr<Operand> Importer::evalCall(CallExpr *expr, FnContext &ctx) {
                          ", got " + Twine(expr->args.size()));
   FailureOr<SmallVector<Operand>> args = evalArgs(expr, ctx);
   if (failed(args))
-    return failure();
-  if (failed(ensureImported(fn, at)))
     return failure();
   FunctionType type = fn.op.getFunctionType();
   SmallVector<Value> values;
@@ -1971,8 +1980,9 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
     SmallVector<int64_t> shape = *target;
     if (name == "broadcast_to") {
       for (int64_t d : shape)
-        if (d < 1)
-          return error(argLoc(1), "dimension sizes must be at least 1, got " +
+        if (d < 1 || d > kMaxDimSize)
+          return error(argLoc(1), "dimension sizes must be from 1 to " +
+                                      Twine(kMaxDimSize) + ", got " +
                                       shapeStr(shape));
       if (a->isLiteral()) {
         FailureOr<Value> m = materializeDefault(*a, argLoc(0), ctx.b);
@@ -2001,6 +2011,8 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
       if (t.getShape() == ArrayRef<int64_t>(shape))
         return Operand::ofTensor(*v);
       auto type = RankedTensorType::get(shape, t.getElementType());
+      if (failed(checkLimits(type, argLoc(1), "the result of 'broadcast_to'")))
+        return failure();
       return Operand::ofTensor(
           arr::BroadcastInDimOp::create(ctx.b, opLoc, type, *v, dims)
               .getResult());
@@ -2019,14 +2031,19 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
         inferred = i;
         continue;
       }
-      if (d < 1)
-        return error(argLoc(1), "dimension sizes must be at least 1 (or one "
-                                "-1, inferred), got " +
-                                    shapeStr(shape));
-      known *= d;
-      if (known > (int64_t(1) << 48))
+      if (d < 1 || d > kMaxDimSize)
         return error(argLoc(1),
-                     "the shape " + shapeStr(shape) + " has too many elements");
+                     "dimension sizes must be from 1 to " + Twine(kMaxDimSize) +
+                         " (or one -1, inferred), got " + shapeStr(shape));
+      // The operand has fewer than 2^62 elements: a larger product cannot
+      // match it, and the check keeps `known` from overflowing.
+      std::optional<int64_t> product = llvm::checkedMul(known, d);
+      if (!product || *product >= kMaxBytes)
+        return error(argLoc(1), "cannot reshape " + str(t) + " (" +
+                                    Twine(t.getNumElements()) +
+                                    " elements) to " + shapeStr(shape) +
+                                    " (2^62 elements or more)");
+      known = *product;
     }
     int64_t total = t.getNumElements();
     if (inferred >= 0) {
@@ -2044,6 +2061,8 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
     if (t.getShape() == ArrayRef<int64_t>(shape))
       return Operand::ofTensor(*v);
     auto type = RankedTensorType::get(shape, t.getElementType());
+    if (failed(checkLimits(type, argLoc(1), "the result of 'reshape'")))
+      return failure();
     return Operand::ofTensor(
         arr::ReshapeOp::create(ctx.b, opLoc, type, *v).getResult());
   }
@@ -2103,9 +2122,13 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
               "pieces of 'concat' along axis " + Twine(axis) +
                   " must agree on the other dimensions: " + str(first) +
                   " and " + str(t) + " differ on dimension " + Twine(d));
+      // Each size is at most 2^31 - 1: the sum can only pass the limit,
+      // which checkLimits reports, not overflow int64 (pieces < 2^32).
       shape[axis] += t.getDimSize(axis);
     }
     auto type = RankedTensorType::get(shape, first.getElementType());
+    if (failed(checkLimits(type, at, "the result of 'concat'")))
+      return failure();
     return Operand::ofTensor(arr::ConcatOp::create(ctx.b, opLoc, type, pieces,
                                                    static_cast<uint64_t>(axis))
                                  .getResult());
@@ -2132,17 +2155,11 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
       expr->args[0].get(), "the shape of '" + name.str() + "'", true);
   if (failed(shape))
     return failure();
-  int64_t elements = 1;
-  for (int64_t d : *shape) {
-    if (d < 1 || d > std::numeric_limits<int32_t>::max())
-      return error(argLoc(0), "dimension sizes must be from 1 to 2147483647, "
-                              "got " +
+  for (int64_t d : *shape)
+    if (d < 1 || d > kMaxDimSize)
+      return error(argLoc(0), "dimension sizes must be from 1 to " +
+                                  Twine(kMaxDimSize) + ", got " +
                                   shapeStr(*shape));
-    if (elements > (int64_t(1) << 48) / d)
-      return error(argLoc(0), "the shape " + shapeStr(*shape) +
-                                  " has too many elements (at most 2^48)");
-    elements *= d;
-  }
   Type elem = Float32Type::get(context);
   if (Expr *dt = keyword("dtype")) {
     auto *n = dyn_cast<NameExpr>(dt);
@@ -2156,6 +2173,8 @@ FailureOr<Operand> Importer::evalNewBuiltin(CallExpr *expr, StringRef name,
   }
   bool one = name == "ones";
   auto type = RankedTensorType::get(*shape, elem);
+  if (failed(checkLimits(type, argLoc(0), "the result of '" + name + "'")))
+    return failure();
   Attribute attr;
   if (elem.isF32())
     attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(one ? 1.f : 0.f));
@@ -2280,6 +2299,13 @@ FailureOr<Template *> Importer::buildTemplate(CallExpr *call, StringRef owner,
     return failure();
   auto t = std::make_unique<Template>();
   t->inner = *inner;
+  t->depth = inner->map ? inner->map->depth + 1 : 1;
+  // Each level becomes one function in the IR: bounded as calls are.
+  if (t->depth > kMaxNestingDepth)
+    return error(at, "vmap is nested more than " + Twine(kMaxNestingDepth) +
+                         " levels deep (through named maps); that is the "
+                         "limit for calls, vmaps and 'for' loops nested in "
+                         "one another");
   t->loc = at;
   t->owner = owner.str();
   t->display = "vmap(" + displayName(*inner) + ")";
@@ -2350,9 +2376,9 @@ FailureOr<Template *> Importer::resolveMap(MapInfo &map, llvm::SMLoc useLoc) {
   if (map.resolving)
     return error(useLoc, "named map '" + map.decl->name +
                              "' is defined in terms of itself");
-  if (++resolvingMaps > kMaxNesting)
+  if (++resolvingMaps > kMaxNestingDepth)
     return error(useLoc, "named maps refer to each other more than " +
-                             Twine(kMaxNesting) + " levels deep");
+                             Twine(kMaxNestingDepth) + " levels deep");
   map.resolving = true;
   CallExpr *call = asVmap(map.decl->value.get());
   if (!call)
@@ -2385,11 +2411,8 @@ std::string Importer::freshInnerName(StringRef owner) {
 FailureOr<func::FuncOp> Importer::materialize(const Callable &c,
                                               ArrayRef<RankedTensorType> types,
                                               llvm::SMLoc useLoc) {
-  if (c.fn) {
-    if (failed(ensureImported(*c.fn, useLoc)))
-      return failure();
+  if (c.fn)
     return c.fn->op;
-  }
   std::vector<const void *> key;
   for (RankedTensorType t : types)
     key.push_back(t.getAsOpaquePointer());
@@ -2431,6 +2454,13 @@ Importer::applyTemplate(Template &t, ArrayRef<Operand> operands,
                               (n == 1 ? "" : "s") + ", got " +
                               Twine(operands.size()));
   FnInfo *base = innermostFn(t.inner);
+  // Mapping the function being imported is recursion (other cycles are
+  // found once every body is imported, by checkCallGraph); said first, it
+  // explains the mismatched per-example types that would follow.
+  if (base == importing)
+    return error(callLoc, "'" + base->decl->name + "' calls itself (" +
+                              base->decl->name + " -> " + base->decl->name +
+                              "); recursion is not supported");
   SmallVector<Value> values;
   SmallVector<RankedTensorType> perExample;
   SmallVector<Attribute> inAttrs;
@@ -2548,6 +2578,10 @@ Importer::applyTemplate(Template &t, ArrayRef<Operand> operands,
     if (a < 0)
       a += r + 1;
     batchedTypes.push_back(arr::insertDim(resultType, a, axisSize));
+    if (failed(checkLimits(cast<RankedTensorType>(batchedTypes.back()), callLoc,
+                           "result " + Twine(j) + " of " + t.display +
+                               " over " + Twine(axisSize) + " examples")))
+      return failure();
     outAttrs.push_back(builder.getI64IntegerAttr(a));
   }
   auto call = arr::VmapCallOp::create(
@@ -2594,6 +2628,9 @@ FailureOr<Signature> Importer::deriveSignature(const Callable &c,
                        " (valid: " + rangeStr(r + 1) + ")");
     sig.params.push_back(
         arr::insertDim(pt, *a < 0 ? *a + r + 1 : *a, *t.axisSize));
+    if (failed(checkLimits(sig.params.back(), t.inAxes.getLoc(i),
+                           "parameter " + Twine(i) + " of " + t.display)))
+      return failure();
   }
   for (auto [j, rt] : llvm::enumerate(inner->results)) {
     RankedTensorType result = rt;
@@ -2601,6 +2638,9 @@ FailureOr<Signature> Importer::deriveSignature(const Callable &c,
       int64_t r = rt.getRank();
       if (*a >= -(r + 1) && *a <= r)
         result = arr::insertDim(rt, *a < 0 ? *a + r + 1 : *a, *t.axisSize);
+      if (failed(checkLimits(result, t.outAxes.getLoc(j),
+                             "result " + Twine(j) + " of " + t.display)))
+        return failure();
     }
     sig.results.push_back(result);
   }
@@ -2624,6 +2664,37 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
   FailureOr<Signature> sig = deriveSignature(t.inner, call->args[0]->getLoc());
   if (failed(sig))
     return failure();
+  // The artifact's limits (runtime/vmapc/ArtifactFormat.h), checked here so
+  // that an entry the runtime could not load fails before any pass runs.
+  for (auto [what, count] :
+       {std::pair<StringRef, size_t>{"inputs", sig->params.size()},
+        {"outputs", sig->results.size()}})
+    if (count > vmapc::kMaxEntryArgs)
+      return error(ex.loc, "export '" + ex.name + "' has " + Twine(count) +
+                               " " + what + "; an entry has at most " +
+                               Twine(vmapc::kMaxEntryArgs) + " " + what +
+                               " (pass several values as one array)");
+  // A caller passes a batched argument with its batch axis, so its rank
+  // per example is one less than the artifact's rank limit.
+  for (auto [what, types, axes] :
+       {std::tuple<StringRef, ArrayRef<RankedTensorType>, const AxesSpec *>{
+            "input", sig->params, &t.inAxes},
+        {"output", sig->results, &t.outAxes}})
+    for (auto [i, type] : llvm::enumerate(types)) {
+      bool batched = axes->get(i).has_value();
+      size_t maxRank = vmapc::kMaxEntryRank - (batched ? 1 : 0);
+      if (static_cast<size_t>(type.getRank()) > maxRank)
+        return error(
+            ex.loc,
+            "export '" + ex.name + "': " + what + " " + Twine(i) +
+                " has per-example type " + str(type) + " of rank " +
+                Twine(type.getRank()) +
+                (batched
+                     ? "; a batched argument has rank at most " +
+                           Twine(maxRank) + " per example (" +
+                           Twine(vmapc::kMaxEntryRank) + " with the batch axis)"
+                     : "; an argument has rank at most " + Twine(maxRank)));
+    }
   int64_t batch = *t.axisSize;
   SmallVector<Type> inputs;
   for (auto [i, pt] : llvm::enumerate(sig->params)) {
@@ -2639,6 +2710,11 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
                        " is out of range for rank " + Twine(r + 1) +
                        " (valid: " + rangeStr(r + 1) + ")");
     inputs.push_back(arr::insertDim(pt, *a < 0 ? *a + r + 1 : *a, batch));
+    if (failed(checkLimits(cast<RankedTensorType>(inputs.back()),
+                           t.inAxes.getLoc(i),
+                           "input " + Twine(i) + " of export '" + ex.name +
+                               "' at batch " + Twine(batch))))
+      return failure();
   }
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location exLoc = loc(ex.loc);
@@ -2675,6 +2751,132 @@ LogicalResult Importer::importExport(ExportDecl &ex) {
 }
 
 //===----------------------------------------------------------------------===//
+// The call graph: recursion and nesting depth
+//===----------------------------------------------------------------------===//
+
+/// Finds recursion (an error: the language has none) and bounds the nesting
+/// depth: the function bodies (user functions and vmap levels, which are
+/// functions in the IR) and `for` bodies that enclose any op, through calls.
+/// depth(f) = 1 + the largest, over the ops of f, of (the `for` bodies
+/// around the op in f) + depth(callee) for a call or vmap_call. After
+/// inlining an entry, no loop is nested deeper than its depth, and
+/// `--arr-vmap` recurses once per enclosing body (dialect/Limits.h). An
+/// iterative depth-first search, callees first.
+LogicalResult Importer::checkCallGraph() {
+  struct Edge {
+    Operation *op;
+    func::FuncOp callee;
+    unsigned loops; // `for` bodies around `op` in its function
+  };
+  struct Node {
+    func::FuncOp fn;
+    enum State { visiting, done } state = visiting;
+    SmallVector<Edge> edges;
+    size_t next = 0; // the next edge to follow
+    unsigned maxLoops = 0;
+    unsigned depth = 0;
+    int deepest = -1; // the edge that gives `depth`, if any
+  };
+  std::deque<Node> storage; // stable addresses
+  llvm::DenseMap<Operation *, Node *> nodes;
+  SymbolTable symbols(module);
+  auto visit = [&](func::FuncOp fn) {
+    Node &node = storage.emplace_back();
+    node.fn = fn;
+    nodes[fn] = &node;
+    fn.walk([&](Operation *op) {
+      unsigned loops = 0;
+      for (Operation *p = op->getParentOp(); p && p != fn; p = p->getParentOp())
+        loops += isa<arr::ForOp>(p);
+      node.maxLoops = std::max(node.maxLoops, loops);
+      FlatSymbolRefAttr callee;
+      if (auto call = dyn_cast<func::CallOp>(op))
+        callee = call.getCalleeAttr();
+      else if (auto vmap = dyn_cast<arr::VmapCallOp>(op))
+        callee = vmap.getCalleeAttr();
+      if (callee)
+        if (auto target = symbols.lookup<func::FuncOp>(callee.getValue()))
+          node.edges.push_back({op, target, loops});
+    });
+    return &node;
+  };
+  // A user function's name, or nullopt for a generated one (a vmap level).
+  auto userName = [&](func::FuncOp fn) -> std::optional<std::string> {
+    auto it = fns.find(fn.getSymName());
+    if (it == fns.end() || it->second.op != fn)
+      return std::nullopt;
+    return fn.getSymName().str();
+  };
+
+  for (auto root : module.getOps<func::FuncOp>()) {
+    if (nodes.count(root))
+      continue;
+    SmallVector<Node *> stack{visit(root)};
+    while (!stack.empty()) {
+      Node &node = *stack.back();
+      if (node.next < node.edges.size()) {
+        Edge edge = node.edges[node.next++];
+        auto it = nodes.find(edge.callee);
+        if (it == nodes.end()) {
+          stack.push_back(visit(edge.callee));
+          continue;
+        }
+        if (it->second->state == Node::done)
+          continue;
+        // A call of a function on the stack: recursion.
+        std::string chain;
+        for (auto f = llvm::find(stack, it->second); f != stack.end(); ++f)
+          if (std::optional<std::string> name = userName((*f)->fn))
+            chain += *name + " -> ";
+        std::string name =
+            userName(edge.callee).value_or(edge.callee.getSymName().str());
+        return emitError(edge.op->getLoc())
+               << "'" << name << "' calls itself (" << chain << name
+               << "); recursion is not supported";
+      }
+      // Every callee is done: the depth of this function.
+      node.depth = 1 + node.maxLoops;
+      for (auto [i, edge] : llvm::enumerate(node.edges)) {
+        unsigned d = 1 + edge.loops + nodes[edge.callee]->depth;
+        if (d > node.depth) {
+          node.depth = d;
+          node.deepest = static_cast<int>(i);
+        }
+      }
+      node.state = Node::done;
+      stack.pop_back();
+      if (node.depth <= kMaxNestingDepth)
+        continue;
+      // Its callees are within the limit: this function's deepest call (or
+      // loop) is the one that passes it.
+      if (node.deepest < 0)
+        return emitError(node.fn.getLoc())
+               << "'for' loops nest " << node.maxLoops << " levels deep in '"
+               << node.fn.getSymName()
+               << "'; calls, vmaps and 'for' loops may nest at most "
+               << kMaxNestingDepth << " levels in one another";
+      std::string chain = node.fn.getSymName().str();
+      const Node *n = &node;
+      for (unsigned shown = 0; n->deepest >= 0; ++shown) {
+        if (shown == 4) {
+          chain += " -> ...";
+          break;
+        }
+        func::FuncOp callee = n->edges[n->deepest].callee;
+        chain += " -> " + callee.getSymName().str();
+        n = nodes[callee];
+      }
+      return emitError(node.edges[node.deepest].op->getLoc())
+             << "calls, vmaps and 'for' loops nest " << node.depth
+             << " levels deep through this call (" << chain
+             << "); they may nest at most " << kMaxNestingDepth
+             << " levels in one another: make the call chain shorter";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
@@ -2691,14 +2893,17 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (failed(declareFunction(fns[decl->name])))
       return nullptr;
   for (auto &decl : ast.functions)
-    if (failed(ensureImported(fns[decl->name], decl->loc)))
+    if (failed(importBody(fns[decl->name])))
       return nullptr;
+  importing = nullptr;
   for (auto &decl : ast.maps)
     if (failed(resolveMap(maps[decl->name], decl->loc)))
       return nullptr;
   for (auto &ex : ast.exports)
     if (failed(importExport(*ex)))
       return nullptr;
+  if (failed(checkCallGraph()))
+    return nullptr;
   if (failed(verify(module))) {
     emitError(module.getLoc())
         << "internal error: the front end produced invalid IR (a bug in "

@@ -3,6 +3,8 @@
 #include "frontend/Parser.h"
 #include "frontend/Lexer.h"
 
+#include "dialect/Limits.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -62,10 +64,10 @@ mlir::Location LocationMapper::get(llvm::SMLoc loc) const {
 namespace {
 
 /// Deeper nesting than this is reported instead of overflowing the stack.
-constexpr unsigned kMaxDepth = 200;
+constexpr unsigned kMaxDepth = vmapc::kMaxExprNesting;
 /// The largest expression tree height (a chain `a + a + ... + a` is as
 /// high as it is long).
-constexpr unsigned kMaxHeight = 1000;
+constexpr unsigned kMaxHeight = vmapc::kMaxExprHeight;
 
 class Parser {
 public:
@@ -318,7 +320,6 @@ bool Parser::parseType(TypeAST &type) {
   consume();
   if (!consumeIf(Token::lSquare))
     return true;
-  int64_t elements = 1;
   do {
     if (!tok.is(Token::intLiteral))
       return error("expected a dimension size (a positive integer), found " +
@@ -326,15 +327,17 @@ bool Parser::parseType(TypeAST &type) {
     int64_t size = tok.intValue;
     if (size < 1)
       return error("dimension size must be at least 1, got " + tok.spelling);
-    if (size > std::numeric_limits<int32_t>::max())
+    if (size > vmapc::kMaxDimSize)
       return error("dimension size " + tok.spelling +
-                   " is too large (at most 2147483647)");
-    if (elements > (int64_t(1) << 48) / size)
-      return error("the shape has too many elements (at most 2^48)");
-    elements *= size;
+                   " is too large (at most " + llvm::Twine(vmapc::kMaxDimSize) +
+                   ")");
     type.shape.push_back(size);
     consume();
   } while (consumeIf(Token::comma));
+  int64_t elementBytes = type.dtype == DType::boolean ? 1 : 4;
+  if (!vmapc::checkedNumElements(type.shape, elementBytes))
+    return errorAt(type.loc, "this type needs 2^62 bytes or more; an array "
+                             "holds fewer than 2^62 bytes");
   return expect(Token::rSquare, "']' after the dimensions of a shape");
 }
 

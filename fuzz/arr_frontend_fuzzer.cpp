@@ -23,6 +23,7 @@
 #include "passes/InitAll.h"
 #include "passes/Pipelines.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -55,16 +56,16 @@ constexpr unsigned kInputsPerContext = 500;
 
 /// How far inputs got, and which passes failed (VMAPC_FUZZ_STATS=1).
 struct Stats {
-  uint64_t inputs = 0, imported = 0, planned = 0;
+  uint64_t inputs = 0, imported = 0, exported = 0, planned = 0;
   llvm::StringMap<uint64_t> passFailures;
   ~Stats() {
     if (!std::getenv("VMAPC_FUZZ_STATS"))
       return;
     std::fprintf(stderr,
                  "arr_frontend_fuzzer: %llu inputs, %llu imported, %llu "
-                 "planned and verified\n",
+                 "with an export, %llu planned and verified\n",
                  (unsigned long long)inputs, (unsigned long long)imported,
-                 (unsigned long long)planned);
+                 (unsigned long long)exported, (unsigned long long)planned);
     for (const auto &f : passFailures)
       std::fprintf(stderr, "  %-32s failed %llu times\n",
                    f.getKey().str().c_str(), (unsigned long long)f.getValue());
@@ -142,6 +143,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (failed(verify(*module)))
     fail("the importer returned a module that does not verify");
   ++stats.imported;
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (fn->hasAttr("arr.batch")) {
+      ++stats.exported;
+      break;
+    }
 
   PassManager pm(context);
   pm.enableVerifier(false);

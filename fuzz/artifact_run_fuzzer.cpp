@@ -776,7 +776,13 @@ void runEntry(const Artifact &artifact, Executable &exe, const Entry &entry,
   Status s = exe.run(entry, inArrays, outArrays);
   current = nullptr;
 
-  if (broken != Breakage::None) {
+  // An empty array's other dims times N can pass the 2^62-byte limit,
+  // which the manifest's check (times B) does not bound: kOutOfRange.
+  bool overLimit = false;
+  for (auto *l : {&ins, &outs})
+    for (UserArg &a : *l)
+      overLimit |= !arrayBytes(a.dtype, a.shape.data(), a.shape.size());
+  if (broken != Breakage::None || overLimit) {
     if (s.ok())
       fail("entry '" + info.name + "': a call broken in way " +
            std::to_string(int(broken)) + " succeeded");

@@ -6,6 +6,8 @@
 
 #include "passes/BufferPlan.h"
 
+#include "dialect/Limits.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,6 +20,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -32,13 +35,30 @@ namespace vmapc {
 // Offset assignment
 //===----------------------------------------------------------------------===//
 
-static int64_t alignUp(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
+/// `value` rounded up to a multiple of `alignment`, or nullopt if that
+/// reaches kMaxBytes.
+static std::optional<int64_t> alignUp(int64_t value, int64_t alignment) {
+  std::optional<int64_t> padded = llvm::checkedAdd(value, alignment - 1);
+  if (!padded || *padded >= kMaxBytes)
+    return std::nullopt;
+  return *padded / alignment * alignment;
 }
 
-OffsetAssignment assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests,
-                                           int64_t alignment) {
-  assert(alignment > 0 && "alignment must be positive");
+/// `a + b` if below kMaxBytes.
+static std::optional<int64_t> addBytes(int64_t a, int64_t b) {
+  std::optional<int64_t> sum = llvm::checkedAdd(a, b);
+  if (!sum || *sum >= kMaxBytes)
+    return std::nullopt;
+  return sum;
+}
+
+std::optional<OffsetAssignment>
+assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests, int64_t alignment) {
+  if (alignment <= 0 || alignment >= kMaxBytes)
+    return std::nullopt;
+  for (const BufferRequest &req : requests)
+    if (req.bytes < 0 || req.bytes >= kMaxBytes)
+      return std::nullopt;
   OffsetAssignment result;
   result.offsets.assign(requests.size(), 0);
 
@@ -52,6 +72,8 @@ OffsetAssignment assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests,
     return requests[a].live.start < requests[b].live.start;
   });
 
+  // Every placed offset + size is below kMaxBytes, so differences of them
+  // cannot overflow; each new end is checked.
   std::vector<size_t> placed;
   for (size_t idx : order) {
     const BufferRequest &req = requests[idx];
@@ -68,32 +90,48 @@ OffsetAssignment assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests,
     int64_t bestGap = std::numeric_limits<int64_t>::max();
     int64_t prevEnd = 0;
     for (size_t other : conflicts) {
-      int64_t candidate = alignUp(prevEnd, alignment);
-      int64_t gap = result.offsets[other] - candidate;
+      std::optional<int64_t> candidate = alignUp(prevEnd, alignment);
+      if (!candidate)
+        return std::nullopt;
+      int64_t gap = result.offsets[other] - *candidate;
       if (gap >= req.bytes && gap < bestGap) {
         bestGap = gap;
-        bestOffset = candidate;
+        bestOffset = *candidate;
       }
       prevEnd =
           std::max(prevEnd, result.offsets[other] + requests[other].bytes);
     }
-    if (bestOffset < 0)
-      bestOffset = alignUp(prevEnd, alignment);
+    if (bestOffset < 0) {
+      std::optional<int64_t> above = alignUp(prevEnd, alignment);
+      if (!above)
+        return std::nullopt;
+      bestOffset = *above;
+    }
+    std::optional<int64_t> end = addBytes(bestOffset, req.bytes);
+    if (!end)
+      return std::nullopt;
     result.offsets[idx] = bestOffset;
-    result.arenaBytes = std::max(result.arenaBytes, bestOffset + req.bytes);
+    result.arenaBytes = std::max(result.arenaBytes, *end);
     placed.push_back(idx);
   }
   return result;
 }
 
-int64_t computeLowerBound(ArrayRef<BufferRequest> requests) {
+std::optional<int64_t> computeLowerBound(ArrayRef<BufferRequest> requests) {
   // The live sum only changes at interval starts: sweep over them.
   int64_t best = 0;
   for (const BufferRequest &probe : requests) {
     int64_t sum = 0;
-    for (const BufferRequest &req : requests)
-      if (req.live.contains(probe.live.start))
-        sum += req.bytes;
+    for (const BufferRequest &req : requests) {
+      if (req.bytes < 0)
+        return std::nullopt;
+      if (!req.live.contains(probe.live.start))
+        continue;
+      std::optional<int64_t> next = addBytes(sum, req.bytes);
+      if (!next)
+        return std::nullopt;
+      sum = *next;
+    }
     best = std::max(best, sum);
   }
   return best;
@@ -105,13 +143,27 @@ int64_t computeLowerBound(ArrayRef<BufferRequest> requests) {
 
 namespace {
 
-/// Bytes of a statically shaped memref, or nullopt.
+/// Bytes of a statically shaped memref within the size limits (every
+/// dimension at most 2^31 - 1, fewer than 2^62 bytes), or nullopt.
 std::optional<int64_t> staticBytes(MemRefType type, const DataLayout &layout) {
   if (!type || !type.hasStaticShape())
     return std::nullopt;
   int64_t elemBytes = static_cast<int64_t>(
       layout.getTypeSize(type.getElementType()).getFixedValue());
-  return type.getNumElements() * elemBytes;
+  std::optional<int64_t> elements =
+      checkedNumElements(type.getShape(), elemBytes);
+  if (!elements)
+    return std::nullopt;
+  return *elements * elemBytes;
+}
+
+/// Why `type` has no plannable size, for messages.
+std::string whyNoSize(MemRefType type) {
+  if (!type || !type.hasStaticShape())
+    return "has a dynamic shape; the arena planner needs static shapes";
+  return "is past the size limits: " + describeLimitViolation(type) +
+         " (every dimension is at most 2147483647 and every buffer holds "
+         "fewer than 2^62 bytes)";
 }
 
 /// Follows views back to the value they were made from.
@@ -327,9 +379,10 @@ void Planner::planInPlace(BufferPlan &plan) {
 FailureOr<BufferPlan> Planner::run() {
   BufferPlan plan;
   plan.alignment = options.alignment;
-  if (options.alignment <= 0)
+  if (options.alignment <= 0 || options.alignment > kMaxArenaAlignment)
     return func.emitError()
-           << "arena alignment must be positive, got " << options.alignment;
+           << "arena alignment must be from 1 to " << kMaxArenaAlignment
+           << " bytes, got " << options.alignment;
   if (func.isExternal())
     return plan;
   if (!func.getBody().hasOneBlock())
@@ -347,11 +400,13 @@ FailureOr<BufferPlan> Planner::run() {
     if (!func.getArgAttr(arg.getArgNumber(), "arr.staging"))
       continue;
     auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      return func.emitError() << "staging argument #" << arg.getArgNumber()
+                              << " is not a memref: " << arg.getType();
     std::optional<int64_t> bytes = staticBytes(type, layout);
     if (!bytes)
-      return func.emitError()
-             << "staging argument #" << arg.getArgNumber()
-             << " needs a statically shaped memref, got " << arg.getType();
+      return func.emitError() << "staging argument #" << arg.getArgNumber()
+                              << " of type " << type << " " << whyNoSize(type);
     PlannedBuffer row;
     row.kind = PlannedBuffer::Kind::Staging;
     if (auto name =
@@ -395,9 +450,13 @@ FailureOr<BufferPlan> Planner::run() {
         Value result = op->getResult(0);
         auto type = cast<MemRefType>(result.getType());
         std::optional<int64_t> bytes = staticBytes(type, layout);
-        if (!bytes || op->getNumOperands() != 0) {
+        if (op->getNumOperands() != 0 || !type.hasStaticShape()) {
           op->emitOpError() << "has a dynamic shape; the arena planner needs "
                                "static shapes";
+          return WalkResult::interrupt();
+        }
+        if (!bytes) {
+          op->emitOpError() << "of type " << type << " " << whyNoSize(type);
           return WalkResult::interrupt();
         }
         if (!type.getLayout().isIdentity()) {
@@ -407,9 +466,17 @@ FailureOr<BufferPlan> Planner::run() {
           return WalkResult::interrupt();
         }
         // An allocation that asks for more alignment raises the arena's.
-        if (auto align = op->getAttrOfType<IntegerAttr>("alignment"))
-          if (align.getInt() > 0)
+        if (auto align = op->getAttrOfType<IntegerAttr>("alignment")) {
+          if (align.getInt() > 0 && align.getInt() <= kMaxArenaAlignment)
             plan.alignment = std::lcm(plan.alignment, align.getInt());
+          if (align.getInt() > kMaxArenaAlignment ||
+              plan.alignment > kMaxArenaAlignment) {
+            op->emitOpError() << "asks for an alignment of " << align.getInt()
+                              << " bytes; the arena is aligned to at most "
+                              << kMaxArenaAlignment << " bytes";
+            return WalkResult::interrupt();
+          }
+        }
         PlannedBuffer row;
         row.kind = PlannedBuffer::Kind::Alloc;
         row.name = "alloc" + std::to_string(allocCount++);
@@ -442,6 +509,7 @@ FailureOr<BufferPlan> Planner::run() {
   // One request per slot (in-place group or staging argument).
   std::vector<BufferRequest> requests;
   llvm::DenseMap<int, int> slotOfLeader;
+  bool naiveSumFits = true;
   for (auto [index, row] : llvm::enumerate(plan.buffers)) {
     int leader = leaderOf(static_cast<int>(index));
     auto [it, inserted] =
@@ -452,14 +520,29 @@ FailureOr<BufferPlan> Planner::run() {
       requests[it->second].bytes =
           std::max(requests[it->second].bytes, row.bytes);
     row.slot = it->second;
-    plan.naiveSum += row.bytes;
+    std::optional<int64_t> sum = addBytes(plan.naiveSum, row.bytes);
+    naiveSumFits &= sum.has_value();
+    plan.naiveSum = sum.value_or(plan.naiveSum);
   }
-  OffsetAssignment assignment =
+  std::optional<OffsetAssignment> assignment =
       assignOffsetsGreedyBySize(requests, plan.alignment);
+  std::optional<int64_t> lowerBound = computeLowerBound(requests);
+  if (!assignment || !lowerBound || !naiveSumFits) {
+    InFlightDiagnostic diag =
+        func.emitError() << "the buffers of this function need an arena of "
+                            "2^62 bytes or more (the size limit of one arena)";
+    auto largest = llvm::max_element(
+        plan.buffers, [](const PlannedBuffer &a, const PlannedBuffer &b) {
+          return a.bytes < b.bytes;
+        });
+    if (largest != plan.buffers.end())
+      diag << "; the largest buffer is " << largest->description;
+    return diag;
+  }
   for (PlannedBuffer &row : plan.buffers)
-    row.offset = assignment.offsets[row.slot];
-  plan.arenaBytes = assignment.arenaBytes;
-  plan.lowerBound = computeLowerBound(requests);
+    row.offset = assignment->offsets[row.slot];
+  plan.arenaBytes = assignment->arenaBytes;
+  plan.lowerBound = *lowerBound;
   plan.numSlots = static_cast<int64_t>(requests.size());
 
   // Report reuse: the first row of each slot names the last earlier slot
@@ -474,7 +557,7 @@ FailureOr<BufferPlan> Planner::run() {
     const BufferRequest &mine = requests[row.slot];
     int64_t bestEnd = -1;
     for (auto [slot, other] : llvm::enumerate(requests)) {
-      int64_t otherOffset = assignment.offsets[slot];
+      int64_t otherOffset = assignment->offsets[slot];
       if (static_cast<int>(slot) == row.slot ||
           other.live.end >= mine.live.start ||
           otherOffset >= row.offset + mine.bytes ||

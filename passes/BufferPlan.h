@@ -52,6 +52,13 @@
 // live at one schedule point; the naive sum adds the sizes of every
 // allocation and staging slot, as if nothing were shared.
 //
+// Sizes: every byte count (a buffer, an offset, an offset + size, the
+// arena, the lower bound, the naive sum) is computed with overflow-checked
+// arithmetic and must stay below 2^62 (`kMaxBytes`, dialect/Limits.h, the
+// runtime's kMaxArrayBytes); past it, planning fails with an error at the
+// buffer's op (or the function). A buffer of 0 bytes (a shape with a 0
+// dimension, from vmap with axis_size=0) is planned like any other.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef VMAPC_PASSES_BUFFERPLAN_H
@@ -63,6 +70,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,7 +93,8 @@ struct BufferRequest {
 };
 
 /// Result of the offset assignment: one offset per request, in request order,
-/// and the arena size (the largest `offset + bytes`; 0 for no requests).
+/// and the arena size (the largest `offset + bytes`; 0 for no requests), in
+/// bytes.
 struct OffsetAssignment {
   std::vector<int64_t> offsets;
   int64_t arenaBytes = 0;
@@ -93,14 +102,18 @@ struct OffsetAssignment {
 
 /// Greedy by size with best fit (Pisarchyk & Lee 2020, section 4.3): pure,
 /// deterministic, O(n^2). Every offset is a multiple of `alignment` (> 0).
-/// Requests whose intervals overlap get disjoint byte ranges.
-OffsetAssignment
+/// Requests whose intervals overlap get disjoint byte ranges. Returns
+/// nullopt if `alignment` is not positive, a request's size is negative or
+/// not below 2^62, or the arena would reach 2^62 bytes.
+std::optional<OffsetAssignment>
 assignOffsetsGreedyBySize(llvm::ArrayRef<BufferRequest> requests,
                           int64_t alignment);
 
 /// The largest sum of `bytes` over requests live at one schedule point: no
-/// placement of these requests can use a smaller arena.
-int64_t computeLowerBound(llvm::ArrayRef<BufferRequest> requests);
+/// placement of these requests can use a smaller arena. Nullopt if a size is
+/// negative or a sum reaches 2^62.
+std::optional<int64_t>
+computeLowerBound(llvm::ArrayRef<BufferRequest> requests);
 
 /// One row of the plan: an allocation or a staging argument.
 struct PlannedBuffer {
@@ -142,7 +155,11 @@ struct BufferPlan {
   int64_t scheduleLength = 0;
 };
 
+/// The largest alignment of the arena's offsets, in bytes (a page).
+inline constexpr int64_t kMaxArenaAlignment = 4096;
+
 struct BufferPlanOptions {
+  /// Alignment of every offset, in bytes: from 1 to kMaxArenaAlignment.
   int64_t alignment = 256;
 };
 

@@ -55,7 +55,9 @@ def ArrFuseElementwise : Pass<"arr-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses elementwise linalg.generic producers into consumers";
   let description = [{
     Upstream's elementwise fusion (`linalg::populateElementwiseOpsFusionPatterns`
-    with its default control: a producer fuses when it has a single use),
+    with its default control: a producer fuses when it has a single use,
+    and here only while the fused payload has at most 256 ops, so that a
+    long chain fuses in linear time),
     with the linalg.generic canonicalizations, and nothing else: unlike
     `--linalg-fuse-elementwise-ops` it does not propagate reshapes or fold
     constants through linalg ops. arr lowers reshapes to collapse/expand

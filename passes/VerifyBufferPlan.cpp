@@ -8,6 +8,12 @@
 // top-level ops of the body, and proves that no two buffers live at one
 // point share a byte, except a legal in-place pair.
 //
+// Its byte arithmetic is its own too, overflow-checked: a buffer's size
+// (dimensions times element bytes), its end (offset + size) and the arena
+// must stay below 2^62 bytes (the runtime's kMaxArrayBytes), and offsets
+// must not be negative; anything else is an error at the buffer's op, never
+// a wrapped-around range that would hide an overlap.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -22,6 +28,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,6 +43,19 @@ namespace vmapc {
 using namespace mlir;
 
 namespace {
+
+/// Every byte count is below this: 2^62, the runtime's kMaxArrayBytes.
+constexpr int64_t kByteLimit = int64_t{1} << 62;
+
+/// `a * b` or `a + b` if the result is in [0, kByteLimit), else nullopt.
+std::optional<int64_t> mulBytes(int64_t a, int64_t b) {
+  std::optional<int64_t> r = llvm::checkedMul(a, b);
+  return r && *r >= 0 && *r < kByteLimit ? r : std::nullopt;
+}
+std::optional<int64_t> addBytes(int64_t a, int64_t b) {
+  std::optional<int64_t> r = llvm::checkedAdd(a, b);
+  return r && *r >= 0 && *r < kByteLimit ? r : std::nullopt;
+}
 
 /// One buffer in the arena: a view of the arena or a staging slot.
 struct ArenaBuffer {
@@ -92,13 +112,23 @@ public:
   LogicalResult check();
 
 private:
+  /// Bytes of a static memref, below kByteLimit (as is the product of its
+  /// non-zero dimensions), or nullopt.
   std::optional<int64_t> bytesOf(Type type) {
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref || !memref.hasStaticShape())
       return std::nullopt;
-    return memref.getNumElements() *
-           static_cast<int64_t>(
-               layout.getTypeSize(memref.getElementType()).getFixedValue());
+    std::optional<int64_t> bytes = static_cast<int64_t>(
+        layout.getTypeSize(memref.getElementType()).getFixedValue());
+    bool empty = false;
+    for (int64_t d : memref.getShape()) {
+      empty |= d == 0;
+      if (d != 0 && bytes)
+        bytes = mulBytes(*bytes, d);
+    }
+    if (!bytes)
+      return std::nullopt;
+    return empty ? 0 : *bytes;
   }
   LogicalResult collectBuffers(BlockArgument arena, int64_t arenaBytes);
   void computeLiveness(int index);
@@ -130,15 +160,27 @@ LogicalResult PlanChecker::collectBuffers(BlockArgument arena,
     std::optional<int64_t> bytes = bytesOf(arg.getType());
     if (!bytes) {
       func.emitError() << "staging argument #" << arg.getArgNumber()
-                       << " is not a statically shaped memref";
+                       << " is not a statically shaped memref of fewer than "
+                          "2^62 bytes: "
+                       << arg.getType();
       ok = false;
       continue;
     }
     ArenaBuffer buffer{arg, arg.getLoc()};
     buffer.staging = true;
     buffer.byteBegin = offset.getInt();
-    buffer.byteEnd = buffer.byteBegin + *bytes;
-    if (buffer.byteBegin < 0 || buffer.byteEnd > arenaBytes) {
+    std::optional<int64_t> end = addBytes(buffer.byteBegin, *bytes);
+    if (buffer.byteBegin < 0 || !end) {
+      func.emitError() << "staging slot of argument #" << arg.getArgNumber()
+                       << " has offset " << buffer.byteBegin << " and "
+                       << *bytes
+                       << " bytes: a negative offset or an end at 2^62 bytes "
+                          "or more";
+      ok = false;
+      continue;
+    }
+    buffer.byteEnd = *end;
+    if (buffer.byteEnd > arenaBytes) {
       func.emitError() << "staging slot of argument #" << arg.getArgNumber()
                        << " reaches past the arena: bytes [" << buffer.byteBegin
                        << ", " << buffer.byteEnd << ") of an arena of "
@@ -160,14 +202,22 @@ LogicalResult PlanChecker::collectBuffers(BlockArgument arena,
     std::optional<int64_t> bytes = bytesOf(view.getType());
     if (!shift || !bytes) {
       view.emitOpError() << "is a view of the arena without a constant offset "
-                            "and static shape";
+                            "and a static shape of fewer than 2^62 bytes";
       ok = false;
       continue;
     }
     ArenaBuffer buffer{view.getResult(), view.getLoc()};
     buffer.byteBegin = *shift;
-    buffer.byteEnd = *shift + *bytes;
-    if (buffer.byteBegin < 0 || buffer.byteEnd > arenaBytes) {
+    std::optional<int64_t> end = addBytes(*shift, *bytes);
+    if (*shift < 0 || !end) {
+      view.emitOpError() << "has offset " << *shift << " and " << *bytes
+                         << " bytes: a negative offset or an end at 2^62 "
+                            "bytes or more";
+      ok = false;
+      continue;
+    }
+    buffer.byteEnd = *end;
+    if (buffer.byteEnd > arenaBytes) {
       view.emitOpError() << "reaches past the arena: bytes ["
                          << buffer.byteBegin << ", " << buffer.byteEnd
                          << ") of an arena of " << arenaBytes << " bytes";
@@ -329,8 +379,10 @@ LogicalResult PlanChecker::check() {
   auto arenaType = dyn_cast<MemRefType>(arena.getType());
   if (!arenaType || arenaType.getRank() != 1 || !arenaType.hasStaticShape() ||
       !arenaType.getElementType().isInteger(8) ||
-      !arenaType.getLayout().isIdentity()) {
-    func.emitError() << "arena argument must be a static memref<Nxi8>, got "
+      !arenaType.getLayout().isIdentity() ||
+      arenaType.getDimSize(0) >= kByteLimit) {
+    func.emitError() << "arena argument must be a static memref<Nxi8> with N "
+                        "below 2^62, got "
                      << arena.getType();
     return failure();
   }

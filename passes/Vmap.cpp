@@ -16,6 +16,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/Limits.h"
+
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
@@ -190,6 +192,22 @@ static LogicalResult batchOps(Block &source, Block &target,
     assert(results.size() == op.getNumResults() &&
            newDims.size() == op.getNumResults() &&
            "a batching rule must give one value and dim per result");
+    // B times a per-example size may pass the size limits even when every
+    // per-example value is within them (dialect/Limits.h).
+    for (Value r : results) {
+      auto type = cast<ShapedType>(r.getType());
+      if (checkedByteSize(type))
+        continue;
+      InFlightDiagnostic diag =
+          emitError(op.getLoc())
+          << "batched over " << ctx.getBatchSize()
+          << " examples, this value has type " << type
+          << ", past the size limits: " << describeLimitViolation(type)
+          << " (every dimension is at most " << kMaxDimSize
+          << " and every array holds fewer than 2^62 bytes)";
+      diag.attachNote(vmapLoc) << "batched by this vmap";
+      return failure();
+    }
     for (auto [from, to, dim] : llvm::zip(op.getResults(), results, newDims)) {
       mapping.map(from, to);
       batchDims[from] = dim;
@@ -266,43 +284,64 @@ LogicalResult Batcher::lowerVmapCall(VmapCallOp op) {
 
 namespace {
 
+/// The functions that `fn` calls (func.call and arr.vmap_call), in order of
+/// first call.
+static SmallVector<func::FuncOp> calleesOf(func::FuncOp fn,
+                                           SymbolTable &symbols) {
+  SmallVector<func::FuncOp> callees;
+  fn.walk([&](Operation *op) {
+    FlatSymbolRefAttr callee;
+    if (auto call = dyn_cast<func::CallOp>(op))
+      callee = call.getCalleeAttr();
+    else if (auto vmap = dyn_cast<VmapCallOp>(op))
+      callee = vmap.getCalleeAttr();
+    if (!callee)
+      return;
+    if (auto target = symbols.lookup<func::FuncOp>(callee.getValue()))
+      if (!llvm::is_contained(callees, target))
+        callees.push_back(target);
+  });
+  return callees;
+}
+
 /// Functions of `module` ordered callees first (over func.call and
-/// arr.vmap_call). Fails on recursion, which the language does not have.
+/// arr.vmap_call): an iterative depth-first post-order, so that a long call
+/// chain costs no stack. Fails on recursion, which the language does not
+/// have.
 static LogicalResult calleesFirst(ModuleOp module,
                                   SmallVectorImpl<func::FuncOp> &order) {
   enum class State { Visiting, Done };
   llvm::DenseMap<Operation *, State> state;
   SymbolTable symbols(module);
-  std::function<LogicalResult(func::FuncOp)> visit =
-      [&](func::FuncOp fn) -> LogicalResult {
-    auto [it, inserted] = state.try_emplace(fn, State::Visiting);
-    if (!inserted) {
-      if (it->second == State::Visiting)
-        return fn.emitOpError("is recursive; vmap needs a call tree");
-      return success();
-    }
-    WalkResult walk = fn.walk([&](Operation *op) {
-      FlatSymbolRefAttr callee;
-      if (auto call = dyn_cast<func::CallOp>(op))
-        callee = call.getCalleeAttr();
-      else if (auto vmap = dyn_cast<VmapCallOp>(op))
-        callee = vmap.getCalleeAttr();
-      if (!callee)
-        return WalkResult::advance();
-      if (auto target = symbols.lookup<func::FuncOp>(callee.getValue()))
-        if (failed(visit(target)))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-    state[fn] = State::Done;
-    order.push_back(fn);
-    return success();
+  struct Frame {
+    func::FuncOp fn;
+    SmallVector<func::FuncOp> callees;
+    size_t next = 0;
   };
-  for (auto fn : module.getOps<func::FuncOp>())
-    if (failed(visit(fn)))
-      return failure();
+  for (auto root : module.getOps<func::FuncOp>()) {
+    if (state.count(root))
+      continue;
+    state[root] = State::Visiting;
+    SmallVector<Frame> stack;
+    stack.push_back({root, calleesOf(root, symbols)});
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      if (top.next == top.callees.size()) {
+        state[top.fn] = State::Done;
+        order.push_back(top.fn);
+        stack.pop_back();
+        continue;
+      }
+      func::FuncOp callee = top.callees[top.next++];
+      auto [it, inserted] = state.try_emplace(callee, State::Visiting);
+      if (!inserted) {
+        if (it->second == State::Visiting)
+          return callee.emitOpError("is recursive; vmap needs a call tree");
+        continue;
+      }
+      stack.push_back({callee, calleesOf(callee, symbols)});
+    }
+  }
   return success();
 }
 

@@ -242,7 +242,7 @@ func.func @slice_overflow(%a: tensor<4xf32>) -> tensor<5xf32> {
 // -----
 
 func.func @for_negative_trip_count(%a: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'arr.for' op trip_count must be non-negative}}
+  // expected-error @+1 {{'arr.for' op trip_count must be in [0, 2147483647]}}
   %r = arr.for -1 iter_args(%a : tensor<f32>) -> (tensor<f32>) {
   ^bb0(%i: tensor<i32>, %x: tensor<f32>):
     arr.yield %x : tensor<f32>

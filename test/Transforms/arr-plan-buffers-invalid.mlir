@@ -50,3 +50,38 @@ func.func @yielded(%x: memref<4xf32>, %out: memref<4xf32>) {
   linalg.copy ins(%r : memref<4xf32>) outs(%out : memref<4xf32>)
   return
 }
+
+// -----
+
+// (2^31 - 1)^2 f32s: about 2^64 bytes, which an unchecked product of the
+// shape would wrap around to a small or negative size.
+func.func @too_large(%out: memref<4xf32>) {
+  // expected-error @+1 {{'memref.alloc' op of type 'memref<2147483647x2147483647xf32>' is past the size limits: it needs 2^62 bytes or more}}
+  %a = memref.alloc() : memref<2147483647x2147483647xf32>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0, %c0] : memref<2147483647x2147483647xf32>
+  memref.store %v, %out[%c0] : memref<4xf32>
+  return
+}
+
+// -----
+
+// Two buffers of just under 2^62 bytes each, live at once.
+// expected-error @+1 {{the buffers of this function need an arena of 2^62 bytes or more (the size limit of one arena); the largest buffer is memref<1073741824x2147483647xi16>, first used by memref.load at}}
+func.func @arena_too_large(%out: memref<4xi16>) {
+  %a = memref.alloc() : memref<1073741824x2147483647xi16>
+  %b = memref.alloc() : memref<1073741824x2147483647xi16>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0, %c0] : memref<1073741824x2147483647xi16>
+  %w = memref.load %b[%c0, %c0] : memref<1073741824x2147483647xi16>
+  %s = arith.addi %v, %w : i16
+  memref.store %s, %out[%c0] : memref<4xi16>
+  return
+}
+
+// -----
+
+func.func @staging_too_large(%x: memref<2147483647x2147483647xf32> {arr.staging}, %out: memref<4xf32>) {
+  return
+}
+// expected-error @-3 {{staging argument #0 of type 'memref<2147483647x2147483647xf32>' is past the size limits: it needs 2^62 bytes or more}}

@@ -186,3 +186,48 @@ func.func @alloc_remains(%x: memref<64xf32>, %arena: memref<256xi8> {arr.arena})
   linalg.copy ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
   return
 }
+
+// -----
+
+// Offsets and sizes are checked, not wrapped around: an end past 2^62.
+func.func @view_end_overflows(%x: memref<64xf32>, %arena: memref<256xi8> {arr.arena}) {
+  %c = arith.constant 4611686018427387900 : index
+  // expected-error @+1 {{'memref.view' op has offset 4611686018427387900 and 256 bytes: a negative offset or an end at 2^62 bytes or more}}
+  %a = memref.view %arena[%c][] : memref<256xi8> to memref<64xf32>
+  linalg.copy ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+  return
+}
+
+// -----
+
+func.func @view_negative_offset(%x: memref<64xf32>, %arena: memref<256xi8> {arr.arena}) {
+  %c = arith.constant -256 : index
+  // expected-error @+1 {{'memref.view' op has offset -256 and 256 bytes: a negative offset or an end at 2^62 bytes or more}}
+  %a = memref.view %arena[%c][] : memref<256xi8> to memref<64xf32>
+  linalg.copy ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{staging slot of argument #0 has offset -64 and 256 bytes: a negative offset or an end at 2^62 bytes or more}}
+func.func @staging_negative_offset(%x: memref<64xf32> {arr.staging, arr.staging_offset = -64 : i64},
+                                   %arena: memref<256xi8> {arr.arena}) {
+  return
+}
+
+// -----
+
+func.func @view_too_large(%arena: memref<256xi8> {arr.arena}) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.view' op is a view of the arena without a constant offset and a static shape of fewer than 2^62 bytes}}
+  %a = memref.view %arena[%c0][] : memref<256xi8> to memref<2147483647x2147483647xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{arena argument must be a static memref<Nxi8> with N below 2^62, got 'memref<4611686018427387904xi8>'}}
+func.func @arena_too_large(%arena: memref<4611686018427387904xi8> {arr.arena}) {
+  return
+}

@@ -50,3 +50,19 @@ func.func @g(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
   %r = arr.vmap_call @f(%x) {in_axes = [0], out_axes = [0], axis_size = 4 : i64} : (tensor<4x3xf32>) -> tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
+
+// -----
+
+// Every per-example value fits the size limits; batched over 65536 examples
+// one does not: an error at the op that makes it, with the vmap.
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{batched over 65536 examples, this value has type 'tensor<65536x65536x65536x65536xf32>', past the size limits: it needs 2^62 bytes or more (every dimension is at most 2147483647 and every array holds fewer than 2^62 bytes)}}
+  %b = arr.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<65536x65536x65536xf32>
+  %s = arr.reduce_sum %b, dims = [0, 1, 2] : (tensor<65536x65536x65536xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @e(%x: tensor<65536xf32>) -> tensor<65536xf32> {
+  // expected-note @+1 {{batched by this vmap}}
+  %0 = arr.vmap_call @f(%x) {axis_size = 65536 : i64, in_axes = [0], out_axes = [0]} : (tensor<65536xf32>) -> tensor<65536xf32>
+  return %0 : tensor<65536xf32>
+}

@@ -24,6 +24,17 @@ using vmapc::OffsetAssignment;
 
 namespace {
 
+/// The assignment of `requests`, which must succeed.
+OffsetAssignment assign(ArrayRef<BufferRequest> requests, int64_t alignment) {
+  std::optional<OffsetAssignment> result =
+      vmapc::assignOffsetsGreedyBySize(requests, alignment);
+  if (!result) {
+    ADD_FAILURE() << "assignOffsetsGreedyBySize failed";
+    return {};
+  }
+  return *result;
+}
+
 /// Checks the invariants of any assignment: aligned offsets, no two requests
 /// live at one point share a byte, the arena holds every request, and the
 /// arena is no smaller than the lower bound.
@@ -46,7 +57,7 @@ void expectValid(ArrayRef<BufferRequest> requests,
 }
 
 TEST(AssignOffsets, Empty) {
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize({}, 256);
+  OffsetAssignment result = assign({}, 256);
   EXPECT_TRUE(result.offsets.empty());
   EXPECT_EQ(result.arenaBytes, 0);
   EXPECT_EQ(vmapc::computeLowerBound({}), 0);
@@ -55,7 +66,7 @@ TEST(AssignOffsets, Empty) {
 TEST(AssignOffsets, DisjointIntervalsShareOffsetZero) {
   std::vector<BufferRequest> requests = {
       {100, {0, 1}}, {300, {2, 3}}, {200, {4, 5}}, {50, {6, 6}}};
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  OffsetAssignment result = assign(requests, 1);
   expectValid(requests, result, 1);
   EXPECT_EQ(result.arenaBytes, 300);
   for (int64_t offset : result.offsets)
@@ -71,7 +82,7 @@ TEST(AssignOffsets, ChainNeedsTwoNeighbours) {
                                          {100, {2, 3}},
                                          {200, {3, 4}},
                                          {100, {4, 5}}};
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  OffsetAssignment result = assign(requests, 1);
   expectValid(requests, result, 1);
   EXPECT_EQ(vmapc::computeLowerBound(requests), 300);
   EXPECT_EQ(result.arenaBytes, 300);
@@ -80,7 +91,7 @@ TEST(AssignOffsets, ChainNeedsTwoNeighbours) {
 TEST(AssignOffsets, AllOverlappingIsTheSum) {
   std::vector<BufferRequest> requests = {
       {64, {0, 9}}, {128, {3, 4}}, {32, {1, 5}}, {256, {4, 7}}};
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  OffsetAssignment result = assign(requests, 1);
   expectValid(requests, result, 1);
   EXPECT_EQ(result.arenaBytes, 64 + 128 + 32 + 256);
   EXPECT_EQ(vmapc::computeLowerBound(requests), 64 + 128 + 32 + 256);
@@ -100,7 +111,7 @@ TEST(AssignOffsets, GreedyBySizeMeetsTheOptimum) {
       {16, {3, 5}}, // d
       {8, {4, 5}},  // e
   };
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  OffsetAssignment result = assign(requests, 1);
   expectValid(requests, result, 1);
   EXPECT_EQ(vmapc::computeLowerBound(requests), 80);
   EXPECT_EQ(result.arenaBytes, 80);
@@ -125,7 +136,7 @@ TEST(AssignOffsets, BestFitPrefersTheTightestGap) {
       {50, {0, 9}},  // m: [325, 375)
       {10, {2, 9}},  // v: [315, 325)
   };
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 1);
+  OffsetAssignment result = assign(requests, 1);
   expectValid(requests, result, 1);
   std::vector<int64_t> expected = {0, 100, 190, 260, 100, 260, 325, 315};
   EXPECT_EQ(result.offsets, expected);
@@ -135,7 +146,7 @@ TEST(AssignOffsets, BestFitPrefersTheTightestGap) {
 TEST(AssignOffsets, OffsetsAreAligned) {
   std::vector<BufferRequest> requests = {
       {100, {0, 2}}, {100, {1, 3}}, {10, {3, 4}}};
-  OffsetAssignment result = vmapc::assignOffsetsGreedyBySize(requests, 64);
+  OffsetAssignment result = assign(requests, 64);
   expectValid(requests, result, 64);
   EXPECT_EQ(result.offsets[0], 0);
   EXPECT_EQ(result.offsets[1], 128);
@@ -166,17 +177,56 @@ TEST(AssignOffsets, RandomSetsAreValidAndNearTheBound) {
       requests.push_back({bytes, {start, start + length}});
     }
     int64_t alignment = int64_t{1} << (rng() % 9);
-    OffsetAssignment result =
-        vmapc::assignOffsetsGreedyBySize(requests, alignment);
+    OffsetAssignment result = assign(requests, alignment);
     expectValid(requests, result, alignment);
     if (alignment == 1) {
       totalArena += result.arenaBytes;
-      totalBound += vmapc::computeLowerBound(requests);
+      totalBound += vmapc::computeLowerBound(requests).value_or(0);
     }
   }
   // Greedy by size stays within a few percent of the bound on such sets.
   EXPECT_LE(static_cast<double>(totalArena),
             1.15 * static_cast<double>(totalBound));
+}
+
+constexpr int64_t kLimit = int64_t{1} << 62;
+
+TEST(AssignOffsets, ZeroByteRequestsArePlaced) {
+  // A 0-byte buffer (a shape with a 0 dimension) is legal and takes no room.
+  std::vector<BufferRequest> requests = {
+      {0, {0, 3}}, {64, {1, 2}}, {0, {2, 4}}};
+  OffsetAssignment result = assign(requests, 16);
+  expectValid(requests, result, 16);
+  EXPECT_EQ(result.arenaBytes, 64);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 64);
+}
+
+TEST(AssignOffsets, RejectsNegativeAndTooLargeSizes) {
+  std::vector<BufferRequest> negative = {{64, {0, 1}}, {-8, {1, 2}}};
+  EXPECT_FALSE(vmapc::assignOffsetsGreedyBySize(negative, 1));
+  EXPECT_FALSE(vmapc::computeLowerBound(negative));
+  std::vector<BufferRequest> tooLarge = {{kLimit, {0, 1}}};
+  EXPECT_FALSE(vmapc::assignOffsetsGreedyBySize(tooLarge, 1));
+  EXPECT_FALSE(vmapc::assignOffsetsGreedyBySize({}, 0));
+}
+
+TEST(AssignOffsets, ArenaPastTheLimitIsAnErrorNotAWrappedSize) {
+  // Each fits; together, live at once, they need 2^62 bytes.
+  std::vector<BufferRequest> requests = {{kLimit / 2, {0, 1}},
+                                         {kLimit / 2, {1, 2}}};
+  EXPECT_FALSE(vmapc::assignOffsetsGreedyBySize(requests, 1));
+  EXPECT_FALSE(vmapc::computeLowerBound(requests));
+  // Apart in time they share bytes, and fit.
+  requests[1].live = {2, 3};
+  std::optional<OffsetAssignment> apart =
+      vmapc::assignOffsetsGreedyBySize(requests, 1);
+  ASSERT_TRUE(apart);
+  EXPECT_EQ(apart->arenaBytes, kLimit / 2);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), kLimit / 2);
+  // Rounding an offset up to the alignment may pass the limit too.
+  std::vector<BufferRequest> aligned = {{kLimit / 2 + 1, {0, 1}},
+                                        {kLimit / 2 - 8, {0, 1}}};
+  EXPECT_FALSE(vmapc::assignOffsetsGreedyBySize(aligned, 4096));
 }
 
 //===----------------------------------------------------------------------===//
@@ -392,6 +442,85 @@ TEST_F(PlanFunction, ApplyLeavesNoAllocation) {
   ASSERT_TRUE(figures);
   EXPECT_EQ(cast<IntegerAttr>(figures.get("arena_bytes")).getInt(), 512);
   EXPECT_EQ(cast<IntegerAttr>(figures.get("in_place")).getInt(), 1);
+}
+
+/// Plans the first function of `source` and returns the error it reports
+/// ("" if planning succeeds).
+std::string planError(MLIRContext &context, OwningOpRef<ModuleOp> &module,
+                      StringRef source) {
+  module = parseSourceString<ModuleOp>(source, &context);
+  if (!module)
+    return "<parse error>";
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message += diag.str();
+    return success();
+  });
+  auto func = *module->getOps<func::FuncOp>().begin();
+  return succeeded(vmapc::computeBufferPlan(func, {256})) ? "" : message;
+}
+
+TEST_F(PlanFunction, RejectsABufferPastTheSizeLimit) {
+  // (2^31 - 1)^2 f32 elements: about 2^64 bytes, which an int64 product of
+  // the shape would wrap around to a small or negative size.
+  std::string error = planError(context, module, R"mlir(
+func.func @f(%out: memref<4xf32>) {
+  %a = memref.alloc() : memref<2147483647x2147483647xf32>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0, %c0] : memref<2147483647x2147483647xf32>
+  memref.store %v, %out[%c0] : memref<4xf32>
+  return
+}
+)mlir");
+  EXPECT_NE(error.find("'memref.alloc' op of type "
+                       "'memref<2147483647x2147483647xf32>' is past the size "
+                       "limits: it needs 2^62 bytes or more"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(PlanFunction, RejectsAnArenaPastTheSizeLimit) {
+  // Two buffers of just under 2^62 bytes each, live at once.
+  std::string error = planError(context, module, R"mlir(
+func.func @f(%out: memref<4xi16>) {
+  %a = memref.alloc() : memref<1073741824x2147483647xi16>
+  %b = memref.alloc() : memref<1073741824x2147483647xi16>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0, %c0] : memref<1073741824x2147483647xi16>
+  %w = memref.load %b[%c0, %c0] : memref<1073741824x2147483647xi16>
+  %s = arith.addi %v, %w : i16
+  memref.store %s, %out[%c0] : memref<4xi16>
+  return
+}
+)mlir");
+  EXPECT_NE(error.find("need an arena of 2^62 bytes or more"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(PlanFunction, ZeroByteBufferIsPlanned) {
+  // vmap with axis_size=0 makes empty arrays: 0 bytes, planned as usual.
+  func::FuncOp func = parse(R"mlir(
+func.func @f(%out: memref<4xf32> {arr.output, arr.staging}) {
+  %a = memref.alloc() : memref<0x4xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<0x4xf32>)
+  linalg.fill ins(%zero : f32) outs(%out : memref<4xf32>)
+  return
+}
+)mlir");
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {256});
+  ASSERT_TRUE(succeeded(plan));
+  const vmapc::PlannedBuffer *a = row(*plan, "alloc0");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->bytes, 0);
+  EXPECT_EQ(plan->arenaBytes, 16);
+  EXPECT_EQ(plan->naiveSum, 16);
+  ASSERT_TRUE(succeeded(vmapc::applyBufferPlan(func, *plan)));
+  PassManager pm(&context);
+  pm.addPass(vmapc::createArrVerifyBufferPlan());
+  EXPECT_TRUE(succeeded(pm.run(*module)));
 }
 
 /// A random straight-line program with loops over two shapes: elementwise
