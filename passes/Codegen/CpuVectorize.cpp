@@ -37,6 +37,7 @@
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -278,6 +279,10 @@ struct ArrCpuVectorizePass
     });
     for (linalg::LinalgOp op : toVectorize) {
       rewriter.setInsertionPoint(op);
+      // An op the vectorizer declines stays a loop; its reasons are not the
+      // user's errors.
+      ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
       FailureOr<linalg::VectorizationResult> result =
           linalg::vectorize(rewriter, op);
       if (succeeded(result))

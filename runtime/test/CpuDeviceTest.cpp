@@ -157,7 +157,7 @@ TEST(CpuDeviceOptions, ValuesAndErrors) {
       {"cpu", "cpu: " + std::to_string(all) + " threads"},
       {"cpu:", "cpu: " + std::to_string(all) + " threads"},
       {"cpu:threads=3", "cpu: 3 threads"},
-      {"cpu:threads=1", "cpu: 1 threads"},
+      {"cpu:threads=1", "cpu: 1 thread"},
       {"cpu:isa=x86-64",
        "cpu: " + std::to_string(all) + " threads, isa x86-64"},
       {"cpu:threads=2,isa=x86-64-v4", "cpu: 2 threads, isa x86-64-v4"},

@@ -30,11 +30,13 @@
 // entry's batch size). A chunk whose mapped inputs are outermost and full is
 // passed in place; otherwise it is gathered into the entry's staging slots in
 // the arena (padding lanes repeat the last real example) and outputs are
-// scattered back from theirs (padding discarded). With N = 0 nothing runs
-// unless the entry has an unmapped output; then one launch on all-zero
-// staging computes it. An empty argument (a 0 dim) is never copied; when
-// every mapped argument is empty, one launch computes everything whatever N
-// is.
+// scattered back from theirs (padding discarded). A schedule computes the
+// chunk's n examples only, unless the entry pads partial chunks. With N = 0
+// nothing runs unless the entry has an unmapped output; then one walk of the
+// schedule with n = 0 computes it (the mapped staging slots are not read,
+// except by an entry that pads, which sees whatever they hold). An empty
+// argument (a 0 dim) is never copied; when every mapped argument is empty,
+// one walk of the schedule computes everything whatever N is.
 //
 // Errors. Every call returns a `Status` with a code (Status.h); nothing
 // throws. Wrong counts, dtypes, ranks or dimensions are kInvalidArgument

@@ -40,7 +40,9 @@ public:
               const std::vector<std::string_view> &code, uint64_t arenaBytes,
               std::unique_ptr<backend::Executable> *out) override;
   std::string describe() const override {
-    return "cpu: " + std::to_string(pool->numThreads()) + " threads" +
+    unsigned threads = pool->numThreads();
+    return "cpu: " + std::to_string(threads) +
+           (threads == 1 ? " thread" : " threads") +
            (forcedLevel.empty() ? "" : ", isa " + forcedLevel);
   }
 };
