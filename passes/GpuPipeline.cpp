@@ -94,7 +94,8 @@ void vmapc::buildArrToNvvmPipeline(OpPassManager &pm,
 void vmapc::buildCompileGpuPipeline(OpPassManager &pm,
                                     const GpuPipelineOptions &options) {
   buildArrToLinalgPipeline(pm);
-  buildArrBufferizePipeline(pm);
+  // The GPU path bufferizes entries whole (it does not run schedules yet).
+  buildArrBufferizePipeline(pm, /*plan=*/true, /*dispatches=*/false);
   buildArrToNvvmPipeline(pm, options);
 }
 

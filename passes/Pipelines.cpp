@@ -33,15 +33,19 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan) {
-  pm.addPass(createArrPackOperands());
-  pm.addPass(createArrFormDispatches());
-  pm.addPass(createCanonicalizerPass());
+void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
+                                      bool dispatches) {
+  if (dispatches) {
+    pm.addPass(createArrPackOperands());
+    pm.addPass(createArrFormDispatches());
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(createArrOutputsToDestinations());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createArrBufferizeEntries());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createArrCopiesToDispatches());
+  if (dispatches)
+    pm.addPass(createArrCopiesToDispatches());
   if (!plan)
     return;
   pm.addPass(createArrPlanBuffers());

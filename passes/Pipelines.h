@@ -33,7 +33,14 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 /// bufferization with identity layouts (no deallocation pipeline: the planner
 /// owns every buffer), then, if `plan`, arr-plan-buffers and
 /// arr-verify-buffer-plan.
-void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true);
+///
+/// With `dispatches` (the CPU path), the linalg ops are first grouped into
+/// kernels and a schedule of dispatches (arr-pack-operands,
+/// arr-form-dispatches) and the copies bufferization adds become dispatches
+/// too; without (the GPU path, which does not run schedules yet), the
+/// entries are bufferized whole.
+void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true,
+                               bool dispatches = true);
 
 /// A planned program's kernels for the CPU: entries erased (their schedules
 /// read), each kernel tiled into workgroups, bufferized, one call per

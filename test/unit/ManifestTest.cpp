@@ -59,7 +59,10 @@ protected:
       message += diag.str();
       return success();
     });
-    return succeeded(vmapc::readManifest(*module, entries)) ? "" : message;
+    // A planned entry without dispatches: no kernels.
+    return succeeded(vmapc::readManifest(*module, entries, /*kernels=*/{}))
+               ? ""
+               : message;
   }
 
   MLIRContext context;
