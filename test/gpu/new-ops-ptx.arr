@@ -15,7 +15,7 @@ fn f(x: f32[4], w: f32[4, 4], k: i32) -> (f32[6], i32) {
 }
 export run = vmap(f, in_axes=(0, none, 0), batch=64);
 
-# CHECK-COUNT-9: run_kernel{{(_[0-9]+)?}}: ok, {{[0-9]+}} registers, 0 bytes spilled
+# CHECK-COUNT-10: run_kernel{{(_[0-9]+)?}}: ok, {{[0-9]+}} registers, 0 bytes spilled
 # CHECK-NOT:     ok
 # The f32 -> i32 cast truncates toward zero after clamping to the i32
 # range (-2^31 = 0fCF000000, 2^31 - 128 = 0f4EFFFFFF); maximum/minimum
