@@ -1,0 +1,197 @@
+// RUN: vmapc-opt %s -split-input-file --arr-form-dispatches | FileCheck %s
+
+// Softmax-like rows: y = exp(x); sum(y) * y + max(y). Both row reductions and
+// the exp they read join the elementwise root: one kernel computes the whole
+// entry, and the root carries the batch loop (dimension 0 of [8, 16]).
+
+// CHECK-LABEL: func.func private @e_dispatch_0(
+// CHECK-SAME:      %[[X:.+]]: memref<8x16xf32>, %[[OUT:.+]]: memref<8x16xf32>, %{{.+}}: index {sched.num_examples}) attributes {sched.kernel}
+// CHECK:         %[[XT:.+]] = bufferization.to_tensor %[[X]] restrict
+// CHECK:         %[[EXP:.+]] = linalg.generic {{.+}} ins(%[[XT]] : tensor<8x16xf32>)
+// CHECK:           math.exp
+// CHECK:         %[[SUM:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<8x16xf32>)
+// CHECK:           arith.addf
+// CHECK:         %[[MAX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<8x16xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         %[[ROOT:.+]] = linalg.generic {{.+}} ins(%[[SUM]], %[[EXP]], %[[MAX]] : {{.+}}) {{.+}} attrs = {sched.batch_loop = 0 : i64}
+// CHECK:         bufferization.materialize_in_destination %[[ROOT]] in restrict writable %[[OUT]]
+// CHECK-NEXT:    return
+// CHECK-NOT:   func.func private @e_dispatch_1
+// CHECK-LABEL: func.func @e(
+// CHECK-NEXT:    %[[N:.+]] = sched.num_examples : index
+// CHECK-NOT:     linalg.
+// CHECK:         %[[R:.+]] = sched.dispatch @e_dispatch_0(%arg0 : tensor<8x16xf32>) outs(%{{.+}} : tensor<8x16xf32>) scalars(%[[N]]) -> tensor<8x16xf32>
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[R]]
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+module {
+  func.func @e(%arg0: tensor<8x16xf32> {arr.name = "x"}) -> (tensor<8x16xf32> {arr.name = "out"}) attributes {arr.batch = 8 : i64, arr.in_axes = [0], arr.out_axes = [0]} {
+    %cst = arith.constant 0xFF800000 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<8x16xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%0 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %10 = math.exp %in : f32
+      linalg.yield %10 : f32
+    } -> tensor<8x16xf32>
+    %2 = tensor.empty() : tensor<8xf32>
+    %3 = linalg.fill ins(%cst_0 : f32) outs(%2 : tensor<8xf32>) -> tensor<8xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<8x16xf32>) outs(%3 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %10 = arith.addf %in, %out : f32
+      linalg.yield %10 : f32
+    } -> tensor<8xf32>
+    %5 = tensor.empty() : tensor<8xf32>
+    %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<8xf32>) -> tensor<8xf32>
+    %7 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<8x16xf32>) outs(%6 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %10 = arith.maximumf %in, %out : f32
+      linalg.yield %10 : f32
+    } -> tensor<8xf32>
+    %8 = tensor.empty() : tensor<8x16xf32>
+    %9 = linalg.generic {indexing_maps = [#map1, #map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%4, %1, %7 : tensor<8xf32>, tensor<8x16xf32>, tensor<8xf32>) outs(%8 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %in_2: f32, %out: f32):
+      %10 = arith.mulf %in, %in_1 : f32
+      %11 = arith.addf %10, %in_2 : f32
+      linalg.yield %11 : f32
+    } -> tensor<8x16xf32>
+    return %9 : tensor<8x16xf32>
+  }
+}
+
+// -----
+
+// concat((y * 2, y + 1)) with y = exp(x): y is read by both pieces, which go
+// to different dispatches, so y stays a dispatch of its own (fusing it into
+// either would leave the other without it). Each piece is computed straight
+// into its slice of the output (its insert_slice is the root).
+
+// CHECK-LABEL: func.func private @e_dispatch_0(
+// CHECK-SAME:      %{{.+}}: memref<8x16xf32>, %[[Y:.+]]: memref<8x16xf32>, %{{.+}}: index {sched.num_examples})
+// CHECK:         %[[EXP:.+]] = linalg.generic
+// CHECK:           math.exp
+// CHECK:         bufferization.materialize_in_destination %[[EXP]] in restrict writable %[[Y]]
+// CHECK-LABEL: func.func private @e_dispatch_1(
+// CHECK-SAME:      %{{.+}}: memref<8x16xf32>, %[[OUT1:.+]]: memref<8x32xf32>, %{{.+}}: index {sched.num_examples})
+// CHECK-NOT:       math.exp
+// CHECK:         %[[MUL:.+]] = linalg.generic {{.+}} attrs = {sched.batch_loop = 0 : i64}
+// CHECK:           arith.mulf
+// CHECK:         %[[SV1:.+]] = memref.subview %[[OUT1]][0, 0] [8, 16] [1, 1] : memref<8x32xf32> to memref<8x16xf32, strided<[32, 1]>>
+// CHECK:         bufferization.materialize_in_destination %[[MUL]] in restrict writable %[[SV1]]
+// CHECK-LABEL: func.func private @e_dispatch_2(
+// CHECK-SAME:      %{{.+}}: memref<8x16xf32>, %[[OUT2:.+]]: memref<8x32xf32>, %{{.+}}: index {sched.num_examples})
+// CHECK-NOT:       math.exp
+// CHECK:         %[[ADD:.+]] = linalg.generic {{.+}} attrs = {sched.batch_loop = 0 : i64}
+// CHECK:           arith.addf
+// CHECK:         %[[SV2:.+]] = memref.subview %[[OUT2]][0, 16] [8, 16] [1, 1] : memref<8x32xf32> to memref<8x16xf32, strided<[32, 1], offset: 16>>
+// CHECK:         bufferization.materialize_in_destination %[[ADD]] in restrict writable %[[SV2]]
+// CHECK-LABEL: func.func @e(
+// CHECK:         %[[YD:.+]] = sched.dispatch @e_dispatch_0(%arg0 : tensor<8x16xf32>) outs(%{{.+}} : tensor<8x16xf32>)
+// CHECK:         %[[P1:.+]] = sched.dispatch @e_dispatch_1(%[[YD]] : tensor<8x16xf32>) outs(%{{.+}} : tensor<8x32xf32>)
+// CHECK:         %[[P2:.+]] = sched.dispatch @e_dispatch_2(%[[YD]] : tensor<8x16xf32>) outs(%[[P1]] : tensor<8x32xf32>)
+// CHECK:         return %[[P2]]
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func @e(%arg0: tensor<8x16xf32> {arr.name = "x"}) -> (tensor<8x32xf32> {arr.name = "out"}) attributes {arr.batch = 8 : i64, arr.in_axes = [0], arr.out_axes = [0]} {
+    %cst = arith.constant 1.000000e+00 : f32
+    %cst_0 = arith.constant 2.000000e+00 : f32
+    %0 = tensor.empty() : tensor<8x16xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%0 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = math.exp %in : f32
+      linalg.yield %7 : f32
+    } -> tensor<8x16xf32>
+    %2 = tensor.empty() : tensor<8x32xf32>
+    %3 = tensor.empty() : tensor<8x16xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%1 : tensor<8x16xf32>) outs(%3 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = arith.mulf %in, %cst_0 : f32
+      linalg.yield %7 : f32
+    } -> tensor<8x16xf32>
+    %inserted_slice = tensor.insert_slice %4 into %2[0, 0] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<8x32xf32>
+    %5 = tensor.empty() : tensor<8x16xf32>
+    %6 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%1 : tensor<8x16xf32>) outs(%5 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = arith.addf %in, %cst : f32
+      linalg.yield %7 : f32
+    } -> tensor<8x16xf32>
+    %inserted_slice_1 = tensor.insert_slice %6 into %inserted_slice[0, 16] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<8x32xf32>
+    return %inserted_slice_1 : tensor<8x32xf32>
+  }
+}
+
+// -----
+
+// w @ w does not depend on the example: fused into the batched matmul that
+// reads it, every workgroup of examples would compute it again, so it is a
+// dispatch of its own (no batch loop, no num_examples scalar). exp(x), read
+// by the matmul, the row sum and the root, joins the root's dispatch with
+// both of them; the concat's second piece is a third dispatch.
+
+// CHECK-LABEL: func.func private @e_dispatch_0(
+// CHECK-SAME:      %[[W:.+]]: memref<16x16xf32>, %[[WW:.+]]: memref<16x16xf32>) attributes {sched.kernel}
+// CHECK:         %[[WT:.+]] = bufferization.to_tensor %[[W]]
+// CHECK:         %[[MM:.+]] = linalg.matmul ins(%[[WT]], %[[WT]] : tensor<16x16xf32>, tensor<16x16xf32>)
+// CHECK-NOT:     sched.batch_loop
+// CHECK:         bufferization.materialize_in_destination %[[MM]] in restrict writable %[[WW]]
+// CHECK-LABEL: func.func private @e_dispatch_1(
+// CHECK-SAME:      %{{.+}}: memref<8x16xf32>, %{{.+}}: memref<16x16xf32>, %{{.+}}: memref<8x32xf32>, %{{.+}}: index {sched.num_examples})
+// CHECK:         math.exp
+// CHECK:         linalg.matmul
+// CHECK:         iterator_types = ["parallel", "reduction"]
+// CHECK:         sched.batch_loop = 0 : i64
+// CHECK-NOT:     arith.negf
+// CHECK-LABEL: func.func private @e_dispatch_2(
+// CHECK:         arith.negf
+// CHECK-LABEL: func.func @e(
+// CHECK:         %[[N:.+]] = sched.num_examples : index
+// CHECK:         %[[WWD:.+]] = sched.dispatch @e_dispatch_0(%arg1 : tensor<16x16xf32>) outs(%{{.+}} : tensor<16x16xf32>) -> tensor<16x16xf32>
+// CHECK:         %[[P1:.+]] = sched.dispatch @e_dispatch_1(%arg0, %[[WWD]] : tensor<8x16xf32>, tensor<16x16xf32>) outs(%{{.+}} : tensor<8x32xf32>) scalars(%[[N]])
+// CHECK:         sched.dispatch @e_dispatch_2(%arg0 : tensor<8x16xf32>) outs(%[[P1]] : tensor<8x32xf32>) scalars(%[[N]])
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+module {
+  func.func @e(%arg0: tensor<8x16xf32> {arr.name = "x"}, %arg1: tensor<16x16xf32> {arr.name = "w"}) -> (tensor<8x32xf32> {arr.name = "out"}) attributes {arr.batch = 8 : i64, arr.in_axes = [0, unit], arr.out_axes = [0]} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<8x16xf32>
+    %1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%0 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %16 = math.exp %in : f32
+      linalg.yield %16 : f32
+    } -> tensor<8x16xf32>
+    %2 = tensor.empty() : tensor<16x16xf32>
+    %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<16x16xf32>) -> tensor<16x16xf32>
+    %4 = linalg.matmul ins(%arg1, %arg1 : tensor<16x16xf32>, tensor<16x16xf32>) outs(%3 : tensor<16x16xf32>) -> tensor<16x16xf32>
+    %5 = tensor.empty() : tensor<8x16xf32>
+    %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %7 = linalg.matmul ins(%1, %4 : tensor<8x16xf32>, tensor<16x16xf32>) outs(%6 : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %8 = tensor.empty() : tensor<8xf32>
+    %9 = linalg.fill ins(%cst : f32) outs(%8 : tensor<8xf32>) -> tensor<8xf32>
+    %10 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<8x16xf32>) outs(%9 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %16 = arith.addf %in, %out : f32
+      linalg.yield %16 : f32
+    } -> tensor<8xf32>
+    %11 = tensor.empty() : tensor<8x32xf32>
+    %12 = tensor.empty() : tensor<8x16xf32>
+    %13 = linalg.generic {indexing_maps = [#map, #map1, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%7, %10, %1 : tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>) outs(%12 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %in_2: f32, %out: f32):
+      %16 = arith.mulf %in_1, %in_2 : f32
+      %17 = arith.addf %in, %16 : f32
+      linalg.yield %17 : f32
+    } -> tensor<8x16xf32>
+    %inserted_slice = tensor.insert_slice %13 into %11[0, 0] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<8x32xf32>
+    %14 = tensor.empty() : tensor<8x16xf32>
+    %15 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0 : tensor<8x16xf32>) outs(%14 : tensor<8x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %16 = arith.negf %in : f32
+      linalg.yield %16 : f32
+    } -> tensor<8x16xf32>
+    %inserted_slice_0 = tensor.insert_slice %15 into %inserted_slice[0, 16] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<8x32xf32>
+    return %inserted_slice_0 : tensor<8x32xf32>
+  }
+}
