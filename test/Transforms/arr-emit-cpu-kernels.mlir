@@ -1,0 +1,71 @@
+// RUN: vmapc-opt %s -split-input-file --arr-emit-cpu-kernels -verify-diagnostics | FileCheck %s
+
+// A kernel with two bindings (1024 and 64 bytes), one scalar (n) and the
+// three workgroup ids, in the bare-pointer convention. It becomes internal
+// and loses its sched attributes; the C entry point vmapc_kernel_k loads
+// the bindings from its first array and the scalar from its second, and
+// passes the ids through. Its descriptor: magic "VMK3" (0x334b4d56), 2
+// bindings, 1 scalar, 0, then the bytes of each binding.
+
+// CHECK-LABEL: llvm.func internal @k(
+// CHECK-SAME:      %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64) {
+// CHECK:       llvm.mlir.global external constant @vmapc_kernel_k_descriptor() {{.+}} : !llvm.struct<(i32, i32, i32, i32, array<2 x i64>)>
+// CHECK:         %[[MAGIC:.+]] = llvm.mlir.constant(860573014 : i32) : i32
+// CHECK-NEXT:    %[[D0:.+]] = llvm.insertvalue %[[MAGIC]], %{{.+}}[0]
+// CHECK-NEXT:    %[[NB:.+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[D1:.+]] = llvm.insertvalue %[[NB]], %[[D0]][1]
+// CHECK-NEXT:    %[[NS:.+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[D2:.+]] = llvm.insertvalue %[[NS]], %[[D1]][2]
+// CHECK-NEXT:    %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[D3:.+]] = llvm.insertvalue %[[ZERO]], %[[D2]][3]
+// CHECK-NEXT:    %[[B0:.+]] = llvm.mlir.constant(1024 : i64) : i64
+// CHECK-NEXT:    %[[D4:.+]] = llvm.insertvalue %[[B0]], %[[D3]][4, 0]
+// CHECK-NEXT:    %[[B1:.+]] = llvm.mlir.constant(64 : i64) : i64
+// CHECK-NEXT:    %[[D5:.+]] = llvm.insertvalue %[[B1]], %[[D4]][4, 1]
+// CHECK-NEXT:    llvm.return %[[D5]]
+// CHECK-LABEL: llvm.func @vmapc_kernel_k(
+// CHECK-SAME:      %[[BINDINGS:[a-z0-9]+]]: !llvm.ptr, %[[SCALARS:[a-z0-9]+]]: !llvm.ptr, %[[X:[a-z0-9]+]]: i64, %[[Y:[a-z0-9]+]]: i64, %[[Z:[a-z0-9]+]]: i64)
+// CHECK-NEXT:    %[[P0:.+]] = llvm.getelementptr %[[BINDINGS]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK-NEXT:    %[[A:.+]] = llvm.load %[[P0]] : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    %[[P1:.+]] = llvm.getelementptr %[[BINDINGS]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK-NEXT:    %[[B:.+]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    %[[PN:.+]] = llvm.getelementptr %[[SCALARS]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-NEXT:    %[[N:.+]] = llvm.load %[[PN]] : !llvm.ptr -> i64
+// CHECK-NEXT:    llvm.call @k(%[[A]], %[[B]], %[[N]], %[[X]], %[[Y]], %[[Z]])
+// CHECK-NEXT:    llvm.return
+// Functions that are not kernels get no entry point.
+// CHECK-LABEL: llvm.func @helper(
+// CHECK-NOT:   vmapc_kernel_helper
+llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %n: i64, %x: i64, %y: i64, %z: i64) attributes {sched.kernel, sched.binding_bytes = array<i64: 1024, 64>, sched.scratch_bytes = 128 : i64, sched.workgroup_count = array<i64: -8, 1, 1>} {
+  llvm.return
+}
+llvm.func @helper(%a: !llvm.ptr) {
+  llvm.return
+}
+
+// -----
+
+// A kernel without a scalar: an empty scalar array is never read.
+// CHECK-LABEL: llvm.func @vmapc_kernel_copy(
+// CHECK-SAME:      %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %[[CX:[a-z0-9]+]]: i64, %[[CY:[a-z0-9]+]]: i64, %[[CZ:[a-z0-9]+]]: i64)
+// CHECK-NOT:     -> i64
+// CHECK:         llvm.call @copy(%{{.+}}, %{{.+}}, %[[CX]], %[[CY]], %[[CZ]])
+// CHECK-SAME: : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+llvm.func @copy(%a: !llvm.ptr, %b: !llvm.ptr, %x: i64, %y: i64, %z: i64) attributes {sched.kernel, sched.binding_bytes = array<i64: 16, 16>} {
+  llvm.return
+}
+
+// -----
+
+// Missing workgroup ids.
+// expected-error @+1 {{kernel must take pointers (bindings), then i64s (scalars and 3 workgroup ids), and return nothing}}
+llvm.func @no_ids(%a: !llvm.ptr, %x: i64) attributes {sched.kernel, sched.binding_bytes = array<i64: 16>} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{has no 'sched.binding_bytes' for its 2 bindings}}
+llvm.func @no_sizes(%a: !llvm.ptr, %b: !llvm.ptr, %x: i64, %y: i64, %z: i64) attributes {sched.kernel, sched.binding_bytes = array<i64: 16>} {
+  llvm.return
+}
