@@ -3,10 +3,10 @@
 #include "codegen/Compile.h"
 
 #include "codegen/CpuObject.h"
-#include "passes/Dispatch/ReadSchedule.h"
+#include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/TileSizes.h"
-#include "dialect/Limits.h"
+#include "passes/Dispatch/ReadSchedule.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -183,8 +183,7 @@ LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact,
     std::vector<KernelInfo> tiled = readKernels(*clone);
     for (auto [known, now] : llvm::zip(artifact.kernels, tiled)) {
       if (index == 0)
-        std::copy(std::begin(now.workgroupCount),
-                  std::end(now.workgroupCount),
+        std::copy(std::begin(now.workgroupCount), std::end(now.workgroupCount),
                   std::begin(known.workgroupCount));
       known.scratchBytes = std::max(known.scratchBytes, now.scratchBytes);
     }

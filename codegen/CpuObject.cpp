@@ -51,8 +51,8 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
   if (!target)
     return module.emitError("no x86-64 target in LLVM: ") << error;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, level, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, level, "", llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 

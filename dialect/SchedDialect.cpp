@@ -52,8 +52,8 @@ LogicalResult SchedDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().strref();
   if (name == kKernelAttrName) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
-      return op->emitOpError() << "'" << name
-                               << "' must be a unit attribute on a function";
+      return op->emitOpError()
+             << "'" << name << "' must be a unit attribute on a function";
     // On func.func (before LLVM): bindings and scalars only.
     auto fn = dyn_cast<func::FuncOp>(op);
     if (!fn)
@@ -76,8 +76,8 @@ LogicalResult SchedDialect::verifyOperationAttribute(Operation *op,
   if (name == kBatchLoopAttrName || name == kScratchBytesAttrName) {
     auto loop = dyn_cast<IntegerAttr>(attr.getValue());
     if (!loop || loop.getInt() < 0)
-      return op->emitOpError() << "'" << name
-                               << "' must be a non-negative integer";
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative integer";
     return success();
   }
   if (name == kWorkgroupCountAttrName) {
@@ -103,9 +103,15 @@ LogicalResult SchedDialect::verifyRegionArgAttribute(Operation *op,
                                                      unsigned argIndex,
                                                      NamedAttribute attr) {
   if (attr.getName() != kNumExamplesAttrName)
-    return op->emitOpError() << "unknown sched argument attribute '"
-                             << attr.getName() << "'";
-  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+    return op->emitOpError()
+           << "unknown sched argument attribute '" << attr.getName().getValue()
+           << "'";
+  // From the signature: a declaration has no entry block.
+  Type type;
+  if (auto fn = dyn_cast<FunctionOpInterface>(op))
+    type = fn.getArgumentTypes()[argIndex];
+  else
+    type = op->getRegion(regionIndex).getArgument(argIndex).getType();
   if (!type.isIntOrIndex() || !isa<UnitAttr>(attr.getValue()))
     return op->emitOpError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute on an index "
@@ -126,9 +132,8 @@ static Type bindingType(Type type) {
 }
 
 LogicalResult DispatchOp::verify() {
-  bool onTensors = llvm::any_of(getOperandTypes(), [](Type t) {
-    return isa<RankedTensorType>(t);
-  });
+  bool onTensors = llvm::any_of(
+      getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); });
   for (Value operand : llvm::concat<Value>(getInputs(), getOutputs())) {
     auto shaped = cast<ShapedType>(operand.getType());
     if (!isa<RankedTensorType, MemRefType>(shaped) || !shaped.hasStaticShape())
@@ -148,8 +153,7 @@ LogicalResult DispatchOp::verify() {
   return success();
 }
 
-LogicalResult
-DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =
       symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getKernelAttr());
   if (!kernel)
@@ -216,9 +220,9 @@ struct DispatchOpBufferization
       outputs.push_back(*buffer);
     }
     rewriter.setInsertionPoint(op);
-    auto bufferized = DispatchOp::create(
-        rewriter, op->getLoc(), TypeRange{}, dispatch.getKernelAttr(), inputs,
-        outputs, dispatch.getScalars());
+    auto bufferized = DispatchOp::create(rewriter, op->getLoc(), TypeRange{},
+                                         dispatch.getKernelAttr(), inputs,
+                                         outputs, dispatch.getScalars());
     bufferized->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     bufferization::replaceOpWithBufferizedValues(rewriter, op, outputs);
     return success();

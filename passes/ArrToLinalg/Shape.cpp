@@ -189,8 +189,8 @@ struct SliceOpLowering : OpConversionPattern<arr::SliceOp> {
             if (op.getStride()[d] < 0)
               index = arith::SubIOp::create(
                   b, bodyLoc,
-                  arith::ConstantIndexOp::create(
-                      b, bodyLoc, resultType.getDimSize(d) - 1),
+                  arith::ConstantIndexOp::create(b, bodyLoc,
+                                                 resultType.getDimSize(d) - 1),
                   index);
             indices.push_back(index);
           }

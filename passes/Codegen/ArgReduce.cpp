@@ -25,8 +25,7 @@ std::optional<ArgReduction> vmapc::matchArgReduction(linalg::GenericOp op) {
   if (!selValue || !selIndex ||
       selValue.getCondition() != selIndex.getCondition() ||
       selValue.getTrueValue() != in || selValue.getFalseValue() != out ||
-      selIndex.getFalseValue() != outIndex ||
-      !selIndex.getType().isInteger(32))
+      selIndex.getFalseValue() != outIndex || !selIndex.getType().isInteger(32))
     return std::nullopt;
   // The index: index_cast(linalg.index r).
   auto cast = selIndex.getTrueValue().getDefiningOp<arith::IndexCastOp>();
@@ -99,13 +98,13 @@ struct Ops {
   /// The value no element beats: +inf / -inf, INT_MAX / INT_MIN.
   TypedAttr worst(Type elementType) {
     if (kind.isFloat)
-      return b.getFloatAttr(
-          elementType, kind.isMin ? APFloat::getInf(APFloat::IEEEsingle())
-                                  : APFloat::getInf(APFloat::IEEEsingle(),
-                                                    /*Negative=*/true));
-    return b.getIntegerAttr(elementType,
-                            kind.isMin ? APInt::getSignedMaxValue(32)
-                                       : APInt::getSignedMinValue(32));
+      return b.getFloatAttr(elementType,
+                            kind.isMin ? APFloat::getInf(APFloat::IEEEsingle())
+                                       : APFloat::getInf(APFloat::IEEEsingle(),
+                                                         /*Negative=*/true));
+    return b.getIntegerAttr(elementType, kind.isMin
+                                             ? APInt::getSignedMaxValue(32)
+                                             : APInt::getSignedMinValue(32));
   }
   vector::CombiningKind bestKind() {
     if (kind.isFloat)
@@ -158,9 +157,9 @@ LogicalResult vmapc::vectorizeArgReduction(RewriterBase &rewriter,
   Value iota = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(indexVec, ArrayRef<int32_t>(lanes)));
   Value intMax = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(
-                  indexVec, b.getI32IntegerAttr(
-                                std::numeric_limits<int32_t>::max())));
+      b, loc,
+      DenseElementsAttr::get(
+          indexVec, b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
 
   // Loops over the parallel dimensions, carrying the two result tensors.
   SmallVector<unsigned> parallel;
@@ -193,9 +192,9 @@ LogicalResult vmapc::vectorizeArgReduction(RewriterBase &rewriter,
     };
     auto step = [&](Value start, Value best, Value bestIdx,
                     bool inBounds) -> std::pair<Value, Value> {
-      Value x = vector::TransferReadOp::create(
-          b, loc, valueVec, input->get(), indicesOf(inputMap, start), worst,
-          ArrayRef<bool>{inBounds});
+      Value x = vector::TransferReadOp::create(b, loc, valueVec, input->get(),
+                                               indicesOf(inputMap, start),
+                                               worst, ArrayRef<bool>{inBounds});
       Value startI32 = arith::IndexCastOp::create(b, loc, i32, start);
       Value j = arith::AddIOp::create(
           b, loc, vector::BroadcastOp::create(b, loc, indexVec, startI32),
@@ -226,10 +225,11 @@ LogicalResult vmapc::vectorizeArgReduction(RewriterBase &rewriter,
       std::tie(best, bestIdx) = step(start, best, bestIdx, /*inBounds=*/false);
     }
     Value m = vector::ReductionOp::create(b, loc, ops.bestKind(), best);
-    Value atBest = ops.equal(best, vector::BroadcastOp::create(b, loc, valueVec, m));
+    Value atBest =
+        ops.equal(best, vector::BroadcastOp::create(b, loc, valueVec, m));
     Value candidates = arith::SelectOp::create(b, loc, atBest, bestIdx, intMax);
-    Value idx = vector::ReductionOp::create(b, loc, vector::CombiningKind::MINSI,
-                                            candidates);
+    Value idx = vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::MINSI, candidates);
     // Combine with the init by the scalar rule.
     AffineMap valueMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     AffineMap indexMap = op.getMatchingIndexingMap(op.getDpsInitOperand(1));

@@ -37,7 +37,6 @@
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -45,6 +44,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
@@ -69,8 +69,9 @@ linalg::LinalgOp findRootIn(Block &block) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
     if (!linalgOp)
       continue;
-    if (llvm::none_of(op.getUsers(),
-                      [](Operation *u) { return llvm::isa<linalg::LinalgOp>(u); }))
+    if (llvm::none_of(op.getUsers(), [](Operation *u) {
+          return llvm::isa<linalg::LinalgOp>(u);
+        }))
       root = linalgOp;
   }
   return root;
@@ -110,16 +111,15 @@ FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
     options.setReductionDims(reductionDims);
   }
   rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
-                        options);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return failure();
   rewriter.replaceOp(op, tiled->replacements);
   for (LoopLikeOpInterface loop : tiled->loops)
     loop->setAttr(kPeelAttr, rewriter.getUnitAttr());
-  return Tiled{tiled->loops, tiled->tiledOps.empty() ? nullptr
-                                                     : tiled->tiledOps.back()};
+  return Tiled{tiled->loops,
+               tiled->tiledOps.empty() ? nullptr : tiled->tiledOps.back()};
 }
 
 /// Peels every loop marked for peeling under `scope` whose trip count is
@@ -173,9 +173,7 @@ static bool readsOrWritesBools(linalg::LinalgOp op) {
 /// Whether `op`'s body reads a tensor by index (a reversed slice): upstream's
 /// vectorizer can emit an invalid `vector.gather` for it, so it stays a loop.
 static bool readsByIndex(linalg::LinalgOp op) {
-  return !op->getRegion(0)
-              .getOps<tensor::ExtractOp>()
-              .empty();
+  return !op->getRegion(0).getOps<tensor::ExtractOp>().empty();
 }
 
 /// became constants into static types.
@@ -262,8 +260,8 @@ struct ArrCpuVectorizePass
     {
       RewritePatternSet patterns(kernel.getContext());
       linalg::ControlDropUnitDims options;
-      options.rankReductionStrategy =
-          linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+      options.rankReductionStrategy = linalg::ControlDropUnitDims::
+          RankReductionStrategy::ExtractInsertSlice;
       linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
       linalg::populateFoldUnitExtentDimsCanonicalizationPatterns(patterns,
                                                                  options);
@@ -273,8 +271,7 @@ struct ArrCpuVectorizePass
     SmallVector<linalg::LinalgOp> toVectorize;
     kernel.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          isSmallEnough(op) && !readsOrWritesBools(op) &&
-          !readsByIndex(op))
+          isSmallEnough(op) && !readsOrWritesBools(op) && !readsByIndex(op))
         toVectorize.push_back(op);
     });
     for (linalg::LinalgOp op : toVectorize) {
@@ -337,8 +334,7 @@ struct ArrCpuVectorizePass
   /// first parallel loop longer than one iteration.
   static std::optional<unsigned> chooseRowLoop(linalg::LinalgOp root) {
     SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-    SmallVector<utils::IteratorType> iterators =
-        root.getIteratorTypesArray();
+    SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
     if (auto batch = root->getAttrOfType<IntegerAttr>(
             sched::SchedDialect::kBatchLoopAttrName))
       if (ShapedType::isDynamic(ranges[batch.getInt()]))
@@ -384,13 +380,11 @@ struct ArrCpuVectorizePass
       // memory), then the reduction loops inside.
       SmallVector<int64_t> parallelSizes(tiling.tileSizes);
       SmallVector<int64_t> reductionSizes(tiling.tileSizes.size(), 0);
-      SmallVector<utils::IteratorType> iterators =
-          op.getIteratorTypesArray();
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
       for (auto [i, iterator] : llvm::enumerate(iterators))
         if (iterator == utils::IteratorType::reduction)
           std::swap(parallelSizes[i], reductionSizes[i]);
-      FailureOr<Tiled> outer =
-          tileWithLoops(rewriter, op, parallelSizes);
+      FailureOr<Tiled> outer = tileWithLoops(rewriter, op, parallelSizes);
       if (failed(outer))
         return success();
       auto tiledOp = dyn_cast_or_null<linalg::LinalgOp>(outer->tiledOp);
@@ -402,7 +396,8 @@ struct ArrCpuVectorizePass
         return failure();
       if (tiledOp)
         (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
-      return success();    }
+      return success();
+    }
     }
     return success();
   }

@@ -73,8 +73,8 @@ struct ArrCpuWorkgroupsPass
     IRRewriter rewriter(ctx);
     rewriter.setInsertionPoint(forall);
     SmallVector<Value> ivs;
-    for (auto [i, lb, step] : llvm::enumerate(forall.getMixedLowerBound(),
-                                              forall.getMixedStep())) {
+    for (auto [i, lb, step] :
+         llvm::enumerate(forall.getMixedLowerBound(), forall.getMixedStep())) {
       AffineExpr d0, s0, s1;
       bindDims(ctx, d0);
       bindSymbols(ctx, s0, s1);

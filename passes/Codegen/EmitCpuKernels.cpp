@@ -43,7 +43,8 @@ struct ArrEmitCpuKernelsPass
     auto i32 = IntegerType::get(ctx, 32);
     auto i64 = IntegerType::get(ctx, 64);
     auto array = LLVM::LLVMArrayType::get(i64, numBindings);
-    auto type = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, array});
+    auto type =
+        LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, array});
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointAfter(fn);
     Location loc = fn.getLoc();
@@ -85,11 +86,10 @@ struct ArrEmitCpuKernelsPass
       unsigned numBindings = 0;
       while (numBindings < params.size() && params[numBindings] == ptrType)
         ++numBindings;
-      bool wellFormed =
-          isa<LLVM::LLVMVoidType>(type.getReturnType()) &&
-          params.size() >= numBindings + 3 &&
-          llvm::all_of(params.drop_front(numBindings),
-                       [&](Type t) { return t == i64Type; });
+      bool wellFormed = isa<LLVM::LLVMVoidType>(type.getReturnType()) &&
+                        params.size() >= numBindings + 3 &&
+                        llvm::all_of(params.drop_front(numBindings),
+                                     [&](Type t) { return t == i64Type; });
       if (!wellFormed) {
         fn.emitOpError("kernel must take pointers (bindings), then i64s "
                        "(scalars and 3 workgroup ids), and return nothing");

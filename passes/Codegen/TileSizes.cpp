@@ -53,11 +53,11 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
   int64_t tile = 1;
   while (tile < 64 && tile * work < minWork)
     tile *= 2;
-  bool contracts = reducesAlongOutput(root) ||
-                   llvm::any_of(producers, [](Operation *op) {
-                     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-                     return linalgOp && reducesAlongOutput(linalgOp);
-                   });
+  bool contracts =
+      reducesAlongOutput(root) || llvm::any_of(producers, [](Operation *op) {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        return linalgOp && reducesAlongOutput(linalgOp);
+      });
   if (target != "cuda" && contracts)
     tile = std::max<int64_t>(tile, 8);
   // The fused producers' results live per workgroup (on a CPU worker's
@@ -188,9 +188,8 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
     bool contiguous = true;
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
-      bool reads = llvm::any_of(map.getResults(), [&](AffineExpr e) {
-        return e.isFunctionOfDim(k);
-      });
+      bool reads = llvm::any_of(
+          map.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(k); });
       if (reads && innermostLoop(map) != k)
         contiguous = false;
     }

@@ -26,11 +26,11 @@ struct WorkgroupTiling {
 /// Workgroup tiling for `target` ("cpu" or "cuda") of a kernel whose root is
 /// `root`, computed with `producers`, given the root's distributable loops
 /// and its batch loop.
-WorkgroupTiling chooseWorkgroupTiling(mlir::linalg::LinalgOp root,
-                                      llvm::ArrayRef<mlir::Operation *> producers,
-                                      llvm::ArrayRef<int64_t> distributable,
-                                      std::optional<int64_t> batchLoop,
-                                      llvm::StringRef target);
+WorkgroupTiling
+chooseWorkgroupTiling(mlir::linalg::LinalgOp root,
+                      llvm::ArrayRef<mlir::Operation *> producers,
+                      llvm::ArrayRef<int64_t> distributable,
+                      std::optional<int64_t> batchLoop, llvm::StringRef target);
 
 /// A CPU vector ISA level: the x86-64 micro-architecture levels of the
 /// psABI, and the register tiles that suit them.

@@ -1,4 +1,5 @@
-//===- TileWorkgroups.cpp - a kernel's root tiled into a grid of workgroups ===//
+//===- TileWorkgroups.cpp - a kernel's root tiled into a grid of workgroups
+//===//
 //
 // `--arr-tile-workgroups`: in every kernel, the root op (the one whose
 // results the kernel writes to its output bindings) is tiled along its
@@ -153,8 +154,8 @@ struct ArrTileWorkgroupsPass
       bindDims(ctx, d0);
       bindSymbols(ctx, s0);
       int64_t tile = tiling.tileSizes[i];
-      auto map = AffineMap::get(1, 1, {getAffineConstantExpr(tile, ctx), s0 - d0},
-                                ctx);
+      auto map = AffineMap::get(
+          1, 1, {getAffineConstantExpr(tile, ctx), s0 - d0}, ctx);
       sizes[loop] = affine::makeComposedFoldedAffineMin(
           rewriter, loc, map, {OpFoldResult(iv), ubs[i]});
     }

@@ -85,9 +85,8 @@ public:
     // scalars (the loop index as a tensor), terminators.
     bool batchedOperand = llvm::any_of(
         op->getOperands(), [&](Value v) { return get(v).has_value(); });
-    bool tensorResult = llvm::any_of(op->getResultTypes(), [](Type t) {
-      return isa<RankedTensorType>(t);
-    });
+    bool tensorResult = llvm::any_of(
+        op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
     if (batchedOperand && tensorResult)
       fail(op);
   }
@@ -111,8 +110,8 @@ public:
     loops[op] = *loop;
     for (OpResult result : op->getResults()) {
       AffineMap map = op.getIndexingMapMatchingResult(result);
-      std::optional<unsigned> pos = map.getResultPosition(
-          getAffineDimExpr(*loop, op->getContext()));
+      std::optional<unsigned> pos =
+          map.getResultPosition(getAffineDimExpr(*loop, op->getContext()));
       if (!pos)
         return fail(op);
       set(result, *pos, op);
@@ -162,9 +161,8 @@ public:
     } else if (dest) {
       // An unbatched piece written into a batched tensor must cover no
       // batch lane partially.
-      if (!op.getDroppedDims().test(*dest) && op.getStaticSize(*dest) !=
-                                                  op.getDestType().getDimSize(
-                                                      *dest))
+      if (!op.getDroppedDims().test(*dest) &&
+          op.getStaticSize(*dest) != op.getDestType().getDimSize(*dest))
         return fail(op);
     }
     set(op.getResult(), dim, op);
@@ -236,7 +234,8 @@ BatchDims BatchDims::analyze(func::FuncOp entry) {
   auto outAxes = entry->getAttrOfType<ArrayAttr>("arr.out_axes");
   size_t numInputs = 0, numOutputs = 0;
   for (BlockArgument arg : entry.getArguments()) {
-    bool isOutput = entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+    bool isOutput =
+        entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
     ArrayAttr axes = isOutput ? outAxes : inAxes;
     size_t index = isOutput ? numOutputs++ : numInputs++;
     if (!axes || index >= axes.size())

@@ -28,8 +28,8 @@ struct ArrBufferizeEntriesPass
       return fn && vmapc::sched::isKernel(fn);
     });
     bufferization::BufferizationState state;
-    if (failed(bufferization::runOneShotModuleBufferize(getOperation(),
-                                                        options, state)))
+    if (failed(bufferization::runOneShotModuleBufferize(getOperation(), options,
+                                                        state)))
       signalPassFailure();
   }
 };

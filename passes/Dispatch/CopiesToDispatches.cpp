@@ -55,7 +55,8 @@ struct ArrCopiesToDispatchesPass
           copies.push_back(op);
       });
       for (auto [index, copy] : llvm::enumerate(copies))
-        outline(entry, copy, index, symbols);
+        if (failed(outline(entry, copy, index, symbols)))
+          return signalPassFailure();
       SmallVector<vmapc::sched::DispatchOp> dispatches;
       entry.walk([&](vmapc::sched::DispatchOp d) { dispatches.push_back(d); });
       for (vmapc::sched::DispatchOp dispatch : dispatches)
@@ -69,7 +70,8 @@ struct ArrCopiesToDispatchesPass
   /// bufferization left between them (a subview, a reshape, a cast): the
   /// kernel rebuilds the views from its bindings. Fails on a view whose
   /// offsets or sizes are not constants.
-  LogicalResult bindRoots(vmapc::sched::DispatchOp dispatch, SymbolTable &symbols) {
+  LogicalResult bindRoots(vmapc::sched::DispatchOp dispatch,
+                          SymbolTable &symbols) {
     auto kernel = symbols.lookup<func::FuncOp>(dispatch.getKernel());
     if (!kernel || kernel.isExternal())
       return success();
@@ -124,8 +126,8 @@ struct ArrCopiesToDispatchesPass
     }
     if (!changed)
       return success();
-    kernel.setType(FunctionType::get(kernel.getContext(),
-                                     body.getArgumentTypes(), {}));
+    kernel.setType(
+        FunctionType::get(kernel.getContext(), body.getArgumentTypes(), {}));
     dispatch.getInputsMutable().assign(
         ArrayRef<Value>(operands).take_front(numIns));
     dispatch.getOutputsMutable().assign(
@@ -133,7 +135,7 @@ struct ArrCopiesToDispatchesPass
     return success();
   }
 
-  void outline(func::FuncOp entry, Operation *copy, size_t index,
+  LogicalResult outline(func::FuncOp entry, Operation *copy, size_t index,
                SymbolTable &symbols) {
     MLIRContext *ctx = entry.getContext();
     Location loc = copy->getLoc();
@@ -141,8 +143,18 @@ struct ArrCopiesToDispatchesPass
     Value copySource = copy->getOperand(0), copyTarget = copy->getOperand(1);
     Value source = rootOf(copySource, sourceViews);
     Value target = rootOf(copyTarget, targetViews);
-    auto kernelType = FunctionType::get(
-        ctx, {source.getType(), target.getType()}, {});
+    // The kernel rebuilds the views from constants only.
+    for (Operation *view : llvm::concat<Operation *>(sourceViews, targetViews))
+      for (Value operand : view->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (isa<BaseMemRefType>(operand.getType()) ||
+            (def && def->hasTrait<OpTrait::ConstantLike>()))
+          continue;
+        return copy->emitOpError()
+               << "copies through a view with a non-constant operand";
+      }
+    auto kernelType =
+        FunctionType::get(ctx, {source.getType(), target.getType()}, {});
     OpBuilder moduleBuilder(entry);
     auto kernel = func::FuncOp::create(
         moduleBuilder, loc,
@@ -180,6 +192,7 @@ struct ArrCopiesToDispatchesPass
         FlatSymbolRefAttr::get(kernel.getSymNameAttr()), ValueRange{source},
         ValueRange{target}, ValueRange{});
     copy->erase();
+    return success();
   }
 };
 

@@ -44,8 +44,7 @@ bool isCompute(Operation *op) {
 bool isFree(Operation *op) {
   if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::ExtractSliceOp,
           tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
-          tensor::FromElementsOp, tensor::ExtractOp, sched::NumExamplesOp>(
-          op))
+          tensor::FromElementsOp, tensor::ExtractOp, sched::NumExamplesOp>(op))
     return true;
   // Scalar arithmetic (index casts of a loop index, say).
   return op->getDialect() &&
@@ -82,8 +81,8 @@ struct ArrFormDispatchesPass
     Value numExamples;
     if (batchDims.succeeded()) {
       OpBuilder b = OpBuilder::atBlockBegin(&entry.getBody().front());
-      numExamples = sched::NumExamplesOp::create(b, entry.getLoc(),
-                                                 b.getIndexType());
+      numExamples =
+          sched::NumExamplesOp::create(b, entry.getLoc(), b.getIndexType());
     } else {
       entry->setAttr(sched::SchedDialect::kPadsPartialChunksAttrName,
                      UnitAttr::get(entry.getContext()));
@@ -116,8 +115,7 @@ struct ArrFormDispatchesPass
     });
     SymbolTable symbols(getOperation());
     for (auto [index, group] : llvm::enumerate(groups))
-      if (failed(outline(entry, group, index, batchDims, numExamples,
-                         symbols)))
+      if (failed(outline(entry, group, index, batchDims, numExamples, symbols)))
         return failure();
     return success();
   }
@@ -155,9 +153,9 @@ struct ArrFormDispatchesPass
         if (!producer || producer->getBlock() != root->getBlock() ||
             group.ops.contains(producer))
           continue;
-        bool onlyReadHere = llvm::all_of(producer->getUsers(), [&](Operation *u) {
-          return group.ops.contains(u);
-        });
+        bool onlyReadHere =
+            llvm::all_of(producer->getUsers(),
+                         [&](Operation *u) { return group.ops.contains(u); });
         if (!onlyReadHere)
           continue;
         RootLoopMap trial = loopMap;
@@ -176,8 +174,9 @@ struct ArrFormDispatchesPass
   /// `group` with its ops in block order (producers before consumers).
   static Group sortedByBlockOrder(Group group) {
     SmallVector<Operation *> sorted(group.ops.begin(), group.ops.end());
-    llvm::sort(sorted,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(sorted, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     group.ops = llvm::SetVector<Operation *>(sorted.begin(), sorted.end());
     return group;
   }
@@ -256,8 +255,7 @@ struct ArrFormDispatchesPass
       argTypes.push_back(memrefOf(result.getType()));
     argTypes.append(scalars.size(), IndexType::get(ctx));
     OpBuilder moduleBuilder(entry);
-    std::string name =
-        (entry.getSymName() + "_dispatch_" + Twine(index)).str();
+    std::string name = (entry.getSymName() + "_dispatch_" + Twine(index)).str();
     auto kernel = func::FuncOp::create(moduleBuilder, loc, name,
                                        FunctionType::get(ctx, argTypes, {}));
     kernel.setPrivate();
@@ -276,10 +274,9 @@ struct ArrFormDispatchesPass
     // the kernel writes to its slice of the binding; empty-tensor
     // elimination then computes it there directly.
     if (insert)
-      mapping.map(insert.getDest(),
-                  tensor::EmptyOp::create(
-                      b, loc, insert.getDestType().getShape(),
-                      insert.getDestType().getElementType()));
+      mapping.map(insert.getDest(), tensor::EmptyOp::create(
+                                        b, loc, insert.getDestType().getShape(),
+                                        insert.getDestType().getElementType()));
     size_t firstScalar = inputs.size() + results.size();
     for (auto [i, scalar] : llvm::enumerate(scalars)) {
       mapping.map(scalar, body->getArgument(firstScalar + i));
@@ -342,16 +339,14 @@ struct ArrFormDispatchesPass
         continue;
       }
       auto type = cast<RankedTensorType>(result.getType());
-      inits.push_back(tensor::EmptyOp::create(entryBuilder, loc,
-                                              type.getShape(),
-                                              type.getElementType()));
+      inits.push_back(tensor::EmptyOp::create(
+          entryBuilder, loc, type.getShape(), type.getElementType()));
     }
     auto dispatch = sched::DispatchOp::create(
         entryBuilder, loc, TypeRange(ValueRange(inits)),
-        FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
-        inputs.getArrayRef(), inits, scalars.getArrayRef());
-    for (auto [result, replacement] :
-         llvm::zip(results, dispatch.getResults()))
+        FlatSymbolRefAttr::get(kernel.getSymNameAttr()), inputs.getArrayRef(),
+        inits, scalars.getArrayRef());
+    for (auto [result, replacement] : llvm::zip(results, dispatch.getResults()))
       result.replaceAllUsesWith(replacement);
     for (Operation *op : llvm::reverse(group.ops)) {
       op->dropAllUses();

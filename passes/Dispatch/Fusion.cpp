@@ -21,8 +21,8 @@ void RootLoopMap::addProducer(linalg::LinalgOp producer, OpOperand &operand) {
   auto consumer = cast<linalg::LinalgOp>(operand.getOwner());
   const SmallVector<int64_t> &consumerLoops = loops.find(consumer)->second;
   AffineMap readMap = consumer.getMatchingIndexingMap(&operand);
-  AffineMap writeMap = producer.getIndexingMapMatchingResult(
-      cast<OpResult>(operand.get()));
+  AffineMap writeMap =
+      producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
   SmallVector<int64_t> mapped;
   for (int64_t consumerLoop : consumerLoops) {
     int64_t producerLoop = -1;
@@ -49,9 +49,8 @@ SmallVector<int64_t> RootLoopMap::distributableLoops() const {
   for (int64_t l = 0, e = op.getNumLoops(); l < e; ++l) {
     if (iterators[l] != utils::IteratorType::parallel)
       continue;
-    if (llvm::all_of(loops, [&](const auto &entry) {
-          return entry.second[l] >= 0;
-        }))
+    if (llvm::all_of(loops,
+                     [&](const auto &entry) { return entry.second[l] >= 0; }))
       result.push_back(l);
   }
   return result;

@@ -1,4 +1,5 @@
-//===- Fusion.h - which producers a dispatch computes with its root -*- C++ -*-//
+//===- Fusion.h - which producers a dispatch computes with its root -*- C++
+//-*-//
 //
 // A dispatch is one root op and the producers fused into its tile loops.
 // Both `--arr-form-dispatches` (which groups ops into dispatches) and

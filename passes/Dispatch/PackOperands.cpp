@@ -78,14 +78,13 @@ bool foldTranspose(linalg::TransposeOp transpose) {
   SmallVector<AffineExpr> permuted;
   for (int64_t p : perm)
     permuted.push_back(outMap.getResult(p));
-  maps.back() = AffineMap::get(outMap.getNumDims(), 0, permuted,
-                               b.getContext());
+  maps.back() =
+      AffineMap::get(outMap.getNumDims(), 0, permuted, b.getContext());
   auto resultType = cast<RankedTensorType>(transpose.getResult()[0].getType());
   Location loc = generic->getLoc();
   rewriter.setInsertionPoint(*generic);
-  Value newInit =
-      rebuildInit(rewriter, loc, generic->getDpsInitOperand(0)->get(),
-                  resultType);
+  Value newInit = rebuildInit(rewriter, loc,
+                              generic->getDpsInitOperand(0)->get(), resultType);
   auto packed = linalg::GenericOp::create(
       rewriter, loc, TypeRange{resultType}, generic->getInputs(),
       ValueRange{newInit}, maps, generic->getIteratorTypesArray());
@@ -139,9 +138,9 @@ bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
     rewriter.setInsertionPoint(*generic);
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    Value packed = linalg::TransposeOp::create(rewriter, loc, inputValue,
-                                               empty, perm)
-                       .getResult()[0];
+    Value packed =
+        linalg::TransposeOp::create(rewriter, loc, inputValue, empty, perm)
+            .getResult()[0];
     SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
     SmallVector<AffineExpr> exprs;
     for (int64_t i : perm)

@@ -50,8 +50,7 @@ struct ArrPrintSchedulesPass
     std::error_code ec;
     llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
     if (ec) {
-      module.emitError() << "cannot write '" << output << "': "
-                         << ec.message();
+      module.emitError() << "cannot write '" << output << "': " << ec.message();
       return signalPassFailure();
     }
     os << text;

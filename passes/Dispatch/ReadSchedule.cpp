@@ -1,4 +1,5 @@
-//===- ReadSchedule.cpp - reading schedules and kernels off the IR ------------===//
+//===- ReadSchedule.cpp - reading schedules and kernels off the IR
+//------------===//
 
 #include "passes/Dispatch/ReadSchedule.h"
 
@@ -56,7 +57,8 @@ public:
         arena = arg;
         continue;
       }
-      bool isOutput = entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+      bool isOutput =
+          entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
       argBinding[arg] = {isOutput ? Binding::Kind::Output
                                   : Binding::Kind::Input,
                          isOutput ? outputs++ : inputs++, 0};

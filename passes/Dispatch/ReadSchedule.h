@@ -1,4 +1,5 @@
-//===- ReadSchedule.h - reading schedules and kernels off the IR ----*- C++ -*-===//
+//===- ReadSchedule.h - reading schedules and kernels off the IR ----*- C++
+//-*-===//
 //
 // The artifact's schedule of an entry (runtime/vmapc/Schedule.h) is read off
 // the planned entry function: its `sched.dispatch` ops (bindings traced to

@@ -1,7 +1,7 @@
 //===- ThreadPoolTest.cpp - the CPU device's workers ----------------------===//
 
-#include "AllocHook.h"
 #include "vmapc/cpu/ThreadPool.h"
+#include "AllocHook.h"
 
 #include <gtest/gtest.h>
 
@@ -37,9 +37,8 @@ TEST(ThreadPoolTest, EveryIndexRunsExactlyOnce) {
       Counts counts(count);
       pool->run(count, &Counts::add, &counts, /*callerHelps=*/count % 2 == 0);
       for (uint64_t i = 0; i < count; ++i)
-        EXPECT_EQ(counts.hits[i].load(), 1)
-            << "index " << i << " of " << count << " on " << threads
-            << " threads";
+        EXPECT_EQ(counts.hits[i].load(), 1) << "index " << i << " of " << count
+                                            << " on " << threads << " threads";
     }
   }
 }
@@ -107,13 +106,17 @@ TEST(ThreadPoolTest, OneThreadRunsOnTheCaller) {
   auto pool = makePool(1);
   std::thread::id ran;
   pool->run(
-      1, [](void *c, uint64_t) { *static_cast<std::thread::id *>(c) =
-                                     std::this_thread::get_id(); },
+      1,
+      [](void *c, uint64_t) {
+        *static_cast<std::thread::id *>(c) = std::this_thread::get_id();
+      },
       &ran, /*callerHelps=*/true);
   EXPECT_EQ(ran, std::this_thread::get_id());
   pool->run(
-      1, [](void *c, uint64_t) { *static_cast<std::thread::id *>(c) =
-                                     std::this_thread::get_id(); },
+      1,
+      [](void *c, uint64_t) {
+        *static_cast<std::thread::id *>(c) = std::this_thread::get_id();
+      },
       &ran, /*callerHelps=*/false);
   EXPECT_NE(ran, std::this_thread::get_id())
       << "a dispatch the caller cannot help runs on the pool's worker";

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -292,8 +292,8 @@ static Status validateSchedule(const EntryInfo &e,
       if (c.tripCount > kMaxTripCount ||
           (c.tripCount && trips > kMaxTripCount / c.tripCount))
         return outOfRange(at + ": nested loops repeat more than 2^32 times");
-      open.push_back({i + 1 + c.bodySize, trips * std::max<uint64_t>(
-                                                      c.tripCount, 1)});
+      open.push_back(
+          {i + 1 + c.bodySize, trips * std::max<uint64_t>(c.tripCount, 1)});
       continue;
     }
     if (c.kind != Command::Kind::Dispatch)
@@ -304,12 +304,13 @@ static Status validateSchedule(const EntryInfo &e,
                      " does not exist (" + std::to_string(kernels.size()) +
                      " kernels)");
     const KernelInfo &k = kernels[c.kernel];
-    if (c.bindings.size() != k.numBindings ||
-        c.scalars.size() != k.numScalars)
+    if (c.bindings.size() != k.numBindings || c.scalars.size() != k.numScalars)
       return invalid(at + ": kernel '" + k.name + "' takes " +
                      std::to_string(k.numBindings) + " bindings and " +
-                     std::to_string(k.numScalars) + " scalars, the dispatch "
-                     "gives " + std::to_string(c.bindings.size()) + " and " +
+                     std::to_string(k.numScalars) +
+                     " scalars, the dispatch "
+                     "gives " +
+                     std::to_string(c.bindings.size()) + " and " +
                      std::to_string(c.scalars.size()));
     for (int d = 0; d < 3; ++d)
       if (k.workgroupCount[d] < 0 && -k.workgroupCount[d] > e.batchSize)
@@ -329,8 +330,8 @@ static Status validateSchedule(const EntryInfo &e,
         bool input = b.kind == Binding::Kind::Input;
         const std::vector<ArgInfo> &args = input ? e.inputs : e.outputs;
         if (b.index >= args.size())
-          return invalid(binding + ": " + (input ? "input" : "output") +
-                         " #" + std::to_string(b.index) + " does not exist");
+          return invalid(binding + ": " + (input ? "input" : "output") + " #" +
+                         std::to_string(b.index) + " does not exist");
         have = argumentBytes(args[b.index], e.batchSize);
         break;
       }
@@ -499,9 +500,9 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
   constexpr size_t headerBytes = offsetof(KernelDescriptor, bindingBytes);
   const auto *bytes = static_cast<const unsigned char *>(data);
   auto tooSmall = [&](size_t expected) {
-    return dataLoss(where + "the code's descriptor is " +
-                    std::to_string(size) + " bytes, fewer than the " +
-                    std::to_string(expected) + " its header needs");
+    return dataLoss(where + "the code's descriptor is " + std::to_string(size) +
+                    " bytes, fewer than the " + std::to_string(expected) +
+                    " its header needs");
   };
   if (!bytes || size < headerBytes)
     return tooSmall(headerBytes);
@@ -884,8 +885,7 @@ static Status readCommand(ByteReader &r, const std::vector<KernelInfo> &kernels,
     return dataLoss("dispatch of kernel #" + std::to_string(c->kernel) +
                     ", which does not exist");
   const KernelInfo &k = kernels[c->kernel];
-  if (uint64_t(k.numBindings) * 16 + uint64_t(k.numScalars) * 8 >
-      r.remaining())
+  if (uint64_t(k.numBindings) * 16 + uint64_t(k.numScalars) * 8 > r.remaining())
     return dataLoss("");
   c->bindings.resize(k.numBindings);
   for (Binding &b : c->bindings) {
@@ -1114,9 +1114,8 @@ Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
       return dataLoss(where + " overlaps the object before it (objects are "
                               "in order and disjoint)");
     end = offset + objectSize;
-    objects.emplace_back(reinterpret_cast<const char *>(p + codeOffset +
-                                                        offset),
-                         objectSize);
+    objects.emplace_back(
+        reinterpret_cast<const char *>(p + codeOffset + offset), objectSize);
   }
   // The bytes passed the checksum, so a broken rule is a writer that does
   // not follow this header (or an edit that resealed the checksum): data

@@ -56,8 +56,7 @@ public:
   /// ArtifactFormat.h says. Dispatches run in order: one sees every write
   /// of the ones before it.
   virtual Status dispatch(uint32_t kernel, const uint64_t grid[3],
-                          const Address *bindings,
-                          const int64_t *scalars) = 0;
+                          const Address *bindings, const int64_t *scalars) = 0;
   /// Waits for everything dispatched or copied so far.
   virtual Status finish() = 0;
   /// What code runs: the ISA level of the CPU code object in use.

@@ -221,8 +221,7 @@ Status Executable::loadBytes(const Device &device, const void *data,
   // Below 2^62 (validated), so rounding up cannot wrap.
   arenaBytes =
       (arenaBytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  VMAPC_RETURN_IF_ERROR(
-      device.impl->load(a, code, arenaBytes, &impl->backend));
+  VMAPC_RETURN_IF_ERROR(device.impl->load(a, code, arenaBytes, &impl->backend));
   impl->stats.arenaBytes = arenaBytes;
   impl->stats.allocations = 1;
   out->reset(new Executable(std::move(impl)));
@@ -483,18 +482,18 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
         continue;
       // The chunk: `outer` rows of count x innerBytes, B x innerBytes apart
       // in the slot.
-      VMAPC_RETURN_IF_ERROR(device.upload(
-          slot, b * p.innerBytes, src + start * p.innerBytes,
-          total * p.innerBytes, count * p.innerBytes, p.outer));
+      VMAPC_RETURN_IF_ERROR(
+          device.upload(slot, b * p.innerBytes, src + start * p.innerBytes,
+                        total * p.innerBytes, count * p.innerBytes, p.outer));
       if (!info.padsPartialChunks)
         continue;
       // Padding lanes repeat the last real example, so that the code sees
       // only values the user gave (no 0 divisor, no log(0) of padding).
       for (uint64_t k = count; k < b; ++k)
-        VMAPC_RETURN_IF_ERROR(device.upload(
-            slot + k * p.innerBytes, b * p.innerBytes,
-            src + (start + count - 1) * p.innerBytes, total * p.innerBytes,
-            p.innerBytes, p.outer));
+        VMAPC_RETURN_IF_ERROR(
+            device.upload(slot + k * p.innerBytes, b * p.innerBytes,
+                          src + (start + count - 1) * p.innerBytes,
+                          total * p.innerBytes, p.innerBytes, p.outer));
     }
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
@@ -516,9 +515,8 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
         continue;
       auto *dst = static_cast<unsigned char *>(outputs[i].data);
       VMAPC_RETURN_IF_ERROR(device.download(
-          dst + start * p.innerBytes, total * p.innerBytes,
-          arena + p.staging, b * p.innerBytes, count * p.innerBytes,
-          p.outer));
+          dst + start * p.innerBytes, total * p.innerBytes, arena + p.staging,
+          b * p.innerBytes, count * p.innerBytes, p.outer));
     }
   }
   VMAPC_RETURN_IF_ERROR(device.finish());

@@ -21,8 +21,8 @@ std::string describeSchedule(const std::vector<Command> &commands,
     if (c.kind == Command::Kind::Loop) {
       out += "loop " + std::to_string(c.tripCount) + "\n";
     } else {
-      const KernelInfo *k = c.kernel < kernels.size() ? &kernels[c.kernel]
-                                                      : nullptr;
+      const KernelInfo *k =
+          c.kernel < kernels.size() ? &kernels[c.kernel] : nullptr;
       out += "dispatch " + (k ? k->name : "kernel#" + std::to_string(c.kernel));
       if (k)
         out += " grid(" + countString(k->workgroupCount[0]) + ", " +

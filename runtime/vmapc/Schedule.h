@@ -1,4 +1,5 @@
-//===- Schedule.h - an entry point as a schedule of kernel dispatches -*- C++ -*-===//
+//===- Schedule.h - an entry point as a schedule of kernel dispatches -*- C++
+//-*-===//
 //
 // Plain data, shared by the compiler (which writes it into the artifact) and
 // the runtime (which walks it for every chunk of examples). See
@@ -93,8 +94,8 @@ inline uint64_t workgroupsFor(int64_t count, uint64_t n) {
 
 /// A readable listing of `commands` (one line per command, loops indented),
 /// with kernel names from `kernels` (a grid count of 0 prints as `?`):
-///   dispatch classify_dispatch_0 grid(ceil(n/8), 1, 1) (input 0, input 1, output 0) scalars(n)
-///   loop 20
+///   dispatch classify_dispatch_0 grid(ceil(n/8), 1, 1) (input 0, input 1,
+///   output 0) scalars(n) loop 20
 ///     dispatch ...
 std::string describeSchedule(const std::vector<Command> &commands,
                              const std::vector<KernelInfo> &kernels);

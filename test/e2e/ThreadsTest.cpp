@@ -80,8 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
     BenchPrograms, ThreadCounts,
     ::testing::Values("attention_128x64.arr", "chain_4096.arr",
                       "layernorm_768.arr", "mlp_64_32_10.arr",
-                      "mlp_256_256_10.arr", "rnn_loop.arr",
-                      "softmax_1000.arr"),
+                      "mlp_256_256_10.arr", "rnn_loop.arr", "softmax_1000.arr"),
     [](const ::testing::TestParamInfo<const char *> &info) {
       std::string name = info.param;
       name = name.substr(0, name.find('.'));

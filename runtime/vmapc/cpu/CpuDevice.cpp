@@ -61,11 +61,9 @@ public:
   }
   bool bindsHostMemory() const override { return true; }
   Status upload(backend::Address dst, uint64_t dstPitch, const void *src,
-                uint64_t srcPitch, uint64_t rowBytes,
-                uint64_t rows) override {
+                uint64_t srcPitch, uint64_t rowBytes, uint64_t rows) override {
     copyRows(reinterpret_cast<unsigned char *>(dst), dstPitch,
-             static_cast<const unsigned char *>(src), srcPitch, rowBytes,
-             rows);
+             static_cast<const unsigned char *>(src), srcPitch, rowBytes, rows);
     return Status();
   }
   Status download(void *dst, uint64_t dstPitch, backend::Address src,
@@ -166,9 +164,9 @@ Status CpuDevice::load(const Artifact &artifact,
     exe->kernels.push_back(reinterpret_cast<KernelFn>(const_cast<void *>(fn)));
     exe->scratch.push_back(kernel.scratchBytes);
   }
-  VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(
-      std::max<uint64_t>(arenaBytes, 1), kArenaAlignment, "the arena",
-      &exe->arenaBuffer));
+  VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(std::max<uint64_t>(arenaBytes, 1),
+                                             kArenaAlignment, "the arena",
+                                             &exe->arenaBuffer));
   *out = std::move(exe);
   return Status();
 }
@@ -192,8 +190,7 @@ bool parseCount(std::string_view text, unsigned max, unsigned *out) {
 } // namespace
 
 Status chooseCodeObject(const Artifact &artifact, std::string_view forcedLevel,
-                        size_t *index,
-                        bool (*supports)(const std::string &)) {
+                        size_t *index, bool (*supports)(const std::string &)) {
   auto runs = [&](const CodeObject &o) {
     return o.kind == CodeKind::CpuElf &&
            checkCpuFeatures(o.cpuFeatures, supports).ok();
@@ -215,8 +212,8 @@ Status chooseCodeObject(const Artifact &artifact, std::string_view forcedLevel,
       *index = i;
       return Status();
     }
-    if (runs(o) && (best < 0 ||
-                    rank(o.level) > rank(artifact.codeObjects[best].level)))
+    if (runs(o) &&
+        (best < 0 || rank(o.level) > rank(artifact.codeObjects[best].level)))
       best = int(i);
   }
   if (!forcedLevel.empty())
@@ -245,14 +242,16 @@ Status openCpuDevice(std::string_view options,
       hasThreads = true;
       if (!parseCount(value, 1024, &threads))
         return invalid("cpu device: threads must be an integer in [1, 1024], "
-                       "got '" + std::string(value) + "'");
+                       "got '" +
+                       std::string(value) + "'");
     } else if (key == "isa") {
       hasIsa = true;
       if (std::find_if(std::begin(kCpuIsaLevels), std::end(kCpuIsaLevels),
                        [&](const char *l) { return value == l; }) ==
           std::end(kCpuIsaLevels))
         return invalid("cpu device: isa must be x86-64, x86-64-v3 or "
-                       "x86-64-v4, got '" + std::string(value) + "'");
+                       "x86-64-v4, got '" +
+                       std::string(value) + "'");
       level = value;
     } else {
       return invalid("cpu device: unknown option '" + std::string(option) +
@@ -298,9 +297,9 @@ Status backend::openDevice(std::string_view spec,
       name.size() < spec.size() ? spec.substr(name.size() + 1) : "";
   if (name == "cpu")
     return cpu::openCpuDevice(options, out);
-  return Status::error(StatusCode::kNotFound,
-                       "unknown device '" + std::string(spec) +
-                           "' (available: cpu)");
+  return Status::error(StatusCode::kNotFound, "unknown device '" +
+                                                  std::string(spec) +
+                                                  "' (available: cpu)");
 }
 
 } // namespace vmapc

@@ -1,4 +1,5 @@
-//===- SharedObject.cpp - CPU features and code loading ---------------------===//
+//===- SharedObject.cpp - CPU features and code loading
+//---------------------===//
 
 #include "vmapc/cpu/SharedObject.h"
 
@@ -28,25 +29,42 @@ struct FeatureProbe {
     NAME, [] { return __builtin_cpu_supports(NAME) != 0; }                     \
   }
 static const FeatureProbe kProbes[] = {
-    VMAPC_FEATURE("cmov"),         VMAPC_FEATURE("mmx"),
-    VMAPC_FEATURE("popcnt"),       VMAPC_FEATURE("sse"),
-    VMAPC_FEATURE("sse2"),         VMAPC_FEATURE("sse3"),
-    VMAPC_FEATURE("ssse3"),        VMAPC_FEATURE("sse4.1"),
-    VMAPC_FEATURE("sse4.2"),       VMAPC_FEATURE("avx"),
-    VMAPC_FEATURE("avx2"),         VMAPC_FEATURE("fma"),
-    VMAPC_FEATURE("bmi"),          VMAPC_FEATURE("bmi2"),
-    VMAPC_FEATURE("aes"),          VMAPC_FEATURE("pclmul"),
-    VMAPC_FEATURE("avx512f"),      VMAPC_FEATURE("avx512vl"),
-    VMAPC_FEATURE("avx512bw"),     VMAPC_FEATURE("avx512dq"),
-    VMAPC_FEATURE("avx512cd"),     VMAPC_FEATURE("avx512vbmi"),
-    VMAPC_FEATURE("avx512ifma"),   VMAPC_FEATURE("avx512vpopcntdq"),
-    VMAPC_FEATURE("avx512vbmi2"),  VMAPC_FEATURE("avx512vnni"),
-    VMAPC_FEATURE("avx512bitalg"), VMAPC_FEATURE("avx512bf16"),
-    VMAPC_FEATURE("gfni"),         VMAPC_FEATURE("vpclmulqdq"),
-    VMAPC_FEATURE("sse4a"),        VMAPC_FEATURE("fma4"),
+    VMAPC_FEATURE("cmov"),
+    VMAPC_FEATURE("mmx"),
+    VMAPC_FEATURE("popcnt"),
+    VMAPC_FEATURE("sse"),
+    VMAPC_FEATURE("sse2"),
+    VMAPC_FEATURE("sse3"),
+    VMAPC_FEATURE("ssse3"),
+    VMAPC_FEATURE("sse4.1"),
+    VMAPC_FEATURE("sse4.2"),
+    VMAPC_FEATURE("avx"),
+    VMAPC_FEATURE("avx2"),
+    VMAPC_FEATURE("fma"),
+    VMAPC_FEATURE("bmi"),
+    VMAPC_FEATURE("bmi2"),
+    VMAPC_FEATURE("aes"),
+    VMAPC_FEATURE("pclmul"),
+    VMAPC_FEATURE("avx512f"),
+    VMAPC_FEATURE("avx512vl"),
+    VMAPC_FEATURE("avx512bw"),
+    VMAPC_FEATURE("avx512dq"),
+    VMAPC_FEATURE("avx512cd"),
+    VMAPC_FEATURE("avx512vbmi"),
+    VMAPC_FEATURE("avx512ifma"),
+    VMAPC_FEATURE("avx512vpopcntdq"),
+    VMAPC_FEATURE("avx512vbmi2"),
+    VMAPC_FEATURE("avx512vnni"),
+    VMAPC_FEATURE("avx512bitalg"),
+    VMAPC_FEATURE("avx512bf16"),
+    VMAPC_FEATURE("gfni"),
+    VMAPC_FEATURE("vpclmulqdq"),
+    VMAPC_FEATURE("sse4a"),
+    VMAPC_FEATURE("fma4"),
     VMAPC_FEATURE("xop"),
     // The x86-64 psABI micro-architecture levels (GCC 12, clang 16).
-    VMAPC_FEATURE("x86-64-v2"),    VMAPC_FEATURE("x86-64-v3"),
+    VMAPC_FEATURE("x86-64-v2"),
+    VMAPC_FEATURE("x86-64-v3"),
     VMAPC_FEATURE("x86-64-v4"),
 };
 #undef VMAPC_FEATURE
@@ -100,7 +118,7 @@ struct FdList {
 } // namespace
 
 Status SharedObject::load(const void *code, size_t size,
-                        std::unique_ptr<SharedObject> *out) {
+                          std::unique_ptr<SharedObject> *out) {
   FdList fds;
   int fd = memfd_create("vmapc-code", MFD_CLOEXEC);
   if (fd < 0)
@@ -163,7 +181,7 @@ SharedObject::~SharedObject() {
 }
 
 Status SharedObject::resolve(const std::string &symbol, void **address,
-                           unsigned *type, size_t *size) const {
+                             unsigned *type, size_t *size) const {
   auto error = [&](const char *what) {
     return Status::error(StatusCode::kDataLoss,
                          "symbol '" + symbol + "' " + what);
@@ -192,8 +210,7 @@ Status SharedObject::resolve(const std::string &symbol, void **address,
   return Status();
 }
 
-Status SharedObject::lookup(const std::string &symbol,
-                            const void **out) const {
+Status SharedObject::lookup(const std::string &symbol, const void **out) const {
   void *sym = nullptr;
   unsigned type = 0;
   size_t size = 0;
@@ -206,7 +223,7 @@ Status SharedObject::lookup(const std::string &symbol,
 }
 
 Status SharedObject::lookupData(const std::string &symbol, const void **data,
-                              size_t *size) const {
+                                size_t *size) const {
   void *sym = nullptr;
   unsigned type = 0;
   VMAPC_RETURN_IF_ERROR(resolve(symbol, &sym, &type, size));

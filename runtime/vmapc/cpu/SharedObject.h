@@ -1,4 +1,5 @@
-//===- SharedObject.h - CPU features and code loading (internal) --*- C++ -*-===//
+//===- SharedObject.h - CPU features and code loading (internal) --*- C++
+//-*-===//
 //
 // What the CPU device needs to run a code object: which CPU features the
 // host has, and loading an x86-64 ELF shared object from memory (memfd +

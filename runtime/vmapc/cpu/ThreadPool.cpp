@@ -33,19 +33,22 @@ unsigned hardwareThreads() {
 Status ThreadPool::create(unsigned threads, size_t stackBytes,
                           std::unique_ptr<ThreadPool> *out) {
   if (threads == 0)
-    return Status::error(StatusCode::kInvalidArgument, "a thread pool needs at least one thread");
+    return Status::error(StatusCode::kInvalidArgument,
+                         "a thread pool needs at least one thread");
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
   pool->threads = threads;
   unsigned numWorkers = threads > 1 ? threads - 1 : 1;
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0)
-    return Status::error(StatusCode::kResourceExhausted, "cannot initialise thread attributes");
+    return Status::error(StatusCode::kResourceExhausted,
+                         "cannot initialise thread attributes");
   if (stackBytes < size_t(PTHREAD_STACK_MIN))
     stackBytes = size_t(PTHREAD_STACK_MIN);
   if (pthread_attr_setstacksize(&attr, stackBytes) != 0) {
     pthread_attr_destroy(&attr);
-    return Status::error(StatusCode::kResourceExhausted, "cannot give worker threads a stack of " +
-                         std::to_string(stackBytes) + " bytes");
+    return Status::error(StatusCode::kResourceExhausted,
+                         "cannot give worker threads a stack of " +
+                             std::to_string(stackBytes) + " bytes");
   }
   pool->workers.reserve(numWorkers);
   for (unsigned i = 0; i < numWorkers; ++i) {
@@ -55,8 +58,9 @@ Status ThreadPool::create(unsigned threads, size_t stackBytes,
     if (pthread_create(&thread, &attr, &ThreadPool::workerMain, pool.get()) !=
         0) {
       pthread_attr_destroy(&attr);
-      return Status::error(StatusCode::kResourceExhausted, "cannot start worker thread " + std::to_string(i) +
-                           " of " + std::to_string(threads));
+      return Status::error(StatusCode::kResourceExhausted,
+                           "cannot start worker thread " + std::to_string(i) +
+                               " of " + std::to_string(threads));
     }
     pool->workers.push_back(static_cast<unsigned long>(thread));
     // Wait until the worker has read its id.
@@ -130,8 +134,8 @@ void ThreadPool::work(unsigned id) {
       active.fetch_add(1, std::memory_order_relaxed);
     }
     uint64_t ran = drain(jobFn, jobContext, jobCount);
-    bool last = ran && done.fetch_add(ran, std::memory_order_acq_rel) + ran ==
-                           jobCount;
+    bool last =
+        ran && done.fetch_add(ran, std::memory_order_acq_rel) + ran == jobCount;
     // Leave the job only now: the next one waits for every worker holding
     // this one's parameters to be gone before it resets the counters.
     active.fetch_sub(1, std::memory_order_release);
@@ -145,8 +149,8 @@ void ThreadPool::work(unsigned id) {
 void ThreadPool::run(uint64_t n, WorkFn work, void *ctx, bool callerHelps) {
   if (n == 0)
     return;
-  unsigned helpers = callerHelps ? threads - 1 : std::min<unsigned>(
-                                                     threads, workers.size());
+  unsigned helpers =
+      callerHelps ? threads - 1 : std::min<unsigned>(threads, workers.size());
   // Workers still leaving the previous job hold its parameters; start the
   // new one when they are gone.
   while (true) {
