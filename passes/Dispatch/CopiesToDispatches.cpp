@@ -12,6 +12,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -54,6 +55,14 @@ struct ArrCopiesToDispatchesPass
             (linalgCopy && linalgCopy.hasPureBufferSemantics()))
           copies.push_back(op);
       });
+      // A copy into a buffer that the next dispatch overwrites without
+      // reading it (a loop carry's initial value, say) is dead.
+      llvm::erase_if(copies, [&](Operation *copy) {
+        if (!overwrittenNext(copy, symbols))
+          return false;
+        copy->erase();
+        return true;
+      });
       for (auto [index, copy] : llvm::enumerate(copies))
         if (failed(outline(entry, copy, index, symbols)))
           return signalPassFailure();
@@ -63,6 +72,33 @@ struct ArrCopiesToDispatchesPass
         if (failed(bindRoots(dispatch, symbols)))
           return signalPassFailure();
     }
+  }
+
+  /// Whether the op right after `copy` is a dispatch that writes the copy's
+  /// whole target and never reads it: its kernel only materializes a result
+  /// into that binding.
+  static bool overwrittenNext(Operation *copy, SymbolTable &symbols) {
+    auto dispatch = dyn_cast_or_null<vmapc::sched::DispatchOp>(
+        copy->getNextNode());
+    if (!dispatch)
+      return false;
+    Value target = copy->getOperand(1);
+    if (llvm::is_contained(dispatch.getInputs(), target))
+      return false;
+    auto outputs = dispatch.getOutputs();
+    auto it = llvm::find(outputs, target);
+    if (it == outputs.end())
+      return false;
+    auto kernel = symbols.lookup<func::FuncOp>(dispatch.getKernel());
+    if (!kernel || kernel.isExternal())
+      return false;
+    unsigned arg = dispatch.getInputs().size() + (it - outputs.begin());
+    return llvm::all_of(
+        kernel.getArgument(arg).getUses(), [](OpOperand &use) {
+          auto write =
+              dyn_cast<bufferization::MaterializeInDestinationOp>(use.getOwner());
+          return write && use.get() == write.getDest();
+        });
   }
 
   /// Binds the buffers that `dispatch`'s operands view (an argument of the

@@ -31,3 +31,10 @@ func.func private @k(%x: memref<4x8xf32>, %y: memref<4xf32>, %n: index {sched.nu
     attributes {sched.kernel, sched.workgroup_count = array<i64: -8, 1, 1>} {
   return
 }
+
+// -----
+
+// A kernel declaration (no body) may carry sched.num_examples: the verifier
+// reads the argument's type from the signature.
+// CHECK-LABEL: func.func private @declared(memref<4xf32>, index {sched.num_examples})
+func.func private @declared(memref<4xf32>, index {sched.num_examples})

@@ -79,3 +79,43 @@ func.func @helper(%a: memref<4xf32>, %b: memref<4xf32>) {
   memref.copy %a, %b : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// A copy through a view whose offset is a loop index: the copy kernel could
+// not rebuild the view from its bindings.
+func.func @e(%x: memref<4xf32> {arr.staging}, %out: memref<8xf32> {arr.output}) attributes {arr.batch = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %j = %c0 to %c2 step %c1 {
+    %o = memref.subview %out[%j] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: ?>>
+    // expected-error @+1 {{copies through a view with a non-constant operand}}
+    memref.copy %x, %o : memref<4xf32> to memref<4xf32, strided<[1], offset: ?>>
+  }
+  return
+}
+
+// -----
+
+// A copy into a buffer that the next dispatch overwrites without reading it
+// is dead and erased; one into a buffer the dispatch reads is kept.
+func.func private @fill(%x: memref<4xf32>, %o: memref<4xf32>) attributes {sched.kernel} {
+  %t = bufferization.to_tensor %x restrict : memref<4xf32> to tensor<4xf32>
+  bufferization.materialize_in_destination %t in restrict writable %o : (tensor<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @dead_copy(
+// CHECK-SAME:      %[[X:.+]]: memref<4xf32> {arr.staging}, %[[Y:.+]]: memref<4xf32> {arr.staging}, %[[OUT:.+]]: memref<4xf32> {arr.output})
+// CHECK-NEXT:    sched.dispatch @fill(%[[X]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK-NEXT:    sched.dispatch @dead_copy_copy_0(%[[Y]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK-NEXT:    sched.dispatch @fill(%[[OUT]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK-NEXT:    return
+func.func @dead_copy(%x: memref<4xf32> {arr.staging}, %y: memref<4xf32> {arr.staging}, %out: memref<4xf32> {arr.output}) attributes {arr.batch = 4 : i64} {
+  memref.copy %y, %out : memref<4xf32> to memref<4xf32>
+  sched.dispatch @fill(%x : memref<4xf32>) outs(%out : memref<4xf32>)
+  memref.copy %y, %out : memref<4xf32> to memref<4xf32>
+  sched.dispatch @fill(%out : memref<4xf32>) outs(%out : memref<4xf32>)
+  return
+}
