@@ -141,10 +141,7 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned numLoops = ranges.size();
   int64_t v = isa.vectorWidth;
-  std::optional<unsigned> p =
-      innermostLoop(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
-  if (p && iterators[*p] != utils::IteratorType::parallel)
-    p.reset();
+  std::optional<unsigned> p = outputInnermostLoop(op);
   auto clamp = [&](unsigned loop, int64_t size) {
     return std::min(size, ranges[loop]);
   };
@@ -168,7 +165,7 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
     return tiling;
   }
 
-  if (reducesAlongOutput(op)) {
+  if (p && reducesAlongOutput(op)) {
     tiling.kind = RegisterTiling::Kind::Tiles;
     tiling.tileSizes.assign(numLoops, 1);
     for (unsigned l = 0; l < numLoops; ++l)
