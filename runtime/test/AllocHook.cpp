@@ -1,7 +1,8 @@
 //===- AllocHook.cpp - Count and fail heap allocations in tests -----------===//
 //
 // See AllocHook.h. Under ASan, replacing malloc fights the sanitizer's own
-// allocator (the binary crashes before main), so ASan's hook is used there.
+// allocator (the binary crashes before main), so ASan's hook counts there and
+// the linker's --wrap (runtime/CMakeLists.txt) fails allocations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,10 +59,63 @@ void onFree(const volatile void *) {}
     __sanitizer_install_malloc_and_free_hooks(onMalloc, onFree);
 } // namespace
 
+bool vmapc_test::underAddressSanitizer() { return true; }
+
+#ifdef VMAPC_TEST_WRAP_MALLOC
+// The test binary is linked with -Wl,--wrap=malloc (and the rest of the
+// family): its own and the static runtime's calls come here, __real_* is
+// ASan's allocator. Counting stays with the hook above.
+extern "C" {
+void *__real_malloc(size_t);
+void *__real_calloc(size_t, size_t);
+void *__real_realloc(void *, size_t);
+void *__real_aligned_alloc(size_t, size_t);
+void *__real_memalign(size_t, size_t);
+int __real_posix_memalign(void **, size_t, size_t);
+}
+
+namespace {
+/// True if an allocation of `bytes` must fail (and sets errno).
+bool mustFail(size_t bytes) {
+  if (bytes < failFrom.load(std::memory_order_relaxed))
+    return false;
+  errno = ENOMEM;
+  return true;
+}
+} // namespace
+
+bool vmapc_test::canFailAllocations() { return true; }
+
+extern "C" {
+void *__wrap_malloc(size_t n) {
+  return mustFail(n) ? nullptr : __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t m) {
+  size_t bytes;
+  if (__builtin_mul_overflow(n, m, &bytes))
+    bytes = SIZE_MAX;
+  return mustFail(bytes) ? nullptr : __real_calloc(n, m);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  return mustFail(n) ? nullptr : __real_realloc(p, n);
+}
+void *__wrap_aligned_alloc(size_t align, size_t n) {
+  return mustFail(n) ? nullptr : __real_aligned_alloc(align, n);
+}
+void *__wrap_memalign(size_t align, size_t n) {
+  return mustFail(n) ? nullptr : __real_memalign(align, n);
+}
+int __wrap_posix_memalign(void **out, size_t align, size_t n) {
+  return mustFail(n) ? ENOMEM : __real_posix_memalign(out, align, n);
+}
+}
+#else
 bool vmapc_test::canFailAllocations() { return false; }
+#endif // VMAPC_TEST_WRAP_MALLOC
 
 #else // !VMAPC_TEST_ASAN
 
+bool vmapc_test::underAddressSanitizer() { return false; }
 bool vmapc_test::canFailAllocations() { return true; }
 
 extern "C" {

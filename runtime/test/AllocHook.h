@@ -6,8 +6,11 @@
 //    glibc;
 //  - under AddressSanitizer, which owns malloc, nothing is replaced: the
 //    counting goes through ASan's malloc hook
-//    (__sanitizer_install_malloc_and_free_hooks), and failing allocations is
-//    not available.
+//    (__sanitizer_install_malloc_and_free_hooks), and the malloc family is
+//    failed through the linker's --wrap (VMAPC_TEST_WRAP_MALLOC, set with
+//    the link flags in runtime/CMakeLists.txt), which reaches the calls of
+//    the test binary and of the static runtime library, not those inside
+//    shared libraries (libstdc++).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +27,12 @@ void startCountingAllocations();
 /// Stops counting and returns the count since the last start.
 uint64_t stopCountingAllocations();
 
-/// Whether `failMallocFamily` works in this build (not under ASan).
+/// Whether `failMallocFamily` works in this build (everywhere but under ASan
+/// without the --wrap link flags).
 bool canFailAllocations();
+/// Whether the test binary runs under AddressSanitizer (which reserves
+/// terabytes of address space, so RLIMIT_AS cannot be lowered).
+bool underAddressSanitizer();
 /// While on, every malloc, calloc, realloc, aligned_alloc, memalign and
 /// posix_memalign call of at least `minBytes` bytes fails (operator new is
 /// not affected, so C++ containers keep working).

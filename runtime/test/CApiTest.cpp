@@ -186,7 +186,8 @@ TEST(CApi, CodesHaveNamesAndTheValuesOfTheCppCodes) {
 // code and a fixed message, and freeing that status is harmless.
 TEST(CApi, AStatusThatCannotBeAllocatedStillReportsItsCode) {
   if (!canFailAllocations())
-    GTEST_SKIP() << "allocation failures cannot be injected under ASan";
+    GTEST_SKIP() << "allocation failures cannot be injected in this build "
+                    "(ASan without the --wrap link flags)";
   vmapc_device *dev = nullptr;
   failMallocFamily(0);
   vmapc_status notFound = vmapc_device_open("tpu", &dev);

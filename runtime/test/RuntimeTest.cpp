@@ -367,7 +367,8 @@ TEST_F(RuntimeTest, ArenaBeyondMemoryIsRefusedBeforeAllocating) {
 
 TEST_F(RuntimeTest, ArenaAllocationFailureIsAnErrorStatus) {
   if (!canFailAllocations())
-    GTEST_SKIP() << "allocation failures cannot be injected under ASan";
+    GTEST_SKIP() << "allocation failures cannot be injected in this build "
+                    "(ASan without the --wrap link flags)";
   Artifact a = makeTestArtifact();
   a.entries[0].name = "affine_4mib"; // code for an arena of 4 MiB
   a.entries[0].arenaBytes = 4 << 20;
