@@ -37,6 +37,15 @@ fn f(x: f32[65536, 65536]) -> f32 {
 
 # -----
 
+# A dimension past the limit after a large one: their product would overflow
+# 64 bits before any check on it (found by arr_frontend_fuzzer).
+fn f(x: f32[2, 3]) -> f32[6] {
+  # expected-error @+1 {{dimension sizes must be from 1 to 2147483647 (or one -1, inferred), got (1921667637, 22147483648)}}
+  return reshape(x, (00000000001921667637, 22147483648));
+}
+
+# -----
+
 fn f(x: f32[2147483647]) -> f32 {
   # expected-error @+1 {{the result of 'concat' would have type f32[4294967294], past the size limits: dimension 0 is 4294967294, more than 2147483647}}
   return sum(concat((x, x), axis=0));
