@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "vmapc/ArtifactFormat.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -57,8 +58,8 @@ struct ArrEmitCpuKernelsPass
     auto field = [&](Type t, int64_t v) {
       return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
     };
-    // kKernelDescriptorMagic, "VMK3" (runtime/vmapc/ArtifactFormat.h).
-    int64_t header[] = {0x334b4d56, numBindings, numScalars, 0};
+    int64_t header[] = {vmapc::kKernelDescriptorMagic, numBindings,
+                        numScalars, 0};
     for (auto [i, v] : llvm::enumerate(header))
       value = LLVM::InsertValueOp::create(b, loc, value, field(i32, v),
                                           ArrayRef<int64_t>{int64_t(i)});
