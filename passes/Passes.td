@@ -68,6 +68,40 @@ def ArrFuseElementwise : Pass<"arr-fuse-elementwise", "::mlir::ModuleOp"> {
                            "::mlir::affine::AffineDialect"];
 }
 
+def ArrFuseSiblings : Pass<"arr-fuse-siblings", "::mlir::ModuleOp"> {
+  let summary = "Fuses elementwise linalg.generic ops that read a common input";
+  let description = [{
+    Sibling (multi-output) fusion, as XLA's: all-parallel linalg.generic ops
+    on tensors of one block that read a common tensor (directly or through
+    other siblings), have the same static loop bounds, read none of their
+    `outs`, do not depend on one another and whose results are not
+    inserted into a larger tensor become one generic, at the first of them
+    or the last as their uses allow, with the inputs of all (each once),
+    the outputs of each and their payloads one after another, while the
+    fused payload holds at
+    most `max-payload-ops` ops and the fused op has at most `max-operands`
+    inputs and outputs. The common input is read once, and N small
+    kernels become one (each kernel is tiled, vectorized and compiled for
+    every ISA level: 1600 outputs x + k took 72 s to compile as 1600
+    kernels, 15 s as 26).
+
+    ```mlir
+    %a = linalg.generic ins(%x) outs(%e0) { addf %in, %c1 }
+    %b = linalg.generic ins(%x) outs(%e1) { mulf %in, %c2 }
+    // becomes
+    %a, %b = linalg.generic ins(%x) outs(%e0, %e1) { addf ..., mulf ... }
+    ```
+  }];
+  let options = [
+    Option<"maxPayloadOps", "max-payload-ops", "unsigned", /*default=*/"256",
+           "The most ops a fused payload holds (its yield included)">,
+    Option<"maxOperands", "max-operands", "unsigned", /*default=*/"64",
+           "The most inputs and outputs a fused op has">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Plans every intermediate buffer into one static arena";
   let description = [{

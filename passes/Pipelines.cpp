@@ -24,6 +24,7 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
   pm.addPass(createConvertArrToLinalg());
   pm.addPass(createArrFuseElementwise());
+  pm.addPass(createArrFuseSiblings());
   // What a loop body reads but does not change, computed once (`U @ x` in
   // `h = tanh(W @ h + U @ x)`).
   pm.addPass(createLoopInvariantCodeMotionPass());
