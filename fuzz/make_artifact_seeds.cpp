@@ -10,7 +10,10 @@
 // passing n and loop indices; every dtype, ranks 0-3, mapped axes first,
 // inner and last, unmapped arguments with and without staging slots, shared
 // input/output slots, an entry that pads; one entry each and all together
-// with a code object per ISA level. Made with the current writer, so the
+// with a code object per ISA level; all together with CUDA code alone (a
+// cubin, which is a 64-byte ELF header for NVIDIA GPUs, and PTX text, with
+// their launch records) and with CPU and CUDA code, every argument given a
+// staging slot as CUDA code needs. Made with the current writer, so the
 // seeds follow the format version of the tree. The build also compiles real
 // programs into seeds (fuzz/CMakeLists.txt).
 //
@@ -87,6 +90,42 @@ Command loop(uint64_t trips, uint32_t body) {
   c.tripCount = trips;
   c.bodySize = body;
   return c;
+}
+
+std::string cubinHeader() {
+  std::string h = elfHeader();
+  h[16] = 2;         // ET_EXEC
+  h[18] = char(190); // EM_CUDA
+  return h;
+}
+
+/// A CUDA object with launch records of various blocks and shared bytes.
+CodeObject cudaObject(CodeKind kind, std::string bytes, size_t numKernels) {
+  CodeObject o;
+  o.kind = kind;
+  o.level = "sm_90";
+  o.bytes = std::move(bytes);
+  for (size_t k = 0; k < numKernels; ++k) {
+    GpuLaunch l;
+    l.block[0] = uint32_t(32 << (k % 4));
+    l.block[1] = uint32_t(1 + k % 2);
+    l.sharedBytes = uint32_t(512 * k);
+    o.launches.push_back(l);
+  }
+  return o;
+}
+
+/// Gives each argument without a staging slot one after the entry's arena.
+EntryInfo withEverySlot(EntryInfo e) {
+  uint64_t end = (e.arenaBytes + 63) / 64 * 64;
+  for (auto *list : {&e.inputs, &e.outputs})
+    for (ArgInfo &a : *list)
+      if (!a.hasStaging()) {
+        a.stagingOffset = end;
+        end += (uint64_t(exampleBytes(a)) + 63) / 64 * 64;
+      }
+  e.arenaBytes = end;
+  return e;
 }
 
 CodeObject codeObject(const char *level, std::vector<std::string> features) {
@@ -195,5 +234,17 @@ int main(int argc, char **argv) {
                      codeObject("x86-64-v3", {"x86-64-v3", "avx2", "fma"}),
                      codeObject("x86-64-v4", {"x86-64-v4"})};
   ok &= write(dir, "all", all);
+  Artifact cuda;
+  cuda.kernels = kernels;
+  for (const EntryInfo &e : entries)
+    cuda.entries.push_back(withEverySlot(e));
+  cuda.codeObjects = {
+      cudaObject(CodeKind::CudaCubin, cubinHeader(), kernels.size()),
+      cudaObject(CodeKind::CudaPtx, ".version 8.0\n.target sm_90\n",
+                 kernels.size())};
+  ok &= write(dir, "cuda", cuda);
+  cuda.codeObjects.insert(cuda.codeObjects.begin(),
+                          codeObject("x86-64", {"sse2"}));
+  ok &= write(dir, "cpu-cuda", cuda);
   return ok ? 0 : 1;
 }

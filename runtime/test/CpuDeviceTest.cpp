@@ -145,6 +145,64 @@ TEST(ChooseCodeObject, PicksTheBestLevelTheHostRuns) {
   EXPECT_EQ(index, 99u);
 }
 
+TEST(ChooseCodeObject, SkipsCudaObjects) {
+  Artifact a;
+  a.codeObjects.push_back(
+      cudaCodeObject(CodeKind::CudaCubin, "sm_90", cubinElfHeader(), 0));
+  a.codeObjects.push_back(testCodeObject("x86-64", ""));
+  a.codeObjects.push_back(
+      cudaCodeObject(CodeKind::CudaPtx, "sm_90", ".version 8.0\n", 0));
+  auto any = [](const std::string &) { return true; };
+  size_t index = 99;
+  ASSERT_TRUE(cpu::chooseCodeObject(a, "", &index, any).ok());
+  EXPECT_EQ(index, 1u);
+  // A CUDA object's level is no ISA level.
+  Status s = cpu::chooseCodeObject(a, "sm_90", &index, any);
+  EXPECT_EQ(s.message(), "the artifact has no code for ISA level 'sm_90'");
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  a.codeObjects.erase(a.codeObjects.begin() + 1);
+  s = cpu::chooseCodeObject(a, "", &index, any);
+  EXPECT_EQ(s.message(), "the artifact has no code for the CPU (it was "
+                         "compiled with --target=cuda)");
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  s = cpu::chooseCodeObject(a, "x86-64", &index, any);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(index, 1u);
+}
+
+// An artifact compiled with --target=cpu,cuda runs on the CPU from its CPU
+// code (entries whose arguments are all mapped: their staging slots are the
+// ones the stand-in code's descriptors were written for).
+TEST_F(CpuDeviceTest, ArtifactWithCudaCodeRunsOnTheCpu) {
+  Artifact a = makeTestArtifact();
+  std::vector<EntryInfo> entries;
+  for (const EntryInfo &e : a.entries)
+    if (e.name == "twostep" || e.name == "axis1")
+      entries.push_back(e);
+  a.entries = entries;
+  size_t k = a.kernels.size();
+  a.codeObjects.insert(
+      a.codeObjects.begin(),
+      cudaCodeObject(CodeKind::CudaCubin, "sm_90", cubinElfHeader(), k));
+  a.codeObjects.push_back(
+      cudaCodeObject(CodeKind::CudaPtx, "sm_90", ".version 8.0\n", k));
+  std::unique_ptr<Executable> e = load(a);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->codeLevel(), kCpuIsaLevels[bestHostLevel()]);
+  float x[4] = {1, 2, 3, 4}, y[4] = {};
+  Status s = e->run("twostep", {HostArray{x, DType::F32, {1, 4}}},
+                    {MutableHostArray{y, DType::F32, {1, 4}}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(y[i], 6 * x[i] * x[i] + 36) << i;
+  // Without its CPU code, the CPU device refuses it.
+  a.codeObjects = {a.codeObjects.front(), a.codeObjects.back()};
+  s = loadError(a);
+  EXPECT_EQ(s.message(), "the artifact has no code for the CPU (it was "
+                         "compiled with --target=cuda)");
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+}
+
 TEST(CpuDeviceOptions, ValuesAndErrors) {
   ScopedEnv isa("VMAPC_CPU_ISA", nullptr);
   ScopedEnv threads("VMAPC_CPU_THREADS", nullptr);

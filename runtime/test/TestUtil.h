@@ -181,6 +181,60 @@ inline std::vector<vmapc::CodeObject> testCodeObjects() {
           testCodeObject("x86-64-v4", readFileBytes(VMAPC_TEST_KERNELS_V4))};
 }
 
+/// The first 64 bytes of a cubin, all the validator reads of one: an ELF64
+/// little-endian header for NVIDIA GPUs (EM_CUDA = 190, ET_EXEC).
+inline std::string cubinElfHeader() {
+  std::string h(64, '\0');
+  h[0] = 0x7f, h[1] = 'E', h[2] = 'L', h[3] = 'F';
+  h[4] = 2;          // ELFCLASS64
+  h[5] = 1;          // ELFDATA2LSB
+  h[6] = 1;          // EV_CURRENT
+  h[16] = 2;         // ET_EXEC
+  h[18] = char(190); // EM_CUDA
+  h[20] = 1;         // e_version
+  h[52] = 64;        // e_ehsize
+  return h;
+}
+
+/// A CUDA code object of `kind` for `level` holding `bytes`, with a launch
+/// record per kernel of `numKernels`: kernel k runs blocks of
+/// (32 (k + 1), 2, 1) threads with 1024 k bytes of dynamic shared memory.
+inline vmapc::CodeObject cudaCodeObject(vmapc::CodeKind kind,
+                                        const std::string &level,
+                                        std::string bytes, size_t numKernels) {
+  vmapc::CodeObject o;
+  o.kind = kind;
+  o.level = level;
+  o.bytes = std::move(bytes);
+  for (size_t k = 0; k < numKernels; ++k) {
+    vmapc::GpuLaunch l;
+    l.block[0] = uint32_t(32 * (k % 16 + 1));
+    l.block[1] = 2;
+    l.sharedBytes = uint32_t(1024 * k);
+    o.launches.push_back(l);
+  }
+  return o;
+}
+
+/// Gives every argument of `a` without a staging slot one, after the
+/// entry's arena (which grows), as an artifact with CUDA code needs.
+inline void giveEveryArgumentASlot(vmapc::Artifact &a) {
+  for (vmapc::EntryInfo &e : a.entries) {
+    uint64_t end = (e.arenaBytes + 255) / 256 * 256;
+    for (auto *list : {&e.inputs, &e.outputs})
+      for (vmapc::ArgInfo &arg : *list) {
+        if (arg.hasStaging())
+          continue;
+        arg.stagingOffset = end;
+        uint64_t bytes = uint64_t(vmapc::exampleBytes(arg));
+        if (arg.isMapped())
+          bytes *= e.batchSize;
+        end += (bytes + 255) / 256 * 256;
+      }
+    e.arenaBytes = end;
+  }
+}
+
 /// The manifest of the kernels and entries in TestKernels.h around `code`.
 inline vmapc::Artifact
 makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {

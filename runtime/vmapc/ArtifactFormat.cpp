@@ -41,6 +41,18 @@ const char *dtypeName(DType dtype) {
   return "invalid";
 }
 
+const char *codeKindName(CodeKind kind) {
+  switch (kind) {
+  case CodeKind::CpuElf:
+    return "x86-64 ELF";
+  case CodeKind::CudaCubin:
+    return "CUDA cubin";
+  case CodeKind::CudaPtx:
+    return "CUDA PTX";
+  }
+  return "unknown";
+}
+
 uint64_t fnv1a64(const void *data, size_t size) {
   const auto *p = static_cast<const unsigned char *>(data);
   uint64_t h = 0xcbf29ce484222325ull;
@@ -391,21 +403,115 @@ Status validateEntry(const EntryInfo &e,
   return validateSchedule(e, kernels);
 }
 
-static Status validateElf(const std::string &where, std::string_view c) {
-  // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
+/// An ELF header's e_ident class and data bytes and its u16 e_type and
+/// e_machine, or false for fewer bytes than an ELF64 header or no ELF magic.
+static bool readElfHeader(std::string_view c, uint16_t *type,
+                          uint16_t *machine) {
   if (c.size() < 64 || std::memcmp(c.data(),
                                    "\x7f"
                                    "ELF",
                                    4) != 0)
-    return invalid(where + " is not an ELF object");
+    return false;
   auto u16At = [&](size_t off) {
     return uint16_t(uint8_t(c[off]) | (uint8_t(c[off + 1]) << 8));
   };
-  if (c[4] != 2 /*ELFCLASS64*/ || c[5] != 1 /*ELFDATA2LSB*/ ||
-      u16At(18) != 62 /*EM_X86_64*/)
+  // ELFCLASS64, ELFDATA2LSB: anything else reads as machine 0.
+  bool le64 = c[4] == 2 && c[5] == 1;
+  *type = u16At(16);
+  *machine = le64 ? u16At(18) : 0;
+  return true;
+}
+
+static Status validateElf(const std::string &where, std::string_view c) {
+  // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
+  uint16_t type = 0, machine = 0;
+  if (!readElfHeader(c, &type, &machine))
+    return invalid(where + " is not an ELF object");
+  if (machine != 62 /*EM_X86_64*/)
     return invalid(where + " is not an x86-64 ELF object");
-  if (u16At(16) != 3 /*ET_DYN*/)
+  if (type != 3 /*ET_DYN*/)
     return invalid(where + " is not an ELF shared object (ET_DYN)");
+  return Status();
+}
+
+/// A cubin: a little-endian ELF64 object for NVIDIA GPUs (EM_CUDA, 190).
+/// PTX: text without a NUL byte.
+static Status validateCudaCode(const std::string &where, CodeKind kind,
+                               std::string_view c) {
+  if (kind == CodeKind::CudaPtx) {
+    size_t nul = c.find('\0');
+    if (nul != std::string_view::npos)
+      return invalid(where + " is PTX with a NUL byte at offset " +
+                     std::to_string(nul));
+    return Status();
+  }
+  uint16_t type = 0, machine = 0;
+  if (!readElfHeader(c, &type, &machine) || machine != 190 /*EM_CUDA*/)
+    return invalid(where + " is not a CUDA cubin (an ELF object for NVIDIA "
+                           "GPUs, EM_CUDA)");
+  return Status();
+}
+
+/// "sm_" and 2 or 3 digits.
+static bool isSmArchitecture(const std::string &level) {
+  if (level.size() < 5 || level.size() > 6 || level.compare(0, 3, "sm_") != 0)
+    return false;
+  return std::all_of(level.begin() + 3, level.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+static Status unsupportedKind(size_t index, uint32_t kind) {
+  return Status::error(StatusCode::kUnimplemented,
+                       "code object #" + std::to_string(index) +
+                           ": unsupported kind " + std::to_string(kind) +
+                           " (this runtime supports 1 = x86-64 ELF, 2 = CUDA "
+                           "cubin, 3 = CUDA PTX)");
+}
+
+/// The launch records of CUDA object `where` against the kernels.
+static Status validateLaunches(const std::string &where, const CodeObject &o,
+                               const std::vector<KernelInfo> &kernels) {
+  if (o.launches.size() != kernels.size())
+    return invalid(where + ": " + std::to_string(o.launches.size()) +
+                   " launch records for " + std::to_string(kernels.size()) +
+                   " kernels");
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const GpuLaunch &l = o.launches[k];
+    std::string at = where + ": kernel '" + kernels[k].name + "': ";
+    for (int d = 0; d < 3; ++d)
+      if (l.block[d] == 0)
+        return invalid(at + "block dimension " + "xyz"[d] +
+                       " is 0 (each is at least 1)");
+    // Each dimension past the limit makes the product pass it too; below
+    // it, the product fits in 64 bits.
+    uint64_t threads = 1;
+    for (uint32_t b : l.block)
+      threads *= std::min<uint64_t>(b, kMaxGpuThreadsPerBlock + 1);
+    if (threads > kMaxGpuThreadsPerBlock)
+      return outOfRange(at + "a block of " + std::to_string(l.block[0]) +
+                        " x " + std::to_string(l.block[1]) + " x " +
+                        std::to_string(l.block[2]) + " threads, more than " +
+                        std::to_string(kMaxGpuThreadsPerBlock));
+    if (l.sharedBytes > kMaxGpuSharedBytes)
+      return outOfRange(at + std::to_string(l.sharedBytes) +
+                        " bytes of dynamic shared memory, more than " +
+                        std::to_string(kMaxGpuSharedBytes));
+  }
+  return Status();
+}
+
+/// With a CUDA code object, every argument has a staging slot.
+static Status checkCudaStaging(const std::vector<EntryInfo> &entries) {
+  for (const EntryInfo &e : entries)
+    for (auto [list, kind] :
+         {std::pair{&e.inputs, "input"}, std::pair{&e.outputs, "output"}})
+      for (const ArgInfo &arg : *list)
+        if (!arg.hasStaging())
+          return invalid(std::string(kind) + " '" + arg.name + "' of entry '" +
+                         e.name +
+                         "' has no staging slot, which a CUDA code object "
+                         "needs");
   return Status();
 }
 
@@ -441,30 +547,52 @@ static Status validate(const Artifact &artifact,
   if (artifact.codeObjects.size() > kMaxCodeObjects)
     return outOfRange("more than " + std::to_string(kMaxCodeObjects) +
                       " code objects");
-  std::set<std::string> levels;
+  std::set<std::pair<CodeKind, std::string>> levels;
+  bool hasCuda = false;
   for (size_t i = 0; i < artifact.codeObjects.size(); ++i) {
     const CodeObject &o = artifact.codeObjects[i];
     std::string where = "code object #" + std::to_string(i);
-    if (o.kind != CodeKind::CpuElf)
-      return Status::error(StatusCode::kUnimplemented,
-                           where + ": unsupported kind " +
-                               std::to_string(uint32_t(o.kind)) +
-                               " (this runtime supports 1 = x86-64 ELF)");
-    if (std::find_if(std::begin(kCpuIsaLevels), std::end(kCpuIsaLevels),
-                     [&](const char *l) { return o.level == l; }) ==
-        std::end(kCpuIsaLevels))
+    bool cuda = isCudaCode(o.kind);
+    if (o.kind != CodeKind::CpuElf && !cuda)
+      return unsupportedKind(i, uint32_t(o.kind));
+    hasCuda |= cuda;
+    if (!cuda && std::find_if(std::begin(kCpuIsaLevels),
+                              std::end(kCpuIsaLevels), [&](const char *l) {
+                                return o.level == l;
+                              }) == std::end(kCpuIsaLevels))
       return Status::error(StatusCode::kUnimplemented,
                            where + ": unknown ISA level '" + o.level +
                                "' (x86-64, x86-64-v3, x86-64-v4)");
-    if (!levels.insert(o.level).second)
-      return invalid(where + ": a second object for level '" + o.level + "'");
+    if (cuda && !isSmArchitecture(o.level))
+      return invalid(where + ": SM architecture '" + o.level +
+                     "' is not sm_ and 2 or 3 digits (sm_90)");
+    if (!levels.insert({o.kind, o.level}).second)
+      return invalid(where + ": a second " +
+                     (cuda ? std::string(codeKindName(o.kind)) + " object"
+                           : std::string("object")) +
+                     " for level '" + o.level + "'");
+    where += " (" + o.level + ")";
     if (o.cpuFeatures.size() > kMaxCpuFeatures)
-      return outOfRange(where + ": more than " +
+      return outOfRange("code object #" + std::to_string(i) + ": more than " +
                         std::to_string(kMaxCpuFeatures) + " CPU features");
     for (const std::string &f : o.cpuFeatures)
-      VMAPC_RETURN_IF_ERROR(checkName(f, where + " CPU feature name"));
-    VMAPC_RETURN_IF_ERROR(validateElf(where + " (" + o.level + ")", code[i]));
+      VMAPC_RETURN_IF_ERROR(checkName(f, "code object #" + std::to_string(i) +
+                                             " CPU feature name"));
+    if (!cuda) {
+      if (!o.launches.empty())
+        return invalid(where + ": a CPU object has no launch records, it has " +
+                       std::to_string(o.launches.size()));
+      VMAPC_RETURN_IF_ERROR(validateElf(where, code[i]));
+      continue;
+    }
+    if (!o.cpuFeatures.empty())
+      return invalid(where + ": a CUDA object has no CPU features, it has " +
+                     std::to_string(o.cpuFeatures.size()));
+    VMAPC_RETURN_IF_ERROR(validateLaunches(where, o, artifact.kernels));
+    VMAPC_RETURN_IF_ERROR(validateCudaCode(where, o.kind, code[i]));
   }
+  if (hasCuda)
+    VMAPC_RETURN_IF_ERROR(checkCudaStaging(artifact.entries));
   return Status();
 }
 
@@ -713,6 +841,12 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
     m.u32(uint32_t(o.cpuFeatures.size()));
     for (const std::string &f : o.cpuFeatures)
       m.str(f);
+    if (isCudaCode(o.kind))
+      for (const GpuLaunch &l : o.launches) {
+        for (uint32_t b : l.block)
+          m.u32(b);
+        m.u32(l.sharedBytes);
+      }
     m.u64(codeSize);
     m.u64(o.bytes.size());
     codeSize = *end;
@@ -996,8 +1130,15 @@ static Status readManifest(ByteReader &r, Artifact *a,
   if (numObjects > kMaxCodeObjects || numObjects > r.remaining() / 29)
     return dataLoss("bad code object count " + std::to_string(numObjects));
   a->codeObjects.resize(numObjects);
-  for (CodeObject &o : a->codeObjects) {
-    o.kind = CodeKind(r.u32());
+  for (size_t i = 0; i < numObjects; ++i) {
+    CodeObject &o = a->codeObjects[i];
+    uint32_t kind = r.u32();
+    if (r.failed())
+      return truncatedManifest(r);
+    // The kind says which fields follow.
+    o.kind = CodeKind(kind);
+    if (o.kind != CodeKind::CpuElf && !isCudaCode(o.kind))
+      return unsupportedKind(i, kind);
     r.str(&o.level);
     uint32_t numFeatures = r.u32();
     if (r.failed())
@@ -1008,6 +1149,17 @@ static Status readManifest(ByteReader &r, Artifact *a,
     for (std::string &f : o.cpuFeatures)
       if (!r.str(&f))
         return truncatedManifest(r);
+    if (isCudaCode(o.kind)) {
+      // A launch record per kernel, 16 bytes each.
+      if (uint64_t(a->kernels.size()) * 16 > r.remaining())
+        return truncatedManifest(r);
+      o.launches.resize(a->kernels.size());
+      for (GpuLaunch &l : o.launches) {
+        for (uint32_t &b : l.block)
+          b = r.u32();
+        l.sharedBytes = r.u32();
+      }
+    }
     uint64_t offset = r.u64();
     uint64_t size = r.u64();
     if (r.failed())

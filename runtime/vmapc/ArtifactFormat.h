@@ -1,4 +1,4 @@
-//===- ArtifactFormat.h - The .vmapc artifact format, version 3 -*- C++ -*-===//
+//===- ArtifactFormat.h - The .vmapc artifact format, version 4 -*- C++ -*-===//
 //
 // This header is THE definition of the `.vmapc` file format. The compiler
 // writes artifacts with `serializeArtifact`; the runtime reads them with
@@ -12,12 +12,14 @@
 // itself, not deliberate tampering (see docs/runtime.md, "Trust model").
 //
 // What an artifact holds (docs/design.md, "Code generation"): kernels, each
-// compiled into every code object (one x86-64 ELF shared object per ISA
-// level); per exported entry, its arguments, its arena and the schedule of
-// dispatches of those kernels that computes a chunk of examples
-// (vmapc/Schedule.h).
+// compiled into every code object (for the CPU, one x86-64 ELF shared object
+// per ISA level; for CUDA, a cubin and the PTX for one SM architecture, with
+// a launch record per kernel); per exported entry, its arguments, its arena
+// and the schedule of dispatches of those kernels that computes a chunk of
+// examples (vmapc/Schedule.h). An artifact may hold CPU objects, CUDA
+// objects or both; a device loads the objects it can run.
 //
-// ## File layout (format version 3)
+// ## File layout (format version 4)
 //
 // All integers are little-endian. Offsets and sizes are in bytes, counted from
 // the first byte of the file.
@@ -25,7 +27,7 @@
 //   Offset  Size  Field
 //   ------  ----  -----------------------------------------------------------
 //        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
-//        8     4  u32 format version (= 3)
+//        8     4  u32 format version (= 4)
 //       12     4  u32 reserved, must be 0
 //       16     8  u64 manifest offset (= 64: the manifest follows the header)
 //       24     8  u64 manifest size
@@ -85,12 +87,22 @@
 //       loop: u64 trip count (<= kMaxTripCount), u32 body size: the next
 //            that many commands (nested loops counted with their bodies)
 //   u32 code object count M (1 <= M <= kMaxCodeObjects), then M objects:
-//     u32  kind (`CodeKind`: 1 = x86-64 ELF shared object)
-//     str  level: the ISA level ("x86-64", "x86-64-v3", "x86-64-v4")
+//     u32  kind (`CodeKind`: 1 = x86-64 ELF shared object, 2 = CUDA cubin,
+//          3 = CUDA PTX); a reader stops at another kind (it cannot know
+//          the size of its fields)
+//     str  level: the ISA level of a CPU object ("x86-64", "x86-64-v3",
+//          "x86-64-v4"), the SM architecture of a CUDA object ("sm_90":
+//          "sm_" and 2 or 3 digits)
 //     u32  CPU feature count F (<= kMaxCpuFeatures), then F `str`s: what the
 //          code needs, as GCC's __builtin_cpu_supports names them ("avx2",
 //          "fma", "avx512f", ...); the loader skips an object the host
-//          cannot run
+//          cannot run. F = 0 for a CUDA object.
+//     CUDA objects (kinds 2 and 3) only: K launch records (K = the kernel
+//          count), in kernel order, 16 bytes each (`GpuLaunch`):
+//            u32 x 3  threads per block along x, y, z (each >= 1, their
+//                     product <= kMaxGpuThreadsPerBlock = 1024)
+//            u32      dynamic shared memory bytes per block
+//                     (<= kMaxGpuSharedBytes = 232448)
 //     u64  offset (from the code offset, a multiple of 16), u64 size (> 0)
 //
 // The manifest must be consumed exactly: trailing manifest bytes are an error.
@@ -115,8 +127,14 @@
 //   intervals). The runtime gathers a chunk into its slot when it cannot
 //   pass the user's buffer in place (a partial chunk, a mapped axis that is
 //   not outermost) and scatters outputs back from theirs.
-// * Unmapped arguments are passed once, in place; their staging offset is
-//   normally none and is ignored.
+// * Unmapped arguments are passed once, in place, on the CPU; there their
+//   staging offset is normally none and is ignored.
+// * An artifact with a CUDA code object gives every argument of every entry
+//   (mapped or not) a staging slot: on a GPU, the code reads a copy of each
+//   host array in the arena. The runtime copies an unmapped input into its
+//   slot once per call, before the first chunk, so the plan keeps that slot
+//   live for the whole schedule (if an output slot or an arena binding
+//   shares its bytes, the runtime copies it again before every chunk).
 // * Schedules: every dispatch names a kernel and gives exactly its bindings
 //   and scalars; an input or output binding names an argument of the entry
 //   and the kernel accesses at most that argument's bytes (B examples, or
@@ -127,12 +145,17 @@
 //   multiply to at most kMaxTripCount.
 // * Kernels: workgroup counts are nonzero (a constant at most kMaxWorkgroups,
 //   a tile at most B of every entry that dispatches it), scratch at most
-//   kMaxScratchBytes. Code objects: known kind and level, non-empty,
-//   16-byte aligned, inside the code and disjoint.
+//   kMaxScratchBytes. Code objects: known kind and level, at most one per
+//   kind and level, non-empty, 16-byte aligned, inside the code and
+//   disjoint. A CPU object is an x86-64 ELF shared object (ET_DYN) with no
+//   launch records; a cubin is an ELF object for NVIDIA GPUs (EM_CUDA), PTX
+//   is text without a NUL byte (the loader appends the terminator the
+//   driver wants); a CUDA object has no CPU features and one launch record
+//   per kernel, within the limits above.
 //
-// ## Calling convention of the code (the ABI the compiler emits)
+// ## Calling convention of the CPU code (the ABI the compiler emits)
 //
-// Every code object exports, per kernel NAME,
+// Every CPU code object exports, per kernel NAME,
 //
 //   extern "C" void vmapc_kernel_NAME(void *const *bindings,
 //                                      const int64_t *scalars,
@@ -152,6 +175,24 @@
 // that a manifest edited apart from its code is refused. The code may read
 // inputs and write outputs and the arena only, through its bindings; it
 // must call nothing but libc and libm.
+//
+// ## Calling convention of the CUDA code
+//
+// A cubin or PTX module holds, per kernel NAME,
+//
+//   .visible .entry vmapc_kernel_NAME(.param .u64 binding_0, ...,
+//                                     .param .u64 binding_{B-1},
+//                                     .param .u64 scalar_0, ...,
+//                                     .param .u64 scalar_{S-1})
+//
+// one device pointer per binding (arena + offset, an argument's staging
+// slot, or a caller's device array), then one s64 per scalar. The runtime
+// launches it once per dispatch with gridDim = the dispatch's workgroup
+// counts for the chunk (nothing when one is 0; workgroup (x, y, z) is
+// blockIdx), blockDim = the object's launch record for the kernel and that
+// many bytes of dynamic shared memory; dispatches run in order on one
+// stream. The kernel and entry descriptors below are module globals with the
+// same names and bytes (little-endian), read back at load.
 //
 // ## The entry descriptor (version 1)
 //
@@ -175,7 +216,8 @@
 //   7+2k  argument k: mapped axis (as i64; -1 = none)
 //
 // The loader (Executable::loadBytes) resolves it in the code object (an
-// ELF object symbol of at least (6 + 2 (I + O)) x 8 bytes) and refuses, as
+// ELF object symbol, or a CUDA module global, of at least (6 + 2 (I + O)) x
+// 8 bytes) and refuses, as
 // kDataLoss naming the field, a manifest that disagrees with it: a manifest
 // edited apart from its code would make the runtime pass buffers of the
 // wrong size. Like the checksum, it catches mismatch, not tampering.
@@ -201,7 +243,7 @@ namespace vmapc {
 /// The 8 magic bytes at offset 0.
 inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
 /// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 /// Size of the fixed header; the manifest starts here.
 inline constexpr uint64_t kHeaderBytes = 64;
 /// The code offset is a multiple of this.
@@ -229,6 +271,11 @@ inline constexpr uint64_t kMaxTripCount = uint64_t(1) << 32;
 inline constexpr int64_t kMaxWorkgroups = int64_t(1) << 31;
 /// Per-workgroup scratch a CPU kernel may keep on its stack.
 inline constexpr uint64_t kMaxScratchBytes = uint64_t(64) << 20;
+/// Threads of one CUDA thread block (the product of its three dims), and
+/// its dynamic shared memory in bytes (227 KiB, what sm_90 lets a block
+/// opt in to; a device with less refuses the kernel at load).
+inline constexpr uint32_t kMaxGpuThreadsPerBlock = 1024;
+inline constexpr uint32_t kMaxGpuSharedBytes = 232448;
 /// Inputs of an entry, and (separately) its outputs.
 inline constexpr size_t kMaxArgs = 4096;
 /// The one size limit: every byte count computed from an artifact, a .npy
@@ -249,6 +296,27 @@ enum class CodeKind : uint32_t {
   /// A position-independent x86-64 ELF shared object (ET_DYN), loaded with
   /// dlopen, compiled for one ISA level.
   CpuElf = 1,
+  /// A CUDA cubin (an ELF object for NVIDIA GPUs) for one SM architecture,
+  /// loaded with cuModuleLoadData.
+  CudaCubin = 2,
+  /// The same kernels as PTX text (no NUL byte), which the CUDA driver
+  /// compiles when it loads it (its JIT): the fallback for a device or
+  /// driver that refuses the cubin.
+  CudaPtx = 3,
+};
+
+/// Whether `kind` is a CUDA code object (cubin or PTX).
+inline bool isCudaCode(CodeKind kind) {
+  return kind == CodeKind::CudaCubin || kind == CodeKind::CudaPtx;
+}
+/// "x86-64 ELF", "CUDA cubin", "CUDA PTX" (or "unknown").
+const char *codeKindName(CodeKind kind);
+
+/// How a CUDA code object launches one kernel: the threads of a block and
+/// its dynamic shared memory. Static shared memory is inside the kernel.
+struct GpuLaunch {
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedBytes = 0;
 };
 
 /// The x86-64 ISA levels a CPU code object may be compiled for, lowest
@@ -269,8 +337,8 @@ struct KernelDescriptor {
   /// binding, as the manifest's `KernelInfo::bindingBytes`.
   uint64_t bindingBytes[1];
 };
-/// "VMK3": a kernel descriptor of format version 3.
-inline constexpr uint32_t kKernelDescriptorMagic = 0x334b4d56;
+/// "VMK4": a kernel descriptor of format version 4.
+inline constexpr uint32_t kKernelDescriptorMagic = 0x344b4d56;
 
 /// Element types. Stored as one byte in the manifest.
 enum class DType : uint8_t {
@@ -322,10 +390,15 @@ struct EntryInfo {
 /// One compiled form of every kernel.
 struct CodeObject {
   CodeKind kind = CodeKind::CpuElf;
-  /// The ISA level it is compiled for (one of kCpuIsaLevels).
+  /// The ISA level a CPU object is compiled for (one of kCpuIsaLevels), or
+  /// the SM architecture of a CUDA object ("sm_90").
   std::string level;
-  /// CPU features the code needs (GCC's __builtin_cpu_supports names).
+  /// CPU features the code needs (GCC's __builtin_cpu_supports names);
+  /// empty for a CUDA object.
   std::vector<std::string> cpuFeatures;
+  /// CUDA objects: one per kernel, in `Artifact::kernels` order. Empty for
+  /// a CPU object.
+  std::vector<GpuLaunch> launches;
   /// The object's bytes.
   std::string bytes;
 };
@@ -408,9 +481,12 @@ std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
                                    size_t rank);
 
 /// Checks the semantic rules above (names, counts, ranks, dims, axes, sizes,
-/// staging slots, code header). Does not check the host CPU. Errors are
-/// kOutOfRange past a limit, else kInvalidArgument, with a message naming
-/// the field.
+/// staging slots, code header, launch records). Does not check the host CPU
+/// or GPU. Errors are kOutOfRange past a limit, kUnimplemented for an
+/// unknown code kind or CPU ISA level, else kInvalidArgument, with a message
+/// naming the field: e.g. "code object #1 (sm_90): kernel 'k': a block of
+/// 2048 threads (64 x 32 x 1), more than 1024", "input 'x' of entry 'e' has
+/// no staging slot, which a CUDA code object needs".
 Status validateArtifact(const Artifact &artifact);
 
 /// The rules of one kernel alone.
@@ -435,7 +511,7 @@ Status writeArtifactFile(const Artifact &artifact, const std::string &path);
 /// `*fileSize`. A reader calls this before it reads, or allocates for, the
 /// rest of a file. Errors: kDataLoss "truncated artifact: N bytes, smaller
 /// than the 72-byte minimum", "bad magic: not a .vmapc artifact", "declared
-/// file size N is ...", kUnimplemented "runtime supports format 2, artifact
+/// file size N is ...", kUnimplemented "runtime supports format 4, artifact
 /// has N", kOutOfRange for a file size not below kMaxArrayBytes.
 Status checkArtifactHeader(const void *data, size_t size, uint64_t *fileSize);
 
@@ -456,8 +532,9 @@ Status readArtifactFile(const std::string &path, HostBuffer *bytes);
 /// those of checkArtifactHeader; kDataLoss "truncated artifact: header says
 /// N bytes, got M", "artifact has N trailing bytes ...", "checksum mismatch:
 /// the artifact is corrupt", and a message naming the offending field for a
-/// field out of bounds or a broken rule; kUnimplemented "unsupported target
-/// N"; kOutOfRange for a size past a limit.
+/// field out of bounds or a broken rule; kUnimplemented "code object #I:
+/// unsupported kind N (...)" or an unknown ISA level; kOutOfRange for a size
+/// past a limit.
 Status parseArtifact(const void *data, size_t size, Artifact *out);
 
 /// As parseArtifact, but leaves every `CodeObject::bytes` empty and sets

@@ -4,13 +4,13 @@
 // three workgroup ids, in the bare-pointer convention. It becomes internal
 // and loses its sched attributes; the C entry point vmapc_kernel_k loads
 // the bindings from its first array and the scalar from its second, and
-// passes the ids through. Its descriptor: magic "VMK3" (0x334b4d56), 2
+// passes the ids through. Its descriptor: magic "VMK4" (0x344b4d56), 2
 // bindings, 1 scalar, 0, then the bytes of each binding.
 
 // CHECK-LABEL: llvm.func internal @k(
 // CHECK-SAME:      %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64) {
 // CHECK:       llvm.mlir.global external constant @vmapc_kernel_k_descriptor() {{.+}} : !llvm.struct<(i32, i32, i32, i32, array<2 x i64>)>
-// CHECK:         %[[MAGIC:.+]] = llvm.mlir.constant(860573014 : i32) : i32
+// CHECK:         %[[MAGIC:.+]] = llvm.mlir.constant(877350230 : i32) : i32
 // CHECK-NEXT:    %[[D0:.+]] = llvm.insertvalue %[[MAGIC]], %{{.+}}[0]
 // CHECK-NEXT:    %[[NB:.+]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[D1:.+]] = llvm.insertvalue %[[NB]], %[[D0]][1]

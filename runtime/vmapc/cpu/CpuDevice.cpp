@@ -201,9 +201,20 @@ Status chooseCodeObject(const Artifact &artifact, std::string_view forcedLevel,
         return int(i);
     return -1;
   };
+  // CUDA objects are another device's.
+  int firstCpu = -1;
+  for (size_t i = 0; i < artifact.codeObjects.size() && firstCpu < 0; ++i)
+    if (artifact.codeObjects[i].kind == CodeKind::CpuElf)
+      firstCpu = int(i);
+  if (firstCpu < 0)
+    return Status::error(StatusCode::kFailedPrecondition,
+                         "the artifact has no code for the CPU (it was "
+                         "compiled with --target=cuda)");
   int best = -1;
   for (size_t i = 0; i < artifact.codeObjects.size(); ++i) {
     const CodeObject &o = artifact.codeObjects[i];
+    if (o.kind != CodeKind::CpuElf)
+      continue;
     if (!forcedLevel.empty()) {
       if (o.level != forcedLevel)
         continue;
@@ -221,10 +232,11 @@ Status chooseCodeObject(const Artifact &artifact, std::string_view forcedLevel,
                          "the artifact has no code for ISA level '" +
                              std::string(forcedLevel) + "'");
   if (best < 0) {
-    Status why = Status::error(StatusCode::kFailedPrecondition,
-                               "no code object of the artifact runs here");
-    if (!artifact.codeObjects.empty())
-      why = checkCpuFeatures(artifact.codeObjects[0].cpuFeatures, supports);
+    Status why =
+        checkCpuFeatures(artifact.codeObjects[firstCpu].cpuFeatures, supports);
+    if (why.ok())
+      why = Status::error(StatusCode::kFailedPrecondition,
+                          "no code object of the artifact runs here");
     return why.withPrefix("this CPU can run none of the artifact's code: ");
   }
   *index = size_t(best);

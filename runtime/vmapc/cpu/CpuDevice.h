@@ -39,8 +39,10 @@ Status openCpuDevice(std::string_view options,
 
 /// The index in `artifact.codeObjects` of the CPU code object to run: the
 /// one for `forcedLevel` when given, else the highest level whose features
-/// `supports` all (hostSupports by default). Errors: kFailedPrecondition
-/// when none can run, kNotFound for a forced level the artifact lacks.
+/// `supports` all (hostSupports by default); CUDA objects are skipped.
+/// Errors: kFailedPrecondition when none can run ("the artifact has no code
+/// for the CPU (it was compiled with --target=cuda)" when it has CUDA code
+/// only), kNotFound for a forced level the artifact lacks.
 Status chooseCodeObject(const Artifact &artifact, std::string_view forcedLevel,
                         size_t *index,
                         bool (*supports)(const std::string &) = nullptr);
