@@ -369,8 +369,12 @@ struct ArrCpuVectorizePass
     case RegisterTiling::Kind::Tiles:
     case RegisterTiling::Kind::PartialReduction: {
       bool partial = tiling.kind == RegisterTiling::Kind::PartialReduction;
-      // An op upstream cannot tile this way stays whole (scalar loops).
+      // An op upstream cannot tile this way (a reduction whose combiner it
+      // does not recognise, such as an argmax of two elements) stays whole
+      // (scalar loops); upstream's reasons are not the user's errors.
       if (partial) {
+        ScopedDiagnosticHandler quiet(op.getContext(),
+                                      [](Diagnostic &) { return success(); });
         (void)tileWithLoops(rewriter, op, tiling.tileSizes, true,
                             tiling.reductionDims);
         return success();

@@ -3,7 +3,11 @@
 # examples at B = 2: one full chunk and one padded chunk.
 #
 # RUN: rm -rf %t && mkdir -p %t
-# RUN: vmapc compile %s -o %t/prog.vmapc
+# RUN: vmapc compile %s -o %t/prog.vmapc 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
+# A successful compile prints no diagnostic (the argmax of two elements,
+# which upstream's partial-reduction tiling declines at v3/v4, once printed
+# "error: Failed to anaysis the reduction operation" and still succeeded).
+# QUIET-NOT: {{.}}
 # RUN: %python %S/make_npy.py %t/x.npy f4 3,3  3 2 1  0 5 1  -1 0.5 2
 # RUN: %python %S/make_npy.py %t/w.npy f4 3,2  1 0  0 1  1 -1
 # RUN: %python %S/make_npy.py %t/b.npy f4 2  0.5 -1
