@@ -3,23 +3,27 @@
 #include "codegen/Compile.h"
 
 #include "codegen/CpuObject.h"
+#include "codegen/CudaObject.h"
 #include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/ReadSchedule.h"
+#include "passes/GpuPipeline.h"
 #include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace vmapc;
 
-LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module) {
+LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool stageAll) {
   PassManager pm(module.getContext());
   buildArrToLinalgPipeline(pm);
-  buildArrBufferizePipeline(pm);
+  buildArrBufferizePipeline(pm, /*plan=*/true, stageAll);
   return pm.run(module);
 }
 
@@ -155,14 +159,12 @@ static std::vector<std::string> featuresOf(StringRef level) {
   return {level.str()};
 }
 
-LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact,
-                                   ArrayRef<std::string> isaLevels) {
-  if (failed(lowerToPlannedBuffers(module)))
-    return failure();
-  artifact = Artifact();
-  artifact.kernels = readKernels(module);
-  if (failed(readManifest(module, artifact.entries, artifact.kernels)))
-    return failure();
+/// Adds one CPU code object per ISA level of `isaLevels` to `artifact`,
+/// compiled from the planned `module`; the first level's tiling sets the
+/// kernels' grids.
+static LogicalResult addCpuObjects(ModuleOp module,
+                                   ArrayRef<std::string> isaLevels,
+                                   Artifact &artifact) {
   SmallVector<std::string> levels(isaLevels.begin(), isaLevels.end());
   if (levels.empty())
     for (const VectorIsa &isa : VectorIsa::all())
@@ -199,9 +201,91 @@ LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact,
       return failure();
     artifact.codeObjects.push_back(std::move(object));
   }
+  return success();
+}
+
+/// Adds the CUDA code objects (a cubin, then the PTX) to `artifact`,
+/// compiled from the planned `module`. Unless `cpuTiles` (the grids are
+/// the CPU's, set already), the CUDA tiling sets the kernels' grids.
+static LogicalResult addCudaObjects(ModuleOp module,
+                                    const CompileOptions &options,
+                                    bool cpuTiles, Artifact &artifact) {
+  OwningOpRef<ModuleOp> clone(module.clone());
+  GpuPipelineOptions gpu;
+  gpu.chip = options.cudaChip;
+  gpu.tileTarget = cpuTiles ? "cpu" : "cuda";
+  PassManager kernels(module.getContext());
+  buildCudaKernelPipeline(kernels, gpu);
+  if (failed(kernels.run(*clone)))
+    return failure();
+  auto gpuModule = clone->lookupSymbol<gpu::GPUModuleOp>("vmapc_kernels");
+  if (!gpuModule)
+    return module.emitError("the CUDA pipeline made no gpu.module");
+  // The launch of each kernel: its block size and shared memory, from the
+  // gpu.func arr-gpu-workgroups made of it.
+  std::vector<GpuLaunch> launches;
+  for (KernelInfo &kernel : artifact.kernels) {
+    auto fn =
+        gpuModule.lookupSymbol<LLVM::LLVMFuncOp>("vmapc_kernel_" + kernel.name);
+    if (!fn)
+      return module.emitError()
+             << "kernel '" << kernel.name << "' has no CUDA kernel";
+    GpuLaunch launch;
+    if (auto block =
+            fn->getAttrOfType<DenseI32ArrayAttr>("gpu.known_block_size"))
+      for (auto [i, threads] : llvm::enumerate(block.asArrayRef()))
+        launch.block[i] = uint32_t(threads);
+    if (auto shared = fn->getAttrOfType<IntegerAttr>(
+            sched::SchedDialect::kScratchBytesAttrName))
+      launch.sharedBytes = uint32_t(shared.getInt());
+    if (auto grid = fn->getAttrOfType<DenseI64ArrayAttr>(
+            sched::SchedDialect::kWorkgroupCountAttrName);
+        grid && !cpuTiles)
+      for (auto [i, count] : llvm::enumerate(grid.asArrayRef()))
+        kernel.workgroupCount[i] = count;
+    launches.push_back(launch);
+  }
+  std::string toolkit =
+      options.cudaToolkit.empty() ? defaultCudaToolkit() : options.cudaToolkit;
+  CodeObject cubin, ptx;
+  if (failed(emitCudaObjects(*clone, options.cudaChip, toolkit, &ptx.bytes,
+                             &cubin.bytes)))
+    return failure();
+  cubin.kind = CodeKind::CudaCubin;
+  ptx.kind = CodeKind::CudaPtx;
+  cubin.level = ptx.level = options.cudaChip;
+  cubin.launches = ptx.launches = launches;
+  artifact.codeObjects.push_back(std::move(cubin));
+  artifact.codeObjects.push_back(std::move(ptx));
+  return success();
+}
+
+LogicalResult vmapc::compileArtifact(ModuleOp module,
+                                     const CompileOptions &options,
+                                     Artifact &artifact) {
+  if (!options.cpu && !options.cuda)
+    return module.emitError("no target to compile for (cpu, cuda)");
+  if (failed(lowerToPlannedBuffers(module, /*stageAll=*/options.cuda)))
+    return failure();
+  artifact = Artifact();
+  artifact.kernels = readKernels(module);
+  if (failed(readManifest(module, artifact.entries, artifact.kernels)))
+    return failure();
+  if (options.cpu && failed(addCpuObjects(module, options.isaLevels, artifact)))
+    return failure();
+  if (options.cuda && failed(addCudaObjects(
+                          module, options, /*cpuTiles=*/options.cpu, artifact)))
+    return failure();
   // Each entry passed validateEntry; what is left (the kernels' grids, the
   // code objects, unique names) belongs to the whole file.
   if (Status status = validateArtifact(artifact); !status.ok())
     return module.emitError() << status.message();
   return success();
+}
+
+LogicalResult vmapc::compileForCpu(ModuleOp module, Artifact &artifact,
+                                   ArrayRef<std::string> isaLevels) {
+  CompileOptions options;
+  options.isaLevels.assign(isaLevels.begin(), isaLevels.end());
+  return compileArtifact(module, options, artifact);
 }

@@ -19,8 +19,10 @@ namespace vmapc {
 
 /// Runs arr-to-linalg and arr-bufferize on `module` (arr IR as imported from
 /// .arr): afterwards every entry is a planned memref function with `arr.plan`.
+/// With `stageAll` every argument gets a staging slot (what CUDA needs).
 /// Errors are emitted as diagnostics.
-mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module);
+mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module,
+                                          bool stageAll = false);
 
 /// Reads the manifest of every entry (public function with `arr.batch`) of a
 /// planned module: names, dtypes, per-example shapes, axes, B, arena and
@@ -32,11 +34,32 @@ mlir::LogicalResult readManifest(mlir::ModuleOp module,
                                  std::vector<EntryInfo> &entries,
                                  const std::vector<KernelInfo> &kernels);
 
-/// Compiles `module` (arr IR as imported) for the CPU into `artifact`: the
-/// kernels and each entry's schedule, and one shared object per ISA level
-/// of `isaLevels` (default: x86-64, x86-64-v3 and x86-64-v4), each
-/// exporting `vmapc_kernel_NAME` and its descriptor per kernel. Needs a
-/// system C compiler driver (`cc`) to link the objects.
+/// What `vmapc compile --target=...` builds.
+struct CompileOptions {
+  /// CPU code objects, one per ISA level of `isaLevels` (empty: x86-64,
+  /// x86-64-v3 and x86-64-v4).
+  bool cpu = true;
+  std::vector<std::string> isaLevels;
+  /// CUDA code objects: the PTX and a cubin for `cudaChip`, built with the
+  /// toolkit at `cudaToolkit` (empty: defaultCudaToolkit()).
+  bool cuda = false;
+  std::string cudaChip = "sm_90";
+  std::string cudaToolkit;
+};
+
+/// Compiles `module` (arr IR as imported) into `artifact`: the kernels,
+/// each entry's schedule, and the code objects `options` asks for, each
+/// exporting `vmapc_kernel_NAME` and its descriptor per kernel (CPU: an ELF
+/// shared object per ISA level, linked with the system `cc`; CUDA: PTX and
+/// an sm_XX cubin assembled with the toolkit's ptxas). One schedule serves
+/// every code object: with both targets, the grid is the CPU's tiling (a
+/// GPU block then takes a CPU workgroup's examples); with CUDA, every
+/// argument has a staging slot in the arena.
+mlir::LogicalResult compileArtifact(mlir::ModuleOp module,
+                                    const CompileOptions &options,
+                                    Artifact &artifact);
+
+/// compileArtifact for the CPU alone, at `isaLevels` (default: all three).
 mlir::LogicalResult compileForCpu(mlir::ModuleOp module, Artifact &artifact,
                                   llvm::ArrayRef<std::string> isaLevels = {});
 

@@ -40,8 +40,9 @@ def Sched_Dialect : Dialect {
       `--arr-tile-workgroups`): per grid dimension (x, y, z), the number of
       workgroups: a positive constant, or -T for ceil(n / T).
     - `sched.pads_partial_chunks` (unit, on an entry): see above.
-    - `sched.scratch_bytes` (i64, on a kernel after `--arr-cpu-workgroups`):
-      bytes of per-workgroup scratch on the worker's stack.
+    - `sched.scratch_bytes` (i64, on a kernel after `--arr-cpu-workgroups`
+      or `--arr-gpu-workgroups`): bytes of per-workgroup scratch, on the
+      worker's stack (CPU) or in the block's dynamic shared memory (GPU).
     - `sched.binding_bytes` (array of i64, on a kernel after
       `--arr-cpu-workgroups`): the bytes of each binding, which the kernel's
       descriptor in the code object repeats.

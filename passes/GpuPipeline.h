@@ -1,10 +1,16 @@
-//===- GpuPipeline.h - the GPU (NVVM/PTX) pipeline --------------*- C++ -*-===//
+//===- GpuPipeline.h - the CUDA (NVVM/PTX) pipeline -------------*- C++ -*-===//
 //
-// The GPU branch of docs/design.md's pipeline, registered like Pipelines.h's:
-//   arr-to-nvvm-pipeline      planned memref program → host LLVM dialect with
-//                             one gpu.launch_func per loop nest and a
-//                             gpu.binary (PTX, cubin or fatbin) per kernel
-//   arr-compile-gpu-pipeline  arr-to-linalg + arr-bufferize + arr-to-nvvm
+// The CUDA branch of docs/design.md's pipeline: the kernels of a planned
+// program (the schedule's dispatches, as Pipelines.h's CPU branch sees them)
+// become NVVM kernels in one gpu.module, serialized to PTX; the runtime's
+// CUDA backend launches them as the schedule says. Registered like
+// Pipelines.h's:
+//   arr-cuda-kernel-pipeline  planned program → `gpu.module @vmapc_kernels`
+//                             of NVVM kernels (the schedule's dispatches)
+//   arr-to-nvvm-pipeline      that, then the gpu.module to a gpu.binary
+//                             holding the PTX (format=isa) or a cubin (bin)
+//   arr-compile-gpu-pipeline  arr-to-linalg + arr-bufferize (every argument
+//                             staged) + arr-to-nvvm
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,13 +45,18 @@ struct GpuPipelineOptions
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit root (libdevice, ptxas, fatbinary)"),
       llvm::cl::init("/usr/local/cuda")};
+  Option<std::string> tileTarget{
+      *this, "tile-target",
+      llvm::cl::desc("Whose workgroup tiles the grid uses: cuda, or cpu when "
+                     "one artifact holds both (one schedule for both)"),
+      llvm::cl::init("cuda")};
   Option<unsigned> threadsPerBlock{
       *this, "threads-per-block",
-      llvm::cl::desc("Threads per block that each loop nest is tiled to"),
+      llvm::cl::desc("Threads of a block (a multiple of 32, at most 1024)"),
       llvm::cl::init(256)};
   Option<bool> serialize{
       *this, "serialize",
-      llvm::cl::desc("Run gpu-module-to-binary (false: leave each kernel as "
+      llvm::cl::desc("Run gpu-module-to-binary (false: leave the kernels in "
                      "a gpu.module in the LLVM/NVVM dialects; needs no "
                      "toolkit)"),
       llvm::cl::init(true)};
@@ -54,25 +65,25 @@ struct GpuPipelineOptions
                             llvm::cl::init(3)};
 };
 
-/// Planned memref program (after arr-bufferize-pipeline) → host LLVM dialect
-/// plus one gpu.binary per kernel. Each linalg op becomes an scf.parallel
-/// over its parallel dimensions (reduction dimensions stay a sequential
-/// scf.for inside each thread), tiled to `threadsPerBlock` threads along the
-/// innermost dimensions, mapped to blocks and threads and outlined. Arena
-/// views are sunk into the kernels, so kernels take the entry's own memref
-/// arguments (inputs, outputs, the one arena) as bare pointers and nothing is
-/// allocated. Anything that would still run on the host (a loop nest that
-/// was not mapped, an allocation) is an error.
+/// A planned program's kernels for CUDA: entry descriptors emitted,
+/// schedules erased, each kernel tiled into workgroups (`tileTarget`'s
+/// tiles), bufferized, and made a `gpu.func` of the `@vmapc_kernels`
+/// gpu.module (arr-gpu-workgroups: a block per workgroup, its ops spread
+/// over `threadsPerBlock` threads, scratch in shared memory), lowered to
+/// NVVM with bare-pointer arguments; math ops call libdevice.
+void buildCudaKernelPipeline(mlir::OpPassManager &pm,
+                             const GpuPipelineOptions &options);
+
+/// buildCudaKernelPipeline, then (if `serialize`) gpu-module-to-binary.
 void buildArrToNvvmPipeline(mlir::OpPassManager &pm,
                             const GpuPipelineOptions &options);
 
-/// arr-to-linalg-pipeline, arr-bufferize-pipeline, arr-to-nvvm-pipeline.
+/// arr-to-linalg-pipeline, arr-bufferize-pipeline with every argument
+/// staged (the GPU copies host arrays into the arena), arr-to-nvvm-pipeline.
 void buildCompileGpuPipeline(mlir::OpPassManager &pm,
                              const GpuPipelineOptions &options);
 
-/// Registers the two pipelines and the helper passes that they use
-/// (arr-copies-to-linalg, arr-gpu-tile-parallel-loops,
-/// arr-gpu-sink-into-launch).
+/// Registers the three pipelines.
 void registerGpuPipelines();
 
 } // namespace vmapc

@@ -27,6 +27,7 @@ static bool isMapped(ArrayAttr axes, unsigned i) {
 
 struct ArrOutputsToDestinationsPass
     : vmapc::impl::ArrOutputsToDestinationsBase<ArrOutputsToDestinationsPass> {
+  using ArrOutputsToDestinationsBase::ArrOutputsToDestinationsBase;
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("arr.batch") || fn.isExternal())
@@ -45,7 +46,7 @@ struct ArrOutputsToDestinationsPass
     // may be computed in place in them (a loop carry initialised from an
     // input, say); bufferization copies such a value into the arena first.
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      if (isMapped(inAxes, i))
+      if (stageAll || isMapped(inAxes, i))
         fn.setArgAttr(i, "arr.staging", UnitAttr::get(ctx));
       fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                     BoolAttr::get(ctx, false));
@@ -64,7 +65,7 @@ struct ArrOutputsToDestinationsPass
           StringAttr::get(
               ctx, bufferization::BufferizationDialect::kWritableAttrName),
           BoolAttr::get(ctx, true));
-      if (isMapped(outAxes, i))
+      if (stageAll || isMapped(outAxes, i))
         attrs.emplace_back(StringAttr::get(ctx, "arr.staging"),
                            UnitAttr::get(ctx));
       if (failed(fn.insertArgument(numInputs + i, type,

@@ -206,10 +206,17 @@ def ArrOutputsToDestinations
     Inputs are not writable (the runtime may pass the caller's memory). A
     value returned twice is copied for its second output; a result built by
     insert_slices into a tensor.empty (a concat) is built in the output.
+    With `stage-all`, every argument gets `arr.staging`, unmapped ones too:
+    a device with memory of its own (CUDA) copies every host array into a
+    slot of the arena.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"stageAll", "stage-all", "bool", "false",
+           "Give every argument a staging slot, not only mapped ones">
+  ];
 }
 
 def ArrEmitEntryDescriptors
@@ -260,40 +267,6 @@ def ArrCopiesToLinalg : Pass<"arr-copies-to-linalg", "::mlir::func::FuncOp"> {
     Option<"stridedOnly", "strided-only", "bool", "false",
            "Only rewrite copies between memrefs with non-identity layouts">
   ];
-}
-
-def ArrGpuTileParallelLoops
-    : Pass<"arr-gpu-tile-parallel-loops", "::mlir::func::FuncOp"> {
-  let summary = "Tiles each scf.parallel nest to one block of threads";
-  let description = [{
-    Tiles every outermost `scf.parallel` so that its inner loop has at most
-    `threads-per-block` iterations, taken from the innermost (contiguous)
-    dimensions first: a [256, 1000] nest gets 1x256 tiles, a [64, 8] nest
-    32x8. Upstream `scf-parallel-loop-tiling` uses one size list for every
-    nest, so a 1-D nest tiled with `1,256` gets blocks of one thread (TOOLCHAIN
-    pitfall 8). Tiles have fixed bounds and an in-bounds `scf.if`, so that
-    `convert-parallel-loops-to-gpu` sees constant block sizes.
-  }];
-  let dependentDialects = ["::mlir::affine::AffineDialect",
-                           "::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect"];
-  let options = [
-    Option<"threadsPerBlock", "threads-per-block", "unsigned", "256",
-           "Most threads in one block (one tile)">
-  ];
-}
-
-def ArrGpuSinkIntoLaunch
-    : Pass<"arr-gpu-sink-into-launch", "::mlir::func::FuncOp"> {
-  let summary = "Sinks constants and arena views into gpu.launch bodies";
-  let description = [{
-    Clones constants and view-like ops (the arena views first of all) into
-    each `gpu.launch`, so that the outlined kernel takes the entry's own
-    arguments: the arena itself, not a pointer into it (upstream's sinking
-    keeps a view of a function argument outside). Fails on what would still
-    run on the host: an allocation, or a loop, load, store, copy or linalg op
-    that was not mapped to a kernel.
-  }];
 }
 
 def ArrFormDispatches : Pass<"arr-form-dispatches", "::mlir::ModuleOp"> {
@@ -430,6 +403,77 @@ def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
     Option<"maxScratchBytes", "max-scratch-bytes", "int64_t", "1048576",
            "Most bytes of scratch one workgroup may put on its stack">
   ];
+}
+
+def ArrGpuWorkgroups : Pass<"arr-gpu-workgroups", "::mlir::ModuleOp"> {
+  let summary = "Makes each kernel a CUDA kernel: a workgroup per thread block";
+  let description = [{
+    On bufferized kernels (`sched.kernel`, after `arr-bufferize-kernels`),
+    each kernel NAME becomes `gpu.func @vmapc_kernel_NAME` in
+    `gpu.module @vmapc_kernels`, taking its bindings (bare pointers) then
+    its scalars (i64), the CUDA ABI of runtime/vmapc/ArtifactFormat.h:
+
+    - the `scf.forall` over the grid becomes the body of one thread block,
+      each induction variable lower bound + `gpu.block_id` x step;
+    - per-workgroup scratch (what `memref.alloc` is left) lives in the
+      block's dynamic shared memory, at 16-byte aligned offsets; the kernel
+      records the total in `sched.scratch_bytes`;
+    - every structured op of the body is spread over the block's threads:
+      its parallel loops, linearized with the innermost fastest (adjacent
+      threads touch adjacent elements of the output), run strided by the
+      block size, and each thread runs the reduction loops of its output
+      elements in order; a `gpu.barrier` follows each op, so that the next
+      one sees its writes;
+    - a reduction with fewer output elements than threads (a row sum, max,
+      min, product, argmin, argmax over 32-bit values) is shared instead: a
+      warp per output element when there are at least as many as warps,
+      else the whole block per element. Each thread folds a strided part
+      of the reduction from the combiner's identity, the warp combines with
+      `gpu.shuffle xor` (5 steps), the block's warps through a row of
+      shared memory after the scratch, and the result is combined with the
+      output's initial value. Argmin/argmax compare indices on ties, so the
+      lowest index wins whatever the block size; sums are reassociated;
+    - the block size (`known_block_size`) is `threads-per-block`, or, when
+      no op of the kernel has that many iterations, their largest count
+      rounded up to a warp (32).
+
+    It also copies the entries' descriptors (`vmapc_entry_NAME_descriptor`)
+    into the GPU module and adds each kernel's
+    (`vmapc_kernel_NAME_descriptor`), which the runtime reads with
+    `cuModuleGetGlobal` and checks against the manifest.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
+           "Threads of a block (a multiple of 32, at most 1024)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "232448",
+           "Most bytes of shared memory a block may use (sm_90: 227 KiB)">
+  ];
+}
+
+def ArrNvvmExternDynamicShared
+    : Pass<"arr-nvvm-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declares the dynamic shared memory symbol extern, as CUDA does";
+  let description = [{
+    After `convert-gpu-to-nvvm`, `gpu.dynamic_shared_memory` is an internal
+    zero-length array in the shared address space (3), which the NVPTX back
+    end prints as a one-byte static `.shared` variable: the kernel's views
+    then start in static shared memory and run past it. This makes every
+    such global (`__dynamic_shmem__N`) an external declaration, which NVPTX
+    prints as CUDA's `extern __shared__ char s[]`:
+
+    ```
+    .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+    ```
+
+    so that the views address the dynamic shared memory of the launch
+    (its size is the kernel's launch record, `sched.scratch_bytes`).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {

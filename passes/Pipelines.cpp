@@ -35,18 +35,17 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
 }
 
 void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
-                                      bool dispatches) {
-  if (dispatches) {
-    pm.addPass(createArrPackOperands());
-    pm.addPass(createArrFormDispatches());
-    pm.addPass(createCanonicalizerPass());
-  }
-  pm.addPass(createArrOutputsToDestinations());
+                                      bool stageAll) {
+  pm.addPass(createArrPackOperands());
+  pm.addPass(createArrFormDispatches());
+  pm.addPass(createCanonicalizerPass());
+  ArrOutputsToDestinationsOptions destinations;
+  destinations.stageAll = stageAll;
+  pm.addPass(createArrOutputsToDestinations(destinations));
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createArrBufferizeEntries());
   pm.addPass(createCanonicalizerPass());
-  if (dispatches)
-    pm.addPass(createArrCopiesToDispatches());
+  pm.addPass(createArrCopiesToDispatches());
   if (!plan)
     return;
   pm.addPass(createArrPlanBuffers());

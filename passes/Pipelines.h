@@ -29,18 +29,16 @@ namespace vmapc {
 /// tensors per entry.
 void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 
-/// Entry results to output arguments, empty-tensor elimination, one-shot
-/// bufferization with identity layouts (no deallocation pipeline: the planner
-/// owns every buffer), then, if `plan`, arr-plan-buffers and
-/// arr-verify-buffer-plan.
-///
-/// With `dispatches` (the CPU path), the linalg ops are first grouped into
-/// kernels and a schedule of dispatches (arr-pack-operands,
-/// arr-form-dispatches) and the copies bufferization adds become dispatches
-/// too; without (the GPU path, which does not run schedules yet), the
-/// entries are bufferized whole.
+/// The linalg ops grouped into kernels and a schedule of dispatches
+/// (arr-pack-operands, arr-form-dispatches); entry results to output
+/// arguments, empty-tensor elimination, one-shot bufferization of the
+/// entries with identity layouts (no deallocation pipeline: the planner owns
+/// every buffer); the copies bufferization adds become dispatches too; then,
+/// if `plan`, arr-plan-buffers and arr-verify-buffer-plan. With `stageAll`
+/// every argument gets a staging slot in the arena (CUDA), not only mapped
+/// ones.
 void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true,
-                               bool dispatches = true);
+                               bool stageAll = false);
 
 /// A planned program's kernels for the CPU: entries erased (their schedules
 /// read), each kernel tiled into workgroups, bufferized, one call per

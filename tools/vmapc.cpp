@@ -63,6 +63,19 @@ static cl::list<std::string> cpuIsaLevels(
              "x86-64-v4; repeatable; default: all three)"),
     cl::value_desc("level"), cl::sub(compileCmd), cl::sub(runCmd),
     cl::cat(vmapcCategory));
+static cl::opt<std::string> targetList(
+    "target",
+    cl::desc("What code to build: cpu, cuda, or cpu,cuda (one artifact that "
+             "runs on either device; default: cpu, or cuda for `run "
+             "--device=cuda...` of a .arr)"),
+    cl::value_desc("list"), cl::sub(compileCmd), cl::sub(runCmd),
+    cl::cat(vmapcCategory));
+static cl::opt<std::string>
+    cudaArch("cuda-arch",
+             cl::desc("NVIDIA architecture of the CUDA code (default: "
+                      "sm_90); the toolkit is $CUDA_HOME or /usr/local/cuda"),
+             cl::value_desc("sm_XY"), cl::init("sm_90"), cl::sub(compileCmd),
+             cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
     cl::desc("Device to run on: cpu, or cpu:threads=K,isa=LEVEL (default: "
@@ -141,8 +154,34 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, path);
-  std::vector<std::string> levels(cpuIsaLevels.begin(), cpuIsaLevels.end());
-  return module && succeeded(vmapc::compileForCpu(*module, artifact, levels));
+  if (!module)
+    return false;
+  vmapc::CompileOptions options;
+  options.isaLevels.assign(cpuIsaLevels.begin(), cpuIsaLevels.end());
+  options.cudaChip = cudaArch;
+  std::string targets = targetList;
+  if (targets.empty())
+    targets = llvm::StringRef(deviceName).starts_with("cuda") && runCmd ? "cuda"
+                                                                        : "cpu";
+  options.cpu = false;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(targets).split(names, ',');
+  for (llvm::StringRef name : names) {
+    if (name == "cpu") {
+      options.cpu = true;
+    } else if (name == "cuda") {
+      options.cuda = true;
+    } else {
+      (void)fail("unknown target '" + name + "' in --target=" + targets +
+                 " (cpu, cuda, or cpu,cuda)");
+      return false;
+    }
+  }
+  if (!llvm::StringRef(cudaArch).starts_with("sm_")) {
+    (void)fail("--cuda-arch=" + cudaArch + " is not an sm_XY architecture");
+    return false;
+  }
+  return succeeded(vmapc::compileArtifact(*module, options, artifact));
 }
 
 static int runCompile() {

@@ -3,8 +3,8 @@
 usage: assemble-all.py FILE.mlir PTXAS ARCH OUTDIR
 
 Writes OUTDIR/NAME.ptx and OUTDIR/NAME.cubin per binary and prints one line
-per binary, in file order: `NAME: ok, N registers, S bytes spilled` (from
-`ptxas -v`). Exits non-zero on the first binary that fails to assemble, or
+per kernel, in the order of the PTX: `KERNEL: ok, N registers, S bytes
+spilled` (from `ptxas -v`). Exits non-zero on the first binary that fails to assemble, or
 when the file holds none.
 """
 import os
@@ -38,12 +38,19 @@ def main():
                              capture_output=True, text=True)
         if run.returncode != 0 or not os.path.getsize(cubin):
             sys.exit("%s: ptxas failed:\n%s" % (name, run.stderr))
-        regs = re.search(r"Used (\d+) registers", run.stderr)
-        spill = re.search(r"(\d+) bytes spill stores", run.stderr)
-        print("%s: ok, %s registers, %s bytes spilled"
-              % (name, regs.group(1) if regs else "?",
-                 spill.group(1) if spill else "0"))
-
+        # One line per kernel, in the PTX's order (ptxas reports them in
+        # reverse).
+        report = {}
+        for m in re.finditer(r"Compiling entry function '([\w$.]+)'(.*?)"
+                             r"Used (\d+) registers", run.stderr, re.S):
+            spill = re.search(r"(\d+) bytes spill stores", m.group(2))
+            report[m.group(1)] = (m.group(3), spill.group(1) if spill else "0")
+        with open(ptx) as f:
+            entries = re.findall(r"\.entry ([\w$.]+)\(", f.read())
+        for entry in entries:
+            regs, spilled = report.get(entry, ("?", "?"))
+            print("%s: ok, %s registers, %s bytes spilled"
+                  % (entry, regs, spilled))
 
 if __name__ == "__main__":
     main()

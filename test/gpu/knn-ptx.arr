@@ -1,70 +1,63 @@
 # REQUIRES: ptxas
 # RUN: vmapc-opt %vmapc_src/examples/knn_digits.arr --arr-compile-gpu-pipeline > %t.mlir
-# RUN: %python %S/extract-ptx.py %t.mlir | FileCheck %s
+# RUN: %python %S/extract-ptx.py %t.mlir vmapc_kernels > %t.ptx
+# RUN: FileCheck %s < %t.ptx
+# RUN: %ptxas -arch=sm_90 -v -o %t.cubin %t.ptx 2>&1 | FileCheck %s --check-prefix=PTXAS
+# RUN: test -s %t.cubin
 #
-# Every kernel assembles for sm_90, without spills. The five kernels, in
-# launch order: zero the distances, the distances, +inf into the running
-# minimum, zero the result, the argmin.
-# RUN: %python %S/extract-ptx.py %t.mlir classify_kernel > %t.fill.ptx
-# RUN: %ptxas -arch=sm_90 -v -o %t.fill.cubin %t.fill.ptx 2>&1 | FileCheck %s --check-prefix=PTXAS
-# RUN: test -s %t.fill.cubin
-# RUN: %python %S/extract-ptx.py %t.mlir classify_kernel_0 > %t.dist.ptx
-# RUN: %ptxas -arch=sm_90 -v -o %t.dist.cubin %t.dist.ptx 2>&1 | FileCheck %s --check-prefix=PTXAS
-# RUN: test -s %t.dist.cubin
-# RUN: %python %S/extract-ptx.py %t.mlir classify_kernel_1 > %t.inf.ptx
-# RUN: %ptxas -arch=sm_90 -v -o %t.inf.cubin %t.inf.ptx 2>&1 | FileCheck %s --check-prefix=PTXAS
-# RUN: test -s %t.inf.cubin
-# RUN: %python %S/extract-ptx.py %t.mlir classify_kernel_2 > %t.zero.ptx
-# RUN: %ptxas -arch=sm_90 -v -o %t.zero.cubin %t.zero.ptx 2>&1 | FileCheck %s --check-prefix=PTXAS
-# RUN: test -s %t.zero.cubin
-# RUN: %python %S/extract-ptx.py %t.mlir classify_kernel_3 > %t.argmin.ptx
-# RUN: %ptxas -arch=sm_90 -v -o %t.argmin.cubin %t.argmin.ptx 2>&1 | FileCheck %s --check-prefix=PTXAS
-# RUN: test -s %t.argmin.cubin
-#
-# The planned program of examples/knn_digits.arr.
+# The kNN program of examples/knn_digits.arr on the schedule: the GPU
+# module holds the schedule's two kernels (the transposed references, then
+# the distances fused with their argmin), one block per workgroup, and the
+# descriptors the runtime checks against the manifest.
 
-# Zero the distances: one pointer (the arena), 256 threads per block.
 # CHECK:       .target sm_90
-# CHECK-LABEL: .visible .entry classify_kernel(
-# CHECK-NEXT:  .param .u64 .ptr .align 1 classify_kernel_param_0
+# The block's dynamic shared memory, CUDA's `extern __shared__`.
+# CHECK:       .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+# CHECK:       .visible .global .align 8 .b8 vmapc_entry_classify_descriptor[96]
+# CHECK:       .visible .global .align 8 .b8 vmapc_kernel_classify_dispatch_0_descriptor[32]
+# CHECK:       .visible .global .align 8 .b8 vmapc_kernel_classify_dispatch_1_descriptor[40]
+
+# The transpose of the references: two bindings, 256 threads.
+# CHECK-LABEL: .visible .entry vmapc_kernel_classify_dispatch_0(
+# CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_0_param_0,
+# CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_0_param_1
 # CHECK-NEXT:  )
 # CHECK-NEXT:  .maxntid 256, 1, 1
+# CHECK-DAG:   %ctaid.x
+# CHECK-DAG:   %tid.x
+# CHECK:       ld.global
 # CHECK:       st.global
+# CHECK:       bar.sync 0;
+# CHECK:       ret;
 
-# The distances: arena, q, refs; each thread loops over the 64 pixels.
-# CHECK:       .target sm_90
-# CHECK-LABEL: .visible .entry classify_kernel(
-# CHECK-NEXT:  .param .u64 .ptr .align 1 classify_kernel_param_0,
-# CHECK-NEXT:  .param .u64 .ptr .align 1 classify_kernel_param_1,
-# CHECK-NEXT:  .param .u64 .ptr .align 1 classify_kernel_param_2
+# The distances and their argmin: q, the transposed references, the
+# output, then n. A query per block (one workgroup): its 1000 distances in
+# shared memory, a thread per distance looping over the 64 pixels, then
+# the block's argmin: 5 shuffles of (value, index) per warp, the warps'
+# partials through shared memory, 5 more shuffles in warp 0.
+# CHECK-LABEL: .visible .entry vmapc_kernel_classify_dispatch_1(
+# CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_1_param_0,
+# CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_1_param_1,
+# CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_1_param_2,
+# CHECK-NEXT:  .param .u64 vmapc_kernel_classify_dispatch_1_param_3
 # CHECK-NEXT:  )
 # CHECK-NEXT:  .maxntid 256, 1, 1
-# CHECK:       %tid.x
-# CHECK:       [[LOOP:\$L__BB[0-9_]+]]:
-# CHECK:       sub.rn.f32
-# CHECK:       mul.rn.f32
-# CHECK:       add.rn.f32
-# CHECK:       bra{{(\.uni)?}} {{.*}}[[LOOP]];
-
-# The two initialisations.
-# CHECK:       .target sm_90
-# CHECK-LABEL: .visible .entry classify_kernel(
-# CHECK:       .maxntid 256, 1, 1
-# CHECK:       .target sm_90
-# CHECK-LABEL: .visible .entry classify_kernel(
-# CHECK:       .maxntid 256, 1, 1
-
-# The argmin: arena, out; each thread loops over the 1000 references.
-# CHECK:       .target sm_90
-# CHECK-LABEL: .visible .entry classify_kernel(
-# CHECK-NEXT:  .param .u64 .ptr .align 1 classify_kernel_param_0,
-# CHECK-NEXT:  .param .u64 .ptr .align 1 classify_kernel_param_1
-# CHECK-NEXT:  )
-# CHECK-NEXT:  .maxntid 256, 1, 1
-# CHECK:       [[LOOP2:\$L__BB[0-9_]+]]:
+# (q - r)^2 + acc as one FMA (f32: never TF32).
+# CHECK:       sub.f32
+# CHECK-NEXT:  fma.rn.f32
+# CHECK:       st.shared.b32
+# CHECK:       bar.sync 0;
 # CHECK:       setp.lt.f32
-# CHECK:       bra{{(\.uni)?}} {{.*}}[[LOOP2]];
+# CHECK-COUNT-10: shfl.sync.bfly.b32 {{.+}}, {{.+}}, {{16|8|4|2|1}}, 31, -1;
+# CHECK:       st.shared.b32
+# CHECK:       bar.sync 0;
+# CHECK:       ld.shared.b32
+# CHECK-COUNT-10: shfl.sync.bfly.b32
+# CHECK:       st.global.b32
+# CHECK:       ret;
 
-# PTXAS: Compiling entry function 'classify_kernel' for 'sm_90'
+# ptxas reports the kernels in reverse order.
+# PTXAS: Compiling entry function 'vmapc_kernel_classify_dispatch_1' for 'sm_90'
 # PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-# PTXAS: Used {{[0-9]+}} registers
+# PTXAS: Compiling entry function 'vmapc_kernel_classify_dispatch_0' for 'sm_90'
+# PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -1,0 +1,903 @@
+//===- GpuWorkgroups.cpp - a kernel's workgroup as a CUDA thread block ----===//
+//
+// `--arr-gpu-workgroups` (Passes.td has the contract): every bufferized
+// kernel becomes `gpu.func @vmapc_kernel_NAME` in `gpu.module
+// @vmapc_kernels`, one thread block per workgroup, its structured ops spread
+// over the block's threads, its scratch in shared memory.
+//
+// The thread mapping is the plain one of XLA's and IREE's elementwise
+// emitters: linearize an op's parallel iterations, innermost fastest, and
+// stride them by the block size; reductions stay in one thread, in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/SchedDialect.h"
+#include "passes/Codegen/ArgReduce.h"
+#include "passes/Passes.h"
+#include "vmapc/ArtifactFormat.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+namespace vmapc {
+#define GEN_PASS_DEF_ARRGPUWORKGROUPS
+#include "passes/Passes.h.inc"
+} // namespace vmapc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kSharedAlignment = 16;
+
+/// A constant upper bound (inclusive) of index value `v`.
+static FailureOr<int64_t> upperBound(OpFoldResult v) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c;
+  return ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, cast<Value>(v), /*stopCondition=*/nullptr,
+      /*closedUB=*/true);
+}
+
+/// A constant upper bound of loop `loop` of `op`: its static range, or the
+/// bound of an operand dimension that it spans (the rows of a partial tile
+/// are at most the tile's).
+static std::optional<int64_t> loopBound(linalg::LinalgOp op, unsigned loop) {
+  int64_t range = op.getStaticLoopRanges()[loop];
+  if (!ShapedType::isDynamic(range))
+    return range;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    for (auto [dim, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
+      auto d = dyn_cast<AffineDimExpr>(expr);
+      if (!d || d.getPosition() != loop)
+        continue;
+      FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(operand.get(), dim),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (succeeded(bound))
+        return *bound;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The number of iterations of `op`'s loops of kind `kind` (all loops if
+/// none), bounded: the product of their bounds (nullopt if one has no known
+/// bound).
+static std::optional<int64_t>
+iterationsBound(linalg::LinalgOp op,
+                std::optional<utils::IteratorType> kind = std::nullopt) {
+  int64_t total = 1;
+  for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (kind && iterator != *kind)
+      continue;
+    std::optional<int64_t> bound = loopBound(op, loop);
+    if (!bound)
+      return std::nullopt;
+    total *= *bound;
+  }
+  return total;
+}
+
+/// The values of `map`'s results at `ivs`.
+static SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                                   ArrayRef<Value> ivs) {
+  SmallVector<Value> values;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      values.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+      values.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+      continue;
+    }
+    values.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+  }
+  return values;
+}
+
+/// One iteration of `op`'s payload at `ivs` with outputs' values `outs`:
+/// loads the inputs, clones the body (linalg.index = the iv), returns the
+/// yielded values.
+static SmallVector<Value> emitPayload(OpBuilder &b, Location loc,
+                                      linalg::LinalgOp op, ArrayRef<Value> ivs,
+                                      ValueRange outs, ValueRange ins = {}) {
+  Block *block = op.getBlock();
+  IRMapping mapping;
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
+    Value value = input->get();
+    if (!ins.empty())
+      value = ins[i];
+    else if (isa<MemRefType>(value.getType()))
+      value = memref::LoadOp::create(
+          b, loc, value,
+          applyMap(b, loc, op.getMatchingIndexingMap(input), ivs));
+    mapping.map(op.getMatchingBlockArgument(input), value);
+  }
+  for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), outs))
+    mapping.map(op.getMatchingBlockArgument(&init), value);
+  for (Operation &inner : block->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : block->getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(v));
+  return yielded;
+}
+
+/// How the partial results of a reduction combine, when they can: a
+/// payload that yields `combine(x, out)` for one of the ops below (sums,
+/// products, max, min), or an argmin/argmax (ArgReduce.h). Values are 32-bit
+/// (what a warp shuffle moves).
+struct Combiner {
+  /// The payload op that combines, and which of its operands is the output.
+  Operation *combine = nullptr;
+  unsigned outOperand = 0;
+  std::optional<vmapc::ArgReduction> arg;
+};
+
+static std::optional<Combiner> matchCombiner(linalg::LinalgOp op) {
+  auto is32Bit = [](Type t) { return t.isF32() || t.isInteger(32); };
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!is32Bit(getElementTypeOrSelf(init.get().getType())))
+      return std::nullopt;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    if (std::optional<vmapc::ArgReduction> arg =
+            vmapc::matchArgReduction(generic))
+      return Combiner{nullptr, 0, arg};
+  if (op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Block *block = op.getBlock();
+  Operation *combine = block->getTerminator()->getOperand(0).getDefiningOp();
+  if (!combine ||
+      !isa<arith::AddFOp, arith::AddIOp, arith::MulFOp, arith::MulIOp,
+           arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+           arith::MinNumFOp, arith::MaxSIOp, arith::MinSIOp>(combine))
+    return std::nullopt;
+  BlockArgument out = op.getRegionOutputArgs()[0];
+  if (!out.hasOneUse() || out.use_begin()->getOwner() != combine)
+    return std::nullopt;
+  return Combiner{combine, out.use_begin()->getOperandNumber(), std::nullopt};
+}
+
+/// The value a partial result starts from: the identity of the combiner;
+/// for an argmin (argmax), the largest (smallest) value at the largest
+/// index, which any element replaces on a tie by its lower index.
+static SmallVector<Value> identities(OpBuilder &b, Location loc,
+                                     linalg::LinalgOp op, const Combiner &c) {
+  Type type = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  auto floatOf = [&](APFloat v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+  };
+  auto intOf = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  const llvm::fltSemantics &f32 = APFloat::IEEEsingle();
+  int64_t intMax = std::numeric_limits<int32_t>::max();
+  int64_t intMin = std::numeric_limits<int32_t>::min();
+  if (c.arg) {
+    Value best = type.isF32() ? floatOf(APFloat::getInf(f32, !c.arg->isMin))
+                              : intOf(c.arg->isMin ? intMax : intMin);
+    Value index =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(intMax));
+    return {best, index};
+  }
+  return {TypeSwitch<Operation *, Value>(c.combine)
+              .Case([&](arith::AddFOp) {
+                return floatOf(APFloat::getZero(f32, /*Negative=*/true));
+              })
+              .Case([&](arith::MulFOp) { return floatOf(APFloat(1.0f)); })
+              .Case<arith::MaximumFOp, arith::MaxNumFOp>(
+                  [&](auto) { return floatOf(APFloat::getInf(f32, true)); })
+              .Case<arith::MinimumFOp, arith::MinNumFOp>(
+                  [&](auto) { return floatOf(APFloat::getInf(f32, false)); })
+              .Case([&](arith::AddIOp) { return intOf(0); })
+              .Case([&](arith::MulIOp) { return intOf(1); })
+              .Case([&](arith::MaxSIOp) { return intOf(intMin); })
+              .Case([&](arith::MinSIOp) { return intOf(intMax); })
+              .Default([](Operation *) { return Value(); })};
+}
+
+/// `mine` combined with `other` (each a partial result: one value, or an
+/// argmin's value and index): the order of the elements they cover does not
+/// matter, since an arg-reduction compares indices on a tie.
+static SmallVector<Value> combine(OpBuilder &b, Location loc, const Combiner &c,
+                                  ValueRange mine, ValueRange other) {
+  if (c.arg) {
+    bool isFloat = c.arg->isFloat;
+    Value better =
+        isFloat
+            ? arith::CmpFOp::create(b, loc,
+                                    c.arg->isMin ? arith::CmpFPredicate::OLT
+                                                 : arith::CmpFPredicate::OGT,
+                                    other[0], mine[0])
+                  .getResult()
+            : arith::CmpIOp::create(b, loc,
+                                    c.arg->isMin ? arith::CmpIPredicate::slt
+                                                 : arith::CmpIPredicate::sgt,
+                                    other[0], mine[0])
+                  .getResult();
+    Value equal = isFloat
+                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              other[0], mine[0])
+                            .getResult()
+                      : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              other[0], mine[0])
+                            .getResult();
+    Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        other[1], mine[1]);
+    Value take = arith::OrIOp::create(
+        b, loc, better, arith::AndIOp::create(b, loc, equal, lower));
+    return {arith::SelectOp::create(b, loc, take, other[0], mine[0]),
+            arith::SelectOp::create(b, loc, take, other[1], mine[1])};
+  }
+  Operation *op = b.clone(*c.combine);
+  op->setOperand(c.outOperand, mine[0]);
+  op->setOperand(1 - c.outOperand, other[0]);
+  return {op->getResult(0)};
+}
+
+/// Combines the output's elements at `ivs` with `partial` (the
+/// combination of the whole reduction) and stores the result.
+static void emitFinal(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                      const Combiner &c, ArrayRef<Value> ivs,
+                      ValueRange partial) {
+  SmallVector<Value> current;
+  SmallVector<SmallVector<Value>> indices;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    indices.push_back(applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+    current.push_back(
+        memref::LoadOp::create(b, loc, init.get(), indices.back()));
+  }
+  SmallVector<Value> result = combine(b, loc, c, current, partial);
+  for (auto [value, init, index] : llvm::zip(result, op.getDpsInits(), indices))
+    memref::StoreOp::create(b, loc, value, init, index);
+}
+
+/// Spreads structured ops over the threads of one block (Passes.td,
+/// arr-gpu-workgroups).
+class ThreadDistributor {
+public:
+  ThreadDistributor(gpu::GPUFuncOp fn, int64_t blockSize, int64_t sharedBytes)
+      : fn(fn), blockSize(blockSize), sharedBytes(sharedBytes),
+        reductionBytes(0) {}
+
+  /// Shared memory the kernel needs: its scratch, then what block
+  /// reductions exchange between warps.
+  int64_t totalSharedBytes() const { return sharedBytes + reductionBytes; }
+
+  LogicalResult distribute(RewriterBase &rewriter, linalg::LinalgOp op);
+
+private:
+  /// The loops of `op`: sizes, and which are parallel or reductions.
+  struct Loops {
+    SmallVector<OpFoldResult> sizes;
+    SmallVector<unsigned> parallel, reduction;
+  };
+
+  Value threadId(RewriterBase &rewriter);
+  Value index(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// The product of `sizes` at `dims`.
+  Value extent(OpBuilder &b, Location loc, const Loops &loops,
+               ArrayRef<unsigned> dims);
+  /// Sets `ivs` at `dims` from the linear index `linear` (innermost
+  /// fastest).
+  void delinearize(OpBuilder &b, Location loc, Value linear, const Loops &loops,
+                   ArrayRef<unsigned> dims, SmallVector<Value> &ivs);
+  /// A thread per parallel iteration, the reduction loops in order.
+  LogicalResult perThread(RewriterBase &rewriter, linalg::LinalgOp op,
+                          const Loops &loops);
+  /// A group of `group` threads (a warp, or the block) per parallel
+  /// iteration: strided partial results, combined with warp shuffles (and,
+  /// for the block, through shared memory), then with the output's value.
+  LogicalResult perGroup(RewriterBase &rewriter, linalg::LinalgOp op,
+                         const Loops &loops, const Combiner &combiner,
+                         int64_t group);
+  /// Butterfly combination over the 32 lanes of a warp: every lane ends
+  /// with the combination of all.
+  SmallVector<Value> warpCombine(OpBuilder &b, Location loc,
+                                 const Combiner &combiner,
+                                 SmallVector<Value> partial);
+  Value sharedBase(OpBuilder &b, Location loc);
+
+  gpu::GPUFuncOp fn;
+  int64_t blockSize;
+  int64_t sharedBytes;
+  int64_t reductionBytes;
+  Value tid, shared;
+};
+
+Value ThreadDistributor::threadId(RewriterBase &rewriter) {
+  if (!tid) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&fn.getBody().front());
+    tid = gpu::ThreadIdOp::create(rewriter, fn.getLoc(), gpu::Dimension::x);
+  }
+  return tid;
+}
+
+Value ThreadDistributor::sharedBase(OpBuilder &b, Location loc) {
+  if (!shared) {
+    fn.walk([&](gpu::DynamicSharedMemoryOp op) { shared = op; });
+    if (!shared) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&fn.getBody().front());
+      auto workgroup = gpu::AddressSpaceAttr::get(fn.getContext(),
+                                                  gpu::AddressSpace::Workgroup);
+      shared = gpu::DynamicSharedMemoryOp::create(
+          b, fn.getLoc(),
+          MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                          MemRefLayoutAttrInterface(), workgroup));
+    }
+  }
+  return shared;
+}
+
+Value ThreadDistributor::extent(OpBuilder &b, Location loc, const Loops &loops,
+                                ArrayRef<unsigned> dims) {
+  Value total = index(b, loc, 1);
+  for (unsigned d : dims)
+    total = arith::MulIOp::create(
+        b, loc, total, getValueOrCreateConstantIndexOp(b, loc, loops.sizes[d]));
+  return total;
+}
+
+void ThreadDistributor::delinearize(OpBuilder &b, Location loc, Value linear,
+                                    const Loops &loops, ArrayRef<unsigned> dims,
+                                    SmallVector<Value> &ivs) {
+  if (dims.size() == 1) {
+    ivs[dims.front()] = linear;
+    return;
+  }
+  if (dims.empty())
+    return;
+  SmallVector<OpFoldResult> basis;
+  for (unsigned d : dims)
+    basis.push_back(loops.sizes[d]);
+  auto op = affine::AffineDelinearizeIndexOp::create(b, loc, linear, basis,
+                                                     /*hasOuterBound=*/true);
+  for (auto [d, value] : llvm::zip(dims, op.getResults()))
+    ivs[d] = value;
+}
+
+LogicalResult ThreadDistributor::distribute(RewriterBase &rewriter,
+                                            linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics())
+    return op->emitOpError("is not bufferized");
+  for (OpOperand &init : op.getDpsInitsMutable())
+    for (auto [d, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction &&
+          op.getMatchingIndexingMap(&init).isFunctionOfDim(d))
+        return op->emitOpError("writes its output along a reduction loop");
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Loops loops;
+  for (Range range : op.createLoopRanges(rewriter, loc))
+    loops.sizes.push_back(range.size);
+  for (auto [i, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    (iterator == utils::IteratorType::parallel ? loops.parallel
+                                               : loops.reduction)
+        .push_back(i);
+
+  // Few outputs and long reductions: a warp, or the whole block, per
+  // output element, when the partial results can be combined.
+  std::optional<Combiner> combiner;
+  if (!loops.reduction.empty())
+    combiner = matchCombiner(op);
+  LogicalResult result = failure();
+  if (combiner) {
+    std::optional<int64_t> outputs =
+        iterationsBound(op, utils::IteratorType::parallel);
+    int64_t warps = blockSize / kWarpSize;
+    if (outputs && *outputs < warps)
+      result = perGroup(rewriter, op, loops, *combiner, blockSize);
+    else if (outputs && *outputs < blockSize)
+      result = perGroup(rewriter, op, loops, *combiner, kWarpSize);
+    else
+      result = perThread(rewriter, op, loops);
+  } else {
+    result = perThread(rewriter, op, loops);
+  }
+  if (failed(result))
+    return failure();
+  gpu::BarrierOp::create(rewriter, loc);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult ThreadDistributor::perThread(RewriterBase &rewriter,
+                                           linalg::LinalgOp op,
+                                           const Loops &loops) {
+  Location loc = op.getLoc();
+  Value total = extent(rewriter, loc, loops, loops.parallel);
+  auto loop = scf::ForOp::create(rewriter, loc, threadId(rewriter), total,
+                                 index(rewriter, loc, blockSize));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(loops.sizes.size());
+  delinearize(rewriter, loc, loop.getInductionVar(), loops, loops.parallel,
+              ivs);
+
+  SmallVector<Value> buffers;
+  SmallVector<SmallVector<Value>> indices;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    buffers.push_back(init.get());
+    indices.push_back(
+        applyMap(rewriter, loc, op.getMatchingIndexingMap(&init), ivs));
+  }
+  SmallVector<Value> results;
+  if (loops.reduction.empty()) {
+    // Outputs are read only if the payload uses them.
+    SmallVector<Value> outs;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      unsigned i = outs.size();
+      outs.push_back(
+          op.getMatchingBlockArgument(&init).use_empty()
+              ? Value()
+              : memref::LoadOp::create(rewriter, loc, buffers[i], indices[i])
+                    .getResult());
+    }
+    results = emitPayload(rewriter, loc, op, ivs, outs);
+  } else {
+    SmallVector<Value> initial;
+    for (auto [buffer, index] : llvm::zip(buffers, indices))
+      initial.push_back(memref::LoadOp::create(rewriter, loc, buffer, index));
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned d : loops.reduction) {
+      lbs.push_back(index(rewriter, loc, 0));
+      ubs.push_back(
+          getValueOrCreateConstantIndexOp(rewriter, loc, loops.sizes[d]));
+      steps.push_back(index(rewriter, loc, 1));
+    }
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, initial,
+        [&](OpBuilder &b, Location loc, ValueRange reductionIvs,
+            ValueRange carried) -> scf::ValueVector {
+          SmallVector<Value> all(ivs);
+          for (auto [d, iv] : llvm::zip(loops.reduction, reductionIvs))
+            all[d] = iv;
+          return emitPayload(b, loc, op, all, carried);
+        });
+    results.assign(nest.results.begin(), nest.results.end());
+  }
+  for (auto [value, buffer, index] : llvm::zip(results, buffers, indices))
+    memref::StoreOp::create(rewriter, loc, value, buffer, index);
+  return success();
+}
+
+SmallVector<Value> ThreadDistributor::warpCombine(OpBuilder &b, Location loc,
+                                                  const Combiner &combiner,
+                                                  SmallVector<Value> partial) {
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    Value by = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+    SmallVector<Value> other;
+    for (Value v : partial)
+      other.push_back(
+          gpu::ShuffleOp::create(b, loc, v, by, width, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    partial = combine(b, loc, combiner, partial, other);
+  }
+  return partial;
+}
+
+LogicalResult ThreadDistributor::perGroup(RewriterBase &rewriter,
+                                          linalg::LinalgOp op,
+                                          const Loops &loops,
+                                          const Combiner &combiner,
+                                          int64_t group) {
+  Location loc = op.getLoc();
+  Value thread = threadId(rewriter);
+  Value zero = index(rewriter, loc, 0);
+  Value warp = index(rewriter, loc, kWarpSize);
+  Value lane = arith::RemUIOp::create(rewriter, loc, thread, warp);
+  Value warpId = arith::DivUIOp::create(rewriter, loc, thread, warp);
+  int64_t warps = blockSize / kWarpSize;
+  unsigned numResults = op.getNumDpsInits();
+  SmallVector<Type> types;
+  for (Value init : op.getDpsInits())
+    types.push_back(getElementTypeOrSelf(init.getType()));
+  if (combiner.arg)
+    types[1] = rewriter.getI32Type();
+
+  // The block's warps exchange their partials through shared memory: a
+  // row of `warps` 4-byte values per result, after the kernel's scratch.
+  SmallVector<Value> exchange;
+  if (group == blockSize) {
+    auto workgroup = gpu::AddressSpaceAttr::get(op.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value base = sharedBase(rewriter, loc);
+    for (auto [i, type] : llvm::enumerate(types)) {
+      Value offset = index(rewriter, loc,
+                           llvm::alignTo(sharedBytes, kSharedAlignment) +
+                               int64_t(i) * warps * 4);
+      exchange.push_back(memref::ViewOp::create(
+          rewriter, loc,
+          MemRefType::get({warps}, type, MemRefLayoutAttrInterface(),
+                          workgroup),
+          base, offset, ValueRange()));
+    }
+    reductionBytes = std::max(
+        reductionBytes,
+        int64_t(llvm::alignTo(sharedBytes, kSharedAlignment) - sharedBytes) +
+            int64_t(numResults) * warps * 4);
+  }
+
+  // Output elements: a warp takes every (blockSize / 32)-th, starting at
+  // its id; the block takes each in turn.
+  Value total = extent(rewriter, loc, loops, loops.parallel);
+  Value first = group == blockSize ? zero : warpId;
+  Value stride = index(rewriter, loc, group == blockSize ? 1 : warps);
+  auto outputs = scf::ForOp::create(rewriter, loc, first, total, stride);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(outputs.getBody());
+  SmallVector<Value> ivs(loops.sizes.size());
+  delinearize(rewriter, loc, outputs.getInductionVar(), loops, loops.parallel,
+              ivs);
+
+  // Strided partial results over the linearized reduction loops.
+  Value reductionExtent = extent(rewriter, loc, loops, loops.reduction);
+  Value start = group == blockSize ? thread : lane;
+  auto elements = scf::ForOp::create(
+      rewriter, loc, start, reductionExtent, index(rewriter, loc, group),
+      identities(rewriter, loc, op, combiner),
+      [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
+        SmallVector<Value> all(ivs);
+        delinearize(b, loc, r, loops, loops.reduction, all);
+        scf::YieldOp::create(b, loc, emitPayload(b, loc, op, all, carried));
+      });
+  SmallVector<Value> partial =
+      warpCombine(rewriter, loc, combiner, elements.getResults());
+
+  if (group == blockSize) {
+    // Lane 0 of each warp publishes; warp 0 combines the block's partials.
+    Value isLane0 = arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::eq, lane, zero);
+    auto publish = scf::IfOp::create(rewriter, loc, isLane0);
+    {
+      OpBuilder::InsertionGuard inner(rewriter);
+      rewriter.setInsertionPointToStart(publish.thenBlock());
+      for (auto [value, row] : llvm::zip(partial, exchange))
+        memref::StoreOp::create(rewriter, loc, value, row, warpId);
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    Value isWarp0 = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, warpId, zero);
+    auto gather = scf::IfOp::create(rewriter, loc, isWarp0);
+    {
+      OpBuilder::InsertionGuard inner(rewriter);
+      rewriter.setInsertionPointToStart(gather.thenBlock());
+      Value inBlock =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lane,
+                                index(rewriter, loc, warps));
+      SmallVector<Value> identity = identities(rewriter, loc, op, combiner);
+      SmallVector<Value> mine;
+      for (auto [row, id] : llvm::zip(exchange, identity)) {
+        // Lanes past the block's warps read row 0 and drop it.
+        Value at = arith::SelectOp::create(rewriter, loc, inBlock, lane, zero);
+        Value value = memref::LoadOp::create(rewriter, loc, row, at);
+        mine.push_back(
+            arith::SelectOp::create(rewriter, loc, inBlock, value, id));
+      }
+      SmallVector<Value> total = warpCombine(rewriter, loc, combiner, mine);
+      Value isLane0 = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
+      auto store = scf::IfOp::create(rewriter, loc, isLane0);
+      rewriter.setInsertionPointToStart(store.thenBlock());
+      emitFinal(rewriter, loc, op, combiner, ivs, total);
+    }
+    // The exchange rows are reused by the next output element.
+    gpu::BarrierOp::create(rewriter, loc);
+    return success();
+  }
+  Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        lane, zero);
+  auto store = scf::IfOp::create(rewriter, loc, isLane0);
+  rewriter.setInsertionPointToStart(store.thenBlock());
+  emitFinal(rewriter, loc, op, combiner, ivs, partial);
+  return success();
+}
+
+struct ArrGpuWorkgroupsPass
+    : vmapc::impl::ArrGpuWorkgroupsBase<ArrGpuWorkgroupsPass> {
+  using ArrGpuWorkgroupsBase::ArrGpuWorkgroupsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (threadsPerBlock < kWarpSize || threadsPerBlock > 1024 ||
+        threadsPerBlock % kWarpSize != 0) {
+      module.emitError("threads-per-block must be a multiple of 32 in "
+                       "[32, 1024], not ")
+          << int64_t(threadsPerBlock);
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> kernels;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (vmapc::sched::isKernel(fn) && !fn.isExternal())
+        kernels.push_back(fn);
+    if (kernels.empty())
+      return;
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, module.getLoc(), "vmapc_kernels");
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    // The entries' descriptors, read by the runtime from the GPU module.
+    b.setInsertionPointToStart(gpuModule.getBody());
+    for (auto global : module.getOps<LLVM::GlobalOp>())
+      if (global.getSymName().starts_with("vmapc_entry_"))
+        b.clone(*global);
+    for (func::FuncOp kernel : kernels) {
+      if (failed(convert(kernel, gpuModule)))
+        return signalPassFailure();
+      kernel.erase();
+    }
+  }
+
+  /// Moves `kernel` into `gpuModule` as a gpu.func and lowers its
+  /// workgroup loop, scratch and structured ops.
+  LogicalResult convert(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
+    MLIRContext *ctx = kernel.getContext();
+    Location loc = kernel.getLoc();
+    // Bindings first, then scalars (index, as i64 on NVPTX).
+    SmallVector<unsigned> order;
+    SmallVector<int64_t> bindingBytes;
+    for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+      if (auto memref = dyn_cast<MemRefType>(type)) {
+        std::optional<uint64_t> bytes = vmapc::sched::bindingBytes(memref);
+        if (!bytes)
+          return kernel.emitOpError("has a binding of dynamic shape");
+        bindingBytes.push_back(int64_t(*bytes));
+        order.push_back(i);
+      }
+    unsigned numBindings = order.size();
+    for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+      if (isa<MemRefType>(type))
+        continue;
+      if (!type.isIndex())
+        return kernel.emitOpError("has an argument of type ")
+               << type << ", neither a binding nor an index scalar";
+      order.push_back(i);
+    }
+    unsigned numScalars = order.size() - numBindings;
+    SmallVector<Type> types;
+    for (unsigned i : order)
+      types.push_back(kernel.getArgumentTypes()[i]);
+
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    std::string name = ("vmapc_kernel_" + kernel.getSymName()).str();
+    auto fn =
+        gpu::GPUFuncOp::create(b, loc, name, FunctionType::get(ctx, types, {}));
+    fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    for (StringRef attr : {vmapc::sched::SchedDialect::kWorkgroupCountAttrName})
+      if (Attribute value = kernel->getAttr(attr))
+        fn->setAttr(attr, value);
+    fn->setAttr(vmapc::sched::SchedDialect::kBindingBytesAttrName,
+                DenseI64ArrayAttr::get(ctx, bindingBytes));
+    Block &entry = fn.getBody().front();
+    Block &old = kernel.getBody().front();
+    IRMapping mapping;
+    for (auto [position, i] : llvm::enumerate(order))
+      mapping.map(old.getArgument(i), entry.getArgument(position));
+    b.setInsertionPointToStart(&entry);
+    for (Operation &op : old.without_terminator())
+      b.clone(op, mapping);
+    gpu::ReturnOp::create(b, loc);
+
+    if (failed(lowerGrid(fn)) || failed(scratchToShared(fn)))
+      return failure();
+    int64_t blockSize = chooseBlockSize(fn);
+    fn.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
+    if (failed(distribute(fn, blockSize)))
+      return failure();
+    // The one fast-math freedom (docs/design.md): a multiply and an add may
+    // contract into an FMA (f32, never TF32).
+    fn.walk([](arith::ArithFastMathInterface op) {
+      arith::FastMathFlags flags = arith::FastMathFlags::contract;
+      if (arith::FastMathFlagsAttr old = op.getFastMathFlagsAttr())
+        flags = flags | old.getValue();
+      op->setAttr(op.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(op->getContext(), flags));
+    });
+    emitDescriptor(gpuModule, name, numBindings, numScalars, bindingBytes);
+    return success();
+  }
+
+  /// The `scf.forall` over the grid becomes the body of one block.
+  LogicalResult lowerGrid(gpu::GPUFuncOp fn) {
+    Block &body = fn.getBody().front();
+    SmallVector<scf::ForallOp> foralls(body.getOps<scf::ForallOp>());
+    if (foralls.size() > 1)
+      return fn.emitOpError("has more than one workgroup loop");
+    if (foralls.empty())
+      return success();
+    scf::ForallOp forall = foralls.front();
+    if (forall.getRank() > 3 || !forall.getOutputs().empty())
+      return forall.emitOpError("is not a bufferized grid of at most 3 "
+                                "dimensions");
+    IRRewriter rewriter(fn.getContext());
+    rewriter.setInsertionPoint(forall);
+    Location loc = forall.getLoc();
+    SmallVector<Value> ivs;
+    gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                             gpu::Dimension::z};
+    for (auto [i, lb, step] :
+         llvm::enumerate(forall.getMixedLowerBound(), forall.getMixedStep())) {
+      Value id = gpu::BlockIdOp::create(rewriter, loc, dims[i]);
+      AffineExpr d0, s0, s1;
+      bindDims(fn.getContext(), d0);
+      bindSymbols(fn.getContext(), s0, s1);
+      ivs.push_back(affine::makeComposedAffineApply(
+          rewriter, loc, AffineMap::get(1, 2, s0 + d0 * s1),
+          {OpFoldResult(id), lb, step}));
+    }
+    Block *loopBody = forall.getBody();
+    rewriter.eraseOp(loopBody->getTerminator());
+    rewriter.inlineBlockBefore(loopBody, forall, ivs);
+    rewriter.eraseOp(forall);
+    return success();
+  }
+
+  /// Per-workgroup scratch (allocations left in the kernel) becomes views of
+  /// the block's dynamic shared memory, each at a 16-byte aligned offset,
+  /// sized for the bound of its dynamic sizes (the rows of a partial tile).
+  LogicalResult scratchToShared(gpu::GPUFuncOp fn) {
+    MLIRContext *ctx = fn.getContext();
+    DataLayout layout = DataLayout::closest(fn);
+    SmallVector<memref::AllocOp> allocs;
+    fn.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value shared;
+    int64_t sharedBytes = 0;
+    for (memref::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      if (!type.getLayout().isIdentity())
+        return alloc.emitOpError("allocates scratch with a non-identity "
+                                 "layout");
+      int64_t elements = 1;
+      auto sizes = alloc.getDynamicSizes().begin();
+      for (int64_t dim : type.getShape()) {
+        if (ShapedType::isDynamic(dim)) {
+          FailureOr<int64_t> bound = upperBound(*sizes++);
+          if (failed(bound))
+            return alloc.emitOpError("allocates per-workgroup scratch of a "
+                                     "size with no known bound");
+          dim = *bound;
+        }
+        elements *= dim;
+      }
+      int64_t bytes =
+          elements *
+          int64_t(layout.getTypeSize(type.getElementType()).getFixedValue());
+      if (!shared)
+        shared = gpu::DynamicSharedMemoryOp::create(
+            b, fn.getLoc(),
+            MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                            MemRefLayoutAttrInterface(), workgroup));
+      OpBuilder at(alloc);
+      Value offset =
+          arith::ConstantIndexOp::create(at, alloc.getLoc(), sharedBytes);
+      auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(), workgroup);
+      Value view =
+          memref::ViewOp::create(at, alloc.getLoc(), sharedType, shared, offset,
+                                 alloc.getDynamicSizes());
+      // Users keep the default memory space (generic addressing; NVPTX
+      // infers the shared one where it can).
+      Value generic =
+          memref::MemorySpaceCastOp::create(at, alloc.getLoc(), type, view);
+      alloc.replaceAllUsesWith(generic);
+      alloc.erase();
+      sharedBytes += llvm::alignTo(bytes, kSharedAlignment);
+    }
+    fn.walk([](memref::DeallocOp dealloc) { dealloc.erase(); });
+    fn->setAttr(vmapc::sched::SchedDialect::kScratchBytesAttrName,
+                b.getI64IntegerAttr(sharedBytes));
+    return success();
+  }
+
+  /// `threadsPerBlock`, or fewer when no op has that many iterations
+  /// (rounded up to a warp).
+  int64_t chooseBlockSize(gpu::GPUFuncOp fn) {
+    int64_t most = 0;
+    bool unbounded = false;
+    fn.walk([&](linalg::LinalgOp op) {
+      if (std::optional<int64_t> n = iterationsBound(op))
+        most = std::max(most, *n);
+      else
+        unbounded = true;
+    });
+    if (unbounded || most >= threadsPerBlock)
+      return threadsPerBlock;
+    return std::max<int64_t>(kWarpSize, llvm::alignTo(most, kWarpSize));
+  }
+
+  LogicalResult distribute(gpu::GPUFuncOp fn, int64_t blockSize) {
+    // Copies that copy a buffer onto itself (left by bufferization of
+    // in-place tiles) do nothing.
+    fn.walk([](memref::CopyOp copy) {
+      if (copy.getSource() == copy.getTarget())
+        copy.erase();
+    });
+    WalkResult copies = fn.walk([](memref::CopyOp copy) {
+      copy.emitOpError("is left in a GPU kernel (arr-copies-to-linalg runs "
+                       "before arr-gpu-workgroups)");
+      return WalkResult::interrupt();
+    });
+    if (copies.wasInterrupted())
+      return failure();
+    SmallVector<linalg::LinalgOp> ops;
+    fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    auto scratch = fn->getAttrOfType<IntegerAttr>(
+        vmapc::sched::SchedDialect::kScratchBytesAttrName);
+    ThreadDistributor threads(fn, blockSize, scratch ? scratch.getInt() : 0);
+    IRRewriter rewriter(fn.getContext());
+    for (linalg::LinalgOp op : ops)
+      if (failed(threads.distribute(rewriter, op)))
+        return failure();
+    if (threads.totalSharedBytes() > maxSharedBytes)
+      return fn.emitOpError()
+             << "needs " << threads.totalSharedBytes()
+             << " bytes of shared memory per block, more than the "
+             << int64_t(maxSharedBytes) << " a block may have";
+    fn->setAttr(vmapc::sched::SchedDialect::kScratchBytesAttrName,
+                rewriter.getI64IntegerAttr(threads.totalSharedBytes()));
+    return success();
+  }
+
+  /// `NAME_descriptor`: the runtime's KernelDescriptor (magic, binding
+  /// count, scalar count, 0, bytes per binding) as a module global.
+  void emitDescriptor(gpu::GPUModuleOp gpuModule, StringRef name,
+                      unsigned numBindings, unsigned numScalars,
+                      ArrayRef<int64_t> bindingBytes) {
+    MLIRContext *ctx = gpuModule.getContext();
+    Location loc = gpuModule.getLoc();
+    // u32 words: magic, bindings, scalars, reserved; then one u64 per
+    // binding, written as i64 words (the header is two of them,
+    // little-endian).
+    SmallVector<int64_t> words = {
+        int64_t(uint64_t(vmapc::kKernelDescriptorMagic) |
+                (uint64_t(numBindings) << 32)),
+        int64_t(numScalars)};
+    words.append(bindingBytes.begin(), bindingBytes.end());
+    auto i64 = IntegerType::get(ctx, 64);
+    auto type = LLVM::LLVMArrayType::get(i64, words.size());
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    LLVM::GlobalOp::create(
+        b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
+        (name + "_descriptor").str(),
+        DenseIntElementsAttr::get(
+            RankedTensorType::get({int64_t(words.size())}, i64), words),
+        /*alignment=*/8);
+  }
+};
+} // namespace
