@@ -26,6 +26,11 @@ llvm_config.with_environment("PATH", config.vmapc_tools_dir, append_path=True)
 if config.vmapc_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
 
+# The GPU hosts (test/gpu/host) are built only where the CUDA toolkit's
+# headers are.
+if os.path.exists(os.path.join(config.vmapc_tools_dir, "vmapc-gpu-check")):
+    config.available_features.add("gpu-hosts")
+
 # ptxas: a test that needs it is unsupported without it, except under CI=true
 # where a missing tool is a failure (it then runs and fails).
 ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
