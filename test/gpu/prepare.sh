@@ -13,8 +13,11 @@
 # (ninja, under the shared build lock). When `vmapc compile` has no
 # --target option yet, it stops with a message, unless --allow-cpu-only
 # (then the artifacts have CPU code only: check.sh's CPU path can use them,
-# a GPU cannot). Writes ARTIFACTS/prepared.txt: the commit, the compiler's
-# version, the targets and each artifact's size, which check.sh prints.
+# a GPU cannot). A program whose CUDA compile fails is reported (exit 1)
+# and compiled for the CPU alone, so that the CPU path still checks it and
+# the GPU run says "no CUDA code" for it. Writes ARTIFACTS/prepared.txt: the
+# commit, the compiler's version, the targets, the CPU-only artifacts and
+# each artifact's size, which check.sh prints.
 #
 # Environment: BUILD (default <repo>/build), ARTIFACTS (default
 # $BUILD/gpu-artifacts), JOBS (2).
@@ -76,13 +79,21 @@ dup=$(for p in "${programs[@]}"; do basename "$p" .arr; done | sort | uniq -d)
 rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 failed=()
+cpu_only=()
 for p in "${programs[@]}"; do
   out=$ARTIFACTS/$(basename "$p" .arr).vmapc
-  if ! "$VMAPC" compile "${TARGET_FLAGS[@]}" "$ROOT/$p" -o "$out" 2>"$out.log"; then
+  if "$VMAPC" compile "${TARGET_FLAGS[@]}" "$ROOT/$p" -o "$out" 2>"$out.log"; then
+    printf 'ok    %-40s %8d bytes\n' "$p" "$(stat -c %s "$out")"
+  else
     echo "FAIL  $p:"; sed 's/^/      /' "$out.log"
     failed+=("$p")
-  else
-    printf 'ok    %-40s %8d bytes\n' "$p" "$(stat -c %s "$out")"
+    # The CPU code alone, so that the CPU path still checks the program and
+    # the GPU run reports "no CUDA code" for it rather than a missing file.
+    if ((${#TARGET_FLAGS[@]})) &&
+       "$VMAPC" compile --target=cpu "$ROOT/$p" -o "$out" 2>/dev/null; then
+      echo "      (compiled for the CPU only)"
+      cpu_only+=("$(basename "$out")")
+    fi
   fi
   rm -f "$out.log"
 done
@@ -92,6 +103,7 @@ bytes=$(du -sb "$ARTIFACTS" | cut -f1)
   echo "commit:   $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
   echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "targets:  $TARGETS"
+  ((${#cpu_only[@]} == 0)) || echo "cpu only: ${cpu_only[*]} (their CUDA compile failed)"
   echo "compiler: $("$VMAPC" --version | tr '\n' ' ' | sed 's/  */ /g')"
   echo "bytes:    $bytes"
   for f in "$ARTIFACTS"/*.vmapc; do
@@ -99,7 +111,8 @@ bytes=$(du -sb "$ARTIFACTS" | cut -f1)
   done
 } >"$ARTIFACTS/prepared.txt"
 
-echo "prepare.sh: ${#programs[@]} programs, ${#failed[@]} failed; $ARTIFACTS holds" \
+echo "prepare.sh: ${#programs[@]} programs, ${#failed[@]} failed" \
+     "(${#cpu_only[@]} of them compiled for the CPU only); $ARTIFACTS holds" \
      "$((bytes / 1024)) KiB (targets $TARGETS)"
 if ((bytes > 48 * 1024 * 1024)); then
   echo "prepare.sh: the artifacts pass 48 MiB: too much to travel (64 MiB in all)" >&2

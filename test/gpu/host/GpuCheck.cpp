@@ -25,6 +25,8 @@
 // reference| and, for a tolerance other than exact, the fraction of the
 // allowed error it uses; i32/bool: the count of elements that differ); a
 // failing output also shows its first bad element. A last line counts them.
+// The first load of each artifact on the device prints the code it runs
+// ("load  x.vmapc on cuda:0: sm_90 (cubin)").
 // On a CUDA device it also checks that the runtime made no device
 // allocation after loading (Stats::deviceAllocations).
 //
@@ -168,12 +170,17 @@ int cudaOrdinal(const std::string &name) {
 /// Executables loaded once per (device, artifact path).
 class Loader {
 public:
-  explicit Loader(const vmapc::Device &device) : device(device) {}
+  Loader(const vmapc::Device &device, bool announce)
+      : device(device), announce(announce) {}
   vmapc::Status get(const std::string &path, vmapc::Executable **out) {
     auto it = loaded.find(path);
     if (it == loaded.end()) {
       std::unique_ptr<vmapc::Executable> exe;
       VMAPC_RETURN_IF_ERROR(vmapc::Executable::loadFile(device, path, &exe));
+      if (announce)
+        std::printf("load  %s on %s: %s\n",
+                    path.substr(path.rfind('/') + 1).c_str(),
+                    device.name().c_str(), exe->codeLevel().c_str());
       Loaded l;
       l.exe = std::move(exe);
       l.statsAfterLoad = l.exe->stats();
@@ -190,6 +197,7 @@ public:
 
 private:
   vmapc::Device device;
+  bool announce;
 };
 
 /// The arrays of one run: inputs shared, outputs per side.
@@ -479,7 +487,8 @@ int main(int argc, char **argv) {
                 "arrays are not checked\n");
   std::fflush(stdout);
 
-  Loader deviceLoader(device), referenceLoader(reference);
+  Loader deviceLoader(device, /*announce=*/true),
+      referenceLoader(reference, /*announce=*/false);
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < checks.size(); ++i) {
     bool ok = runCheck(checks[i], o.seed + i, deviceLoader, referenceLoader, o,
