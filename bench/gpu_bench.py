@@ -73,8 +73,13 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def artifact_for(prog, artifacts):
+def artifact_for(prog, artifacts, device):
+    """ARTIFACTS/NAME.vmapc; on a CPU device ARTIFACTS/cpu/NAME.vmapc where
+    test/gpu/prepare.sh had to compile the CPU code apart."""
     stem = os.path.splitext(os.path.basename(P.arr_path(prog)))[0]
+    cpu = os.path.join(artifacts, "cpu", stem + ".vmapc")
+    if device.startswith("cpu") and os.path.exists(cpu):
+        return cpu
     return os.path.join(artifacts, stem + ".vmapc")
 
 
@@ -150,7 +155,7 @@ def bench_group(progs, args, work):
             seen.add((P.arr_path(prog), n))
             rows.append(Row(prog, n))
     rows.sort(key=lambda r: r.n)
-    art = artifact_for(progs[0], args.artifacts)
+    art = artifact_for(progs[0], args.artifacts, args.device)
     if not os.path.exists(art):
         for r in rows:
             r.errors.append(f"no artifact {art} (run test/gpu/prepare.sh)")

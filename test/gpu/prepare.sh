@@ -13,11 +13,13 @@
 # (ninja, under the shared build lock). When `vmapc compile` has no
 # --target option yet, it stops with a message, unless --allow-cpu-only
 # (then the artifacts have CPU code only: check.sh's CPU path can use them,
-# a GPU cannot). A program whose CUDA compile fails is reported (exit 1)
-# and compiled for the CPU alone, so that the CPU path still checks it and
-# the GPU run says "no CUDA code" for it. Writes ARTIFACTS/prepared.txt: the
-# commit, the compiler's version, the targets, the CPU-only artifacts and
-# each artifact's size, which check.sh prints.
+# a GPU cannot). A program whose cpu,cuda compile fails is reported (exit 1)
+# and kept as far as it compiles: as two artifacts (--target=cuda in
+# ARTIFACTS, --target=cpu in ARTIFACTS/cpu/, which CPU devices prefer), or
+# for the CPU alone (the GPU run then says "no CUDA code" for it). Writes
+# ARTIFACTS/prepared.txt: the commit, the compiler's version, the targets,
+# the split and CPU-only programs and each artifact's size, which check.sh
+# prints.
 #
 # Environment: BUILD (default <repo>/build), ARTIFACTS (default
 # $BUILD/gpu-artifacts), JOBS (2).
@@ -79,20 +81,32 @@ dup=$(for p in "${programs[@]}"; do basename "$p" .arr; done | sort | uniq -d)
 rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 failed=()
+split=()
 cpu_only=()
+mkdir -p "$ARTIFACTS/cpu"
 for p in "${programs[@]}"; do
-  out=$ARTIFACTS/$(basename "$p" .arr).vmapc
+  name=$(basename "$p" .arr)
+  out=$ARTIFACTS/$name.vmapc
   if "$VMAPC" compile "${TARGET_FLAGS[@]}" "$ROOT/$p" -o "$out" 2>"$out.log"; then
     printf 'ok    %-40s %8d bytes\n' "$p" "$(stat -c %s "$out")"
   else
     echo "FAIL  $p:"; sed 's/^/      /' "$out.log"
     failed+=("$p")
-    # The CPU code alone, so that the CPU path still checks the program and
-    # the GPU run reports "no CUDA code" for it rather than a missing file.
-    if ((${#TARGET_FLAGS[@]})) &&
-       "$VMAPC" compile --target=cpu "$ROOT/$p" -o "$out" 2>/dev/null; then
-      echo "      (compiled for the CPU only)"
-      cpu_only+=("$(basename "$out")")
+    # Keep whatever compiles, so that the rest of the program's checks run:
+    # the CUDA code alone in $out and the CPU code in cpu/ (a CPU device
+    # loads cpu/NAME.vmapc when it exists), else the CPU code alone in $out
+    # (the GPU run then says "no CUDA code" for it).
+    if ((${#TARGET_FLAGS[@]})); then
+      if "$VMAPC" compile --target=cuda "$ROOT/$p" -o "$out" 2>/dev/null &&
+         "$VMAPC" compile --target=cpu "$ROOT/$p" -o "$ARTIFACTS/cpu/$name.vmapc" 2>/dev/null; then
+        echo "      (compiled as two artifacts: --target=cuda, and --target=cpu in cpu/)"
+        split+=("$name")
+      elif "$VMAPC" compile --target=cpu "$ROOT/$p" -o "$out" 2>/dev/null; then
+        echo "      (compiled for the CPU only)"
+        cpu_only+=("$name")
+      else
+        rm -f "$out"
+      fi
     fi
   fi
   rm -f "$out.log"
@@ -103,16 +117,18 @@ bytes=$(du -sb "$ARTIFACTS" | cut -f1)
   echo "commit:   $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
   echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "targets:  $TARGETS"
+  ((${#split[@]} == 0)) || echo "split:    ${split[*]} (cpu,cuda failed: CUDA code alone, CPU code in cpu/)"
   ((${#cpu_only[@]} == 0)) || echo "cpu only: ${cpu_only[*]} (their CUDA compile failed)"
   echo "compiler: $("$VMAPC" --version | tr '\n' ' ' | sed 's/  */ /g')"
   echo "bytes:    $bytes"
-  for f in "$ARTIFACTS"/*.vmapc; do
-    printf '  %-28s %8d\n' "$(basename "$f")" "$(stat -c %s "$f")"
+  for f in "$ARTIFACTS"/*.vmapc "$ARTIFACTS"/cpu/*.vmapc; do
+    [[ -f $f ]] && printf '  %-28s %8d\n' "${f#"$ARTIFACTS"/}" "$(stat -c %s "$f")"
   done
 } >"$ARTIFACTS/prepared.txt"
 
 echo "prepare.sh: ${#programs[@]} programs, ${#failed[@]} failed" \
-     "(${#cpu_only[@]} of them compiled for the CPU only); $ARTIFACTS holds" \
+     "(${#split[@]} split into a CUDA and a CPU artifact, ${#cpu_only[@]} for the CPU only);" \
+     "$ARTIFACTS holds" \
      "$((bytes / 1024)) KiB (targets $TARGETS)"
 if ((bytes > 48 * 1024 * 1024)); then
   echo "prepare.sh: the artifacts pass 48 MiB: too much to travel (64 MiB in all)" >&2

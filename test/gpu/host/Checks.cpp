@@ -92,8 +92,18 @@ Tolerance Check::tolerance(size_t i, DType dtype) const {
   return tolerances.size() == 1 ? tolerances[0] : tolerances[i];
 }
 
-bool readChecks(const std::string &path, const std::string &artifactDir,
-                std::vector<Check> *out, std::string *error) {
+std::string artifactPath(const std::string &dir, const std::string &name,
+                         const std::string &device) {
+  if (device == "cpu" || device.rfind("cpu:", 0) == 0) {
+    std::string cpu = dir + "/cpu/" + name + ".vmapc";
+    if (std::ifstream(cpu).good())
+      return cpu;
+  }
+  return dir + "/" + name + ".vmapc";
+}
+
+bool readChecks(const std::string &path, std::vector<Check> *out,
+                std::string *error) {
   std::ifstream file(path);
   if (!file) {
     *error = path + ": cannot open: " + std::strerror(errno);
@@ -124,7 +134,7 @@ bool readChecks(const std::string &path, const std::string &artifactDir,
     Check c;
     c.line = lineNumber;
     c.program = f[0];
-    c.artifact = artifactDir + "/" + stem(f[0]) + ".vmapc";
+    c.name = stem(f[0]);
     c.entry = f[1];
     char *end = nullptr;
     errno = 0;

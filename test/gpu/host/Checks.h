@@ -6,7 +6,9 @@
 //   PROGRAM  ENTRY  N  DATA  TOLERANCE
 //
 //   PROGRAM    the .arr file, relative to the repository; its artifact is
-//              ARTIFACTS/<file name without .arr>.vmapc (test/gpu/prepare.sh)
+//              ARTIFACTS/NAME.vmapc, NAME its file name without .arr
+//              (test/gpu/prepare.sh; a CPU device takes
+//              ARTIFACTS/cpu/NAME.vmapc where that exists)
 //   ENTRY      the exported entry
 //   N          examples per run (>= 0)
 //   DATA       the inputs' data kind (HostData.h: uniform, int, positive,
@@ -46,8 +48,8 @@ struct Tolerance {
 };
 
 struct Check {
-  std::string program;  ///< As written in the table.
-  std::string artifact; ///< ARTIFACTS/<stem>.vmapc
+  std::string program; ///< As written in the table.
+  std::string name;    ///< Its file name without .arr: the artifact's name.
   std::string entry;
   int64_t numExamples = 0;
   /// One for all inputs, or one per input.
@@ -69,12 +71,17 @@ struct Check {
 bool parseTolerance(const std::string &text, Tolerance *out,
                     std::string *error);
 
-/// Reads the table at `path`; artifacts are looked up under `artifactDir`.
-/// False with `error` = "PATH:LINE: what is wrong" on the first bad line
-/// (wrong field count, a bad N, data kind or tolerance), or when the file
-/// cannot be read or holds no check.
-bool readChecks(const std::string &path, const std::string &artifactDir,
-                std::vector<Check> *out, std::string *error);
+/// Reads the table at `path`. False with `error` = "PATH:LINE: what is
+/// wrong" on the first bad line (wrong field count, a bad N, data kind or
+/// tolerance), or when the file cannot be read or holds no check.
+bool readChecks(const std::string &path, std::vector<Check> *out,
+                std::string *error);
+
+/// The artifact of program `name` for `device`: DIR/cpu/NAME.vmapc for a
+/// CPU device ("cpu", "cpu:...") where that file exists, else
+/// DIR/NAME.vmapc.
+std::string artifactPath(const std::string &dir, const std::string &name,
+                         const std::string &device);
 
 /// How one output of the device compares with the reference.
 struct Comparison {

@@ -6,11 +6,13 @@
 //
 // Runs every line of the test table (Checks.h; test/gpu/checks.txt) on two
 // devices and compares the outputs: the artifact is loaded on --device
-// (default cuda:0) and on --reference (default cpu), the inputs are filled
-// with fresh random data of the line's kind (HostData.h; the seed is printed
-// and --seed repeats a run), the outputs are poisoned before each run (a
-// different pattern on each side), and each output of the device is
-// compared with the reference's within the line's tolerance. On a CUDA
+// (default cuda:0) and on --reference (default cpu; a CPU device takes
+// DIR/cpu/NAME.vmapc where test/gpu/prepare.sh had to compile the CPU code
+// apart), the inputs are filled with fresh random data of the line's kind
+// (HostData.h; the seed is printed and --seed repeats a run), the outputs
+// are poisoned before each run (a different pattern on each side), and each
+// output of the device is compared with the reference's within the line's
+// tolerance. On a CUDA
 // device each line runs twice: with host arrays (the runtime stages them)
 // and with device arrays (RunOptions::deviceArrays, on a stream of this
 // program's), the device outputs poisoned with cuMemsetD8 first.
@@ -51,6 +53,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace vmapc::gpuhost;
@@ -170,8 +173,9 @@ int cudaOrdinal(const std::string &name) {
 /// Executables loaded once per (device, artifact path).
 class Loader {
 public:
-  Loader(const vmapc::Device &device, bool announce)
-      : device(device), announce(announce) {}
+  /// `announce`: print each first load, its path relative to `root`.
+  Loader(const vmapc::Device &device, bool announce, std::string root)
+      : device(device), announce(announce), root(std::move(root)) {}
   vmapc::Status get(const std::string &path, vmapc::Executable **out) {
     auto it = loaded.find(path);
     if (it == loaded.end()) {
@@ -179,7 +183,9 @@ public:
       VMAPC_RETURN_IF_ERROR(vmapc::Executable::loadFile(device, path, &exe));
       if (announce)
         std::printf("load  %s on %s: %s\n",
-                    path.substr(path.rfind('/') + 1).c_str(),
+                    path.rfind(root + "/", 0) == 0
+                        ? path.substr(root.size() + 1).c_str()
+                        : path.c_str(),
                     device.name().c_str(), exe->codeLevel().c_str());
       Loaded l;
       l.exe = std::move(exe);
@@ -198,6 +204,7 @@ public:
 private:
   vmapc::Device device;
   bool announce;
+  std::string root;
 };
 
 /// The arrays of one run: inputs shared, outputs per side.
@@ -307,8 +314,7 @@ std::string errorText(const Comparison &c, vmapc::DType dtype) {
 bool runCheck(const Check &check, uint64_t seed, Loader &device,
               Loader &reference, const Options &o, const CudaDriver *cuda,
               CUstream stream) {
-  std::string label = check.artifact.substr(check.artifact.rfind('/') + 1);
-  label = label.substr(0, label.size() - 6) + "." + check.entry;
+  std::string label = check.name + "." + check.entry;
   char head[256];
   std::snprintf(head, sizeof head, "%-40s n=%-5" PRId64 " %-8s", label.c_str(),
                 check.numExamples, check.dataText.c_str());
@@ -320,10 +326,10 @@ bool runCheck(const Check &check, uint64_t seed, Loader &device,
 
   vmapc::Executable *exe = nullptr, *ref = nullptr;
   const vmapc::Entry *entry = nullptr, *refEntry = nullptr;
-  vmapc::Status s = device.get(check.artifact, &exe);
-  std::string refPath = check.artifact;
-  if (o.referenceArtifacts != o.artifacts)
-    refPath = o.referenceArtifacts + check.artifact.substr(o.artifacts.size());
+  vmapc::Status s =
+      device.get(artifactPath(o.artifacts, check.name, o.device), &exe);
+  std::string refPath =
+      artifactPath(o.referenceArtifacts, check.name, o.reference);
   if (s.ok())
     s = reference.get(refPath, &ref).withPrefix("reference: ");
   if (s.ok())
@@ -443,7 +449,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::vector<Check> checks;
-  if (!readChecks(o.checks, o.artifacts, &checks, &error))
+  if (!readChecks(o.checks, &checks, &error))
     return setupError(error);
   if (!o.filter.empty()) {
     std::vector<Check> kept;
@@ -487,8 +493,8 @@ int main(int argc, char **argv) {
                 "arrays are not checked\n");
   std::fflush(stdout);
 
-  Loader deviceLoader(device, /*announce=*/true),
-      referenceLoader(reference, /*announce=*/false);
+  Loader deviceLoader(device, /*announce=*/true, o.artifacts),
+      referenceLoader(reference, /*announce=*/false, o.referenceArtifacts);
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < checks.size(); ++i) {
     bool ok = runCheck(checks[i], o.seed + i, deviceLoader, referenceLoader, o,
