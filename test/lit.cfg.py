@@ -31,6 +31,20 @@ if config.vmapc_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
 if os.path.exists(os.path.join(config.vmapc_tools_dir, "vmapc-gpu-check")):
     config.available_features.add("gpu-hosts")
 
+# The Python of the bench scripts (CMake's Python3, which may differ from
+# lit's own %python): %bench_python, and features for the packages it has
+# (found, not imported).
+if getattr(config, "python3", ""):
+    import subprocess
+    config.substitutions.append(("%bench_python", config.python3))
+    found = subprocess.run(
+        [config.python3, "-c",
+         "import importlib.util as u; print(*[m for m in ('numpy', 'jax') "
+         "if u.find_spec(m)])"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for module in found.stdout.split():
+        config.available_features.add(module)
+
 # ptxas: a test that needs it is unsupported without it, except under CI=true
 # where a missing tool is a failure (it then runs and fails).
 ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
