@@ -79,8 +79,11 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 // CHECK:         %[[TINY:.+]] = arith.cmpf olt, %[[X]], %[[MIN]]
 // CHECK:         %[[SCALED:.+]] = arith.mulf %[[X]], %[[TWO23]]
 // CHECK:         arith.select %[[TINY]], %[[SCALED]], %[[X]]
-// CHECK:         arith.select %[[TINY]], %[[EBIAS_TINY]], %[[EBIAS]]
-// CHECK:         arith.shrui
+// The exponent's bias and the exponent bits, in either order (the pass
+// builds them as the two arguments of one call: g++ and clang order those
+// differently).
+// CHECK-DAG:     arith.select %[[TINY]], %[[EBIAS_TINY]], %[[EBIAS]]
+// CHECK-DAG:     arith.shrui
 // CHECK:         arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : vector<16xf32>
 // CHECK:         %[[E:.+]] = arith.mulf %{{.+}}, %[[LN2]] fastmath<contract> : vector<16xf32>
 // CHECK:         %[[LOG:.+]] = arith.addf %[[E]], %{{.+}} fastmath<contract> : vector<16xf32>
