@@ -36,6 +36,11 @@ std::unique_ptr<CudaDriver> CudaDriver::open(int ordinal, std::string *error) {
   }
   VMAPC_CUDA_DRIVER_CALLS(VMAPC_CUDA_RESOLVE)
 #undef VMAPC_CUDA_RESOLVE
+#define VMAPC_CUDA_RESOLVE_OPTIONAL(name)                                      \
+  d->name = reinterpret_cast<decltype(d->name)>(                               \
+      dlsym(d->library, VMAPC_STRINGIFY_EXPANDED(name)));
+  VMAPC_CUDA_DRIVER_OPTIONAL_CALLS(VMAPC_CUDA_RESOLVE_OPTIONAL)
+#undef VMAPC_CUDA_RESOLVE_OPTIONAL
 
   if (!d->check(d->cuInit(0), "cuInit", error))
     return nullptr;
@@ -51,7 +56,7 @@ std::unique_ptr<CudaDriver> CudaDriver::open(int ordinal, std::string *error) {
       !d->check(d->cuDevicePrimaryCtxRetain(&d->context, d->device),
                 "cuDevicePrimaryCtxRetain", error))
     return nullptr;
-  if (!d->makeCurrent(error))
+  if (!d->check(d->cuCtxPushCurrent(d->context), "cuCtxPushCurrent", error))
     return nullptr;
   return d;
 }
@@ -80,8 +85,13 @@ bool CudaDriver::check(CUresult result, const std::string &what,
   return false;
 }
 
-bool CudaDriver::makeCurrent(std::string *error) const {
-  return check(cuCtxSetCurrent(context), "cuCtxSetCurrent", error);
+bool CudaDriver::upload(CUdeviceptr to, const void *from, size_t bytes,
+                        CUstream stream, std::string *error) const {
+  return bytes == 0 ||
+         (check(cuMemcpyHtoDAsync(to, from, bytes, stream),
+                "cuMemcpyHtoDAsync(" + std::to_string(bytes) + " bytes)",
+                error) &&
+          check(cuStreamSynchronize(stream), "cuStreamSynchronize", error));
 }
 
 CudaDeviceInfo CudaDriver::describe() const {
@@ -102,7 +112,7 @@ CudaDeviceInfo CudaDriver::describe() const {
   info.memoryBusBits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
   info.memoryClockKHz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
   size_t total = 0;
-  if (cuDeviceTotalMem(&total, device) == CUDA_SUCCESS)
+  if (cuDeviceTotalMem && cuDeviceTotalMem(&total, device) == CUDA_SUCCESS)
     info.totalBytes = total;
   return info;
 }

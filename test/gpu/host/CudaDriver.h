@@ -9,10 +9,11 @@
 // versioned symbol that cuda.h maps the name to (cuMemAlloc -> cuMemAlloc_v2).
 //
 // `CudaDriver::open` loads the library (or the file named by
-// VMAPC_CUDA_DRIVER), calls cuInit(0), takes device `ordinal` and makes its
-// primary context current on the calling thread: the context the runtime's
-// `cuda:N` device retains too, so device pointers made here are valid for
-// the runtime. Every call that fails yields a message naming the call and
+// VMAPC_CUDA_DRIVER), calls cuInit(0), takes device `ordinal` and pushes its
+// primary context on the calling thread: the context the runtime's `cuda:N`
+// device retains too, so device pointers made here are valid for the
+// runtime (which pushes and pops it around its calls, leaving this one
+// current). Every call that fails yields a message naming the call and
 // the CUDA error ("cuMemAlloc(1073741824 bytes): CUDA_ERROR_OUT_OF_MEMORY
 // (out of memory)").
 //
@@ -30,7 +31,9 @@
 
 namespace vmapc::gpuhost {
 
-// X(name): every entry point used, by its unversioned cuda.h name.
+// X(name): the entry points used, by their unversioned cuda.h names. The
+// hosts need the first list; the second only adds facts to what they print
+// (null where a driver, or the runtime's fake driver, lacks them).
 #define VMAPC_CUDA_DRIVER_CALLS(X)                                             \
   X(cuInit)                                                                    \
   X(cuDriverGetVersion)                                                        \
@@ -40,17 +43,14 @@ namespace vmapc::gpuhost {
   X(cuDeviceGet)                                                               \
   X(cuDeviceGetName)                                                           \
   X(cuDeviceGetAttribute)                                                      \
-  X(cuDeviceTotalMem)                                                          \
   X(cuDevicePrimaryCtxRetain)                                                  \
   X(cuDevicePrimaryCtxRelease)                                                 \
-  X(cuCtxSetCurrent)                                                           \
-  X(cuMemGetInfo)                                                              \
+  X(cuCtxPushCurrent)                                                          \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
-  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemcpyDtoDAsync)                                                         \
-  X(cuMemsetD8)                                                                \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
@@ -59,6 +59,9 @@ namespace vmapc::gpuhost {
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
   X(cuEventElapsedTime)
+#define VMAPC_CUDA_DRIVER_OPTIONAL_CALLS(X)                                    \
+  X(cuDeviceTotalMem)                                                          \
+  X(cuMemGetInfo)
 
 /// What `CudaDriver::describe` reports about the device.
 struct CudaDeviceInfo {
@@ -87,13 +90,14 @@ public:
   /// True for CUDA_SUCCESS; else false with `error` = "WHAT: NAME (text)".
   bool check(CUresult result, const std::string &what,
              std::string *error) const;
-  /// Makes the primary context current on the calling thread (the runtime
-  /// restores the caller's context after each call, so this stays true).
-  bool makeCurrent(std::string *error) const;
   CudaDeviceInfo describe() const;
+  /// Copies `bytes` from host memory to `to` through `stream` and waits.
+  bool upload(CUdeviceptr to, const void *from, size_t bytes, CUstream stream,
+              std::string *error) const;
 
 #define VMAPC_CUDA_DECLARE(name) decltype(&::name) name = nullptr;
   VMAPC_CUDA_DRIVER_CALLS(VMAPC_CUDA_DECLARE)
+  VMAPC_CUDA_DRIVER_OPTIONAL_CALLS(VMAPC_CUDA_DECLARE)
 #undef VMAPC_CUDA_DECLARE
 
 private:

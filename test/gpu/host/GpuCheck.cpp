@@ -15,7 +15,7 @@
 // tolerance. On a CUDA
 // device each line runs twice: with host arrays (the runtime stages them)
 // and with device arrays (RunOptions::deviceArrays, on a stream of this
-// program's), the device outputs poisoned with cuMemsetD8 first.
+// program's), the device outputs poisoned the same way first.
 //
 // --reference-artifacts DIR takes the reference's artifacts from another
 // folder (the same entries, compiled from other programs: how the tests show
@@ -258,20 +258,17 @@ vmapc::Status runDeviceArrays(const CudaDriver &cuda, CUstream stream,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const vmapc::NpyArray &a = inputs[i];
     if (!din[i].allocate(cuda, a.data.size(), &error) ||
-        (a.data.size() &&
-         !cuda.check(
-             cuda.cuMemcpyHtoD(din[i].address(), a.data.data(), a.data.size()),
-             "cuMemcpyHtoD", &error)))
+        !cuda.upload(din[i].address(), a.data.data(), a.data.size(), stream,
+                     &error))
       return cudaError(error);
     in.push_back({din[i].pointer(), a.dtype, vmapc::Shape(a.shape)});
   }
+  // The outputs as makeOutputs poisoned them on the host.
   for (size_t i = 0; i < outputs->size(); ++i) {
     vmapc::NpyArray &a = (*outputs)[i];
     if (!dout[i].allocate(cuda, a.data.size(), &error) ||
-        (a.data.size() &&
-         !cuda.check(
-             cuda.cuMemsetD8(dout[i].address(), kDevicePoison, a.data.size()),
-             "cuMemsetD8", &error)))
+        !cuda.upload(dout[i].address(), a.data.data(), a.data.size(), stream,
+                     &error))
       return cudaError(error);
     out.push_back({dout[i].pointer(), a.dtype, vmapc::Shape(a.shape)});
   }
@@ -382,17 +379,23 @@ bool runCheck(const Check &check, uint64_t seed, Loader &device,
 
   std::vector<double> maxError(info.outputs.size(), 0);
   std::vector<double> worstRatio(info.outputs.size(), 0);
+  // Every mode runs, so that a failure says which path broke (staging,
+  // binding in place).
+  std::vector<std::string> failures, passes;
   for (const Mode &mode : modes) {
+    std::string tag = std::string("[") + mode.name + "] ";
     std::vector<vmapc::NpyArray> actual;
     s = makeOutputs(info, check.numExamples, kDevicePoison, &actual);
     if (s.ok())
       s = mode.deviceArrays
               ? runDeviceArrays(*cuda, stream, exe, *entry, inputs, &actual)
               : runHost(exe, *entry, inputs, &actual);
-    if (!s.ok())
-      return failLine(std::string("[") + mode.name + "] " + o.device + ": " +
-                      s.message());
-    for (size_t k = 0; k < info.outputs.size(); ++k) {
+    if (!s.ok()) {
+      failures.push_back(tag + o.device + ": " + s.message());
+      continue;
+    }
+    bool modeOk = true;
+    for (size_t k = 0; k < info.outputs.size() && modeOk; ++k) {
       const vmapc::ArgInfo &arg = info.outputs[k];
       Tolerance tol = check.tolerance(k, arg.dtype);
       Comparison c =
@@ -401,19 +404,31 @@ bool runCheck(const Check &check, uint64_t seed, Loader &device,
       if (!c.ok) {
         char why[512];
         std::snprintf(why, sizeof why,
-                      "[%s] %s: max error %s beyond %s; first at flat index "
+                      "%s: max error %s beyond %s; first at flat index "
                       "%" PRId64 ": %s %s, %s %s",
-                      mode.name, arg.name.c_str(),
-                      errorText(c, arg.dtype).c_str(), tol.text.c_str(),
-                      c.badIndex, o.device.c_str(), c.deviceValue.c_str(),
-                      o.reference.c_str(), c.referenceValue.c_str());
-        return failLine(why);
+                      arg.name.c_str(), errorText(c, arg.dtype).c_str(),
+                      tol.text.c_str(), c.badIndex, o.device.c_str(),
+                      c.deviceValue.c_str(), o.reference.c_str(),
+                      c.referenceValue.c_str());
+        failures.push_back(tag + why);
+        modeOk = false;
+        break;
       }
       if (c.maxError > maxError[k])
         maxError[k] = c.maxError;
       if (c.worstRatio > worstRatio[k])
         worstRatio[k] = c.worstRatio;
     }
+    if (modeOk)
+      passes.push_back(tag + "ok");
+  }
+  if (!failures.empty()) {
+    std::string why;
+    for (const std::string &f : failures)
+      why += (why.empty() ? "" : "; ") + f;
+    for (const std::string &p : passes)
+      why += "; " + p;
+    return failLine(why);
   }
   std::string errors;
   for (size_t k = 0; k < info.outputs.size(); ++k) {
