@@ -30,7 +30,7 @@ vmapc_code takeCode(vmapc_status s) {
 TEST(CApi, LoadRunAndErrors) {
   vmapc_device *dev = nullptr;
   EXPECT_EQ(take(vmapc_device_open("tpu", &dev)),
-            "unknown device 'tpu' (available: cpu)");
+            "unknown device 'tpu' (available: cpu, cuda)");
   EXPECT_EQ(takeCode(vmapc_device_open("tpu", &dev)), VMAPC_STATUS_NOT_FOUND);
   EXPECT_EQ(takeCode(vmapc_device_open(nullptr, &dev)),
             VMAPC_STATUS_INVALID_ARGUMENT);
@@ -208,7 +208,7 @@ TEST(CApi, AStatusThatCannotBeAllocatedStillReportsItsCode) {
   vmapc_status s = vmapc_device_open("tpu", &dev);
   EXPECT_EQ(vmapc_status_code(s), VMAPC_STATUS_NOT_FOUND);
   EXPECT_STREQ(vmapc_status_message(s),
-               "unknown device 'tpu' (available: cpu)");
+               "unknown device 'tpu' (available: cpu, cuda)");
   vmapc_status_free(s);
 }
 

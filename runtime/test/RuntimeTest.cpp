@@ -28,10 +28,24 @@ TEST(Device, OpenCpuAndUnknown) {
   Device d;
   ASSERT_TRUE(Device::open("cpu", &d).ok());
   EXPECT_EQ(d.name(), "cpu");
-  Status s = Device::open("cuda:7", &d);
-  EXPECT_EQ(s.message(), "unknown device 'cuda:7' (available: cpu)");
+  Status s = Device::open("tpu:7", &d);
+  EXPECT_EQ(s.message(), "unknown device 'tpu:7' (available: cpu, cuda)");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
 }
+
+#if !VMAPC_TEST_CUDA
+// (With CUDA support, CudaDeviceTest.cpp tests the cuda device.)
+TEST(Device, CudaWithoutCudaSupportSaysSo) {
+  Device d;
+  for (const char *name : {"cuda", "cuda:0", "cuda:3"}) {
+    Status s = Device::open(name, &d);
+    EXPECT_EQ(s.message(), "no CUDA device: this runtime was built without "
+                           "CUDA support (no cuda.h at build time, or "
+                           "VMAPC_CUDA=OFF)");
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  }
+}
+#endif
 
 TEST_F(RuntimeTest, EntriesAndInfo) {
   ASSERT_EQ(exe->numEntries(), 9u);

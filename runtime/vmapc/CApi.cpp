@@ -253,6 +253,16 @@ vmapc_status vmapc_run(vmapc_executable *exe, size_t entry,
                        const vmapc_host_array *inputs, size_t num_inputs,
                        const vmapc_mutable_host_array *outputs,
                        size_t num_outputs) {
+  return vmapc_run_with_options(exe, entry, inputs, num_inputs, outputs,
+                                num_outputs, nullptr);
+}
+
+vmapc_status vmapc_run_with_options(vmapc_executable *exe, size_t entry,
+                                    const vmapc_host_array *inputs,
+                                    size_t num_inputs,
+                                    const vmapc_mutable_host_array *outputs,
+                                    size_t num_outputs,
+                                    const vmapc_run_options *options) {
   const vmapc::Entry *e = entryAt(exe, entry);
   if (!e)
     return errorC(vmapc::StatusCode::kInvalidArgument,
@@ -282,9 +292,15 @@ vmapc_status vmapc_run(vmapc_executable *exe, size_t entry,
     exe->outputs[i] = {a.data, vmapc::DType(a.dtype),
                        vmapc::Shape(a.shape, a.rank)};
   }
+  vmapc::RunOptions runOptions;
+  if (options) {
+    runOptions.deviceArrays = options->device_arrays != 0;
+    runOptions.stream = options->stream;
+  }
   return toC(exe->exe->run(
       *e, vmapc::Span<vmapc::HostArray>(exe->inputs.get(), num_inputs),
-      vmapc::Span<vmapc::MutableHostArray>(exe->outputs.get(), num_outputs)));
+      vmapc::Span<vmapc::MutableHostArray>(exe->outputs.get(), num_outputs),
+      runOptions));
 }
 
 void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out) {
@@ -296,6 +312,9 @@ void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out) {
   out->calls = s.calls;
   out->launches = s.launches;
   out->examples = s.examples;
+  out->device_allocations = s.deviceAllocations;
+  out->bytes_to_device = s.bytesToDevice;
+  out->bytes_from_device = s.bytesFromDevice;
 }
 
 const char *vmapc_executable_code_level(const vmapc_executable *exe) {

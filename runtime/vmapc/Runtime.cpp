@@ -44,6 +44,9 @@ struct ArgPlan {
   uint64_t outer = 0;
   uint64_t innerBytes = 0;
   uint64_t staging = kNoStaging;
+  /// An unmapped input staged into a slot whose bytes an output slot or an
+  /// arena binding shares: copied again before every chunk, not once.
+  bool stageEachChunk = false;
 };
 
 struct EntryState {
@@ -89,6 +92,51 @@ Status planArg(const ArgInfo &arg, ArgPlan *out) {
   *out = p;
   return Status();
 }
+/// Sets `stageEachChunk` on the unmapped inputs of `info` whose staging
+/// slots share bytes with an output's slot or an arena binding of the
+/// schedule: a chunk may overwrite them, so they are copied in before
+/// every chunk. A slot [b, e) meets one of those ranges if the largest end
+/// among the ranges that begin before e is past b: the ranges sorted by
+/// their beginnings, with the running maximum of their ends, answer that
+/// with one binary search per slot.
+void markSlotsReusedInAChunk(const EntryInfo &info,
+                             const std::vector<KernelInfo> &kernels,
+                             EntryState *st) {
+  bool any = false;
+  for (const ArgPlan &p : st->inputs)
+    any |= !p.mapped && !p.empty && p.staging != kNoStaging;
+  if (!any)
+    return;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges; // (begin, end)
+  for (const ArgPlan &p : st->outputs)
+    if (p.staging != kNoStaging && !p.empty)
+      ranges.push_back(
+          {p.staging,
+           p.staging + p.exampleBytes * (p.mapped ? info.batchSize : 1)});
+  for (const Command &c : info.schedule)
+    if (c.kind == Command::Kind::Dispatch)
+      for (size_t j = 0; j < c.bindings.size(); ++j)
+        if (c.bindings[j].kind == Binding::Kind::Arena &&
+            kernels[c.kernel].bindingBytes[j] > 0)
+          ranges.push_back(
+              {c.bindings[j].offset,
+               c.bindings[j].offset + kernels[c.kernel].bindingBytes[j]});
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<uint64_t> maxEnd(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i)
+    maxEnd[i] = std::max(ranges[i].second, i ? maxEnd[i - 1] : 0);
+  for (ArgPlan &p : st->inputs) {
+    if (p.mapped || p.empty || p.staging == kNoStaging)
+      continue;
+    uint64_t end = p.staging + p.exampleBytes;
+    size_t before =
+        size_t(std::lower_bound(ranges.begin(), ranges.end(),
+                                std::pair<uint64_t, uint64_t>{end, 0}) -
+               ranges.begin());
+    p.stageEachChunk = before > 0 && maxEnd[before - 1] > p.staging;
+  }
+}
+
 } // namespace
 
 struct Executable::Impl {
@@ -110,6 +158,11 @@ struct Executable::Impl {
   Status runCommands(const std::vector<Command> &schedule, size_t begin,
                      size_t end, size_t depth, const EntryState &st,
                      uint64_t n);
+  /// Runs `info` on `total` examples of the checked arrays, chunk by chunk,
+  /// between the backend's beginRun and endRun.
+  Status runChunks(const EntryInfo &info, EntryState &st,
+                   Span<HostArray> inputs, Span<MutableHostArray> outputs,
+                   uint64_t total, bool deviceArrays);
 };
 
 Status Executable::Impl::runCommands(const std::vector<Command> &schedule,
@@ -205,6 +258,7 @@ Status Executable::loadBytes(const Device &device, const void *data,
     for (const auto *plans : {&st.inputs, &st.outputs})
       for (const ArgPlan &p : *plans)
         st.hasMappedBytes |= p.mapped && !p.empty;
+    markSlotsReusedInAChunk(info, a.kernels, &st);
     st.inputAddress.assign(info.inputs.size(), 0);
     st.outputAddress.assign(info.outputs.size(), 0);
     arenaBytes = std::max(arenaBytes, info.arenaBytes);
@@ -224,6 +278,7 @@ Status Executable::loadBytes(const Device &device, const void *data,
   VMAPC_RETURN_IF_ERROR(device.impl->load(a, code, arenaBytes, &impl->backend));
   impl->stats.arenaBytes = arenaBytes;
   impl->stats.allocations = 1;
+  impl->stats.deviceAllocations = impl->backend->deviceAllocations();
   out->reset(new Executable(std::move(impl)));
   return Status();
 }
@@ -360,14 +415,16 @@ static bool passInPlace(const ArgPlan &p, uint64_t count, uint64_t b) {
 }
 
 Status Executable::run(std::string_view entryName, Span<HostArray> inputs,
-                       Span<MutableHostArray> outputs) {
+                       Span<MutableHostArray> outputs,
+                       const RunOptions &options) {
   const Entry *e = nullptr;
   VMAPC_RETURN_IF_ERROR(findEntry(entryName, &e));
-  return run(*e, inputs, outputs);
+  return run(*e, inputs, outputs, options);
 }
 
 Status Executable::run(const Entry &entry, Span<HostArray> inputs,
-                       Span<MutableHostArray> outputs) {
+                       Span<MutableHostArray> outputs,
+                       const RunOptions &options) {
   Impl &im = *impl;
   if (entry.index >= im.states.size() || &im.entries[entry.index] != &entry)
     return invalid("entry does not belong to this executable");
@@ -435,12 +492,25 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
     VMAPC_RETURN_IF_ERROR(checkDims("output", info.outputs[i], outView(i), n));
 
   // Everything is checked; from here on nothing allocates, and only the
-  // device can fail. Every offset below lies inside a user array or a
-  // staging slot, whose byte sizes were checked below 2^62, so no product
-  // wraps.
+  // device can fail.
   backend::Executable &device = *im.backend;
+  VMAPC_RETURN_IF_ERROR(device.beginRun(options));
+  Status status = im.runChunks(info, st, inputs, outputs, uint64_t(n),
+                               options.deviceArrays);
+  VMAPC_RETURN_IF_ERROR(device.endRun(std::move(status)));
+  im.stats.calls += 1;
+  im.stats.examples += uint64_t(n);
+  return Status();
+}
+
+Status Executable::Impl::runChunks(const EntryInfo &info, EntryState &st,
+                                   Span<HostArray> inputs,
+                                   Span<MutableHostArray> outputs,
+                                   uint64_t total, bool deviceArrays) {
+  // Every offset below lies inside a caller's array or a staging slot, whose
+  // byte sizes were checked below 2^62, so no product wraps.
+  backend::Executable &device = *backend;
   const uint64_t b = info.batchSize;
-  const uint64_t total = uint64_t(n);
   uint64_t chunks = (total + b - 1) / b;
   if (total == 0 && st.hasUnmappedOutput)
     chunks = 1;
@@ -450,13 +520,61 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
   const size_t numIn = inputs.size();
   const size_t numOut = outputs.size();
   const backend::Address arena = device.arena();
-  const bool inPlace = device.bindsHostMemory();
-  for (size_t i = 0; i < numIn; ++i)
-    if (!st.inputs[i].mapped)
-      st.inputAddress[i] = backend::Address(inputs[i].data);
-  for (size_t i = 0; i < numOut; ++i)
-    if (!st.outputs[i].mapped)
-      st.outputAddress[i] = backend::Address(outputs[i].data);
+  // Whether the code takes the caller's arrays as they are: host arrays on
+  // a device that reads host memory, device arrays on the device. Else
+  // every array goes through its staging slot.
+  const bool bindsCaller = deviceArrays || device.bindsHostMemory();
+  const bool hostToDevice = !deviceArrays && !device.bindsHostMemory();
+  // Copies between a caller's array and the arena: on the device for device
+  // arrays, else from or to host memory.
+  auto copyIn = [&](backend::Address dst, uint64_t dstPitch,
+                    backend::Address src, uint64_t srcPitch, uint64_t rowBytes,
+                    uint64_t rows) -> Status {
+    if (deviceArrays)
+      return device.copyOnDevice(dst, dstPitch, src, srcPitch, rowBytes, rows);
+    if (hostToDevice)
+      stats.bytesToDevice += rowBytes * rows;
+    return device.upload(dst, dstPitch, reinterpret_cast<const void *>(src),
+                         srcPitch, rowBytes, rows);
+  };
+  auto copyOut = [&](backend::Address dst, uint64_t dstPitch,
+                     backend::Address src, uint64_t srcPitch, uint64_t rowBytes,
+                     uint64_t rows) -> Status {
+    if (deviceArrays)
+      return device.copyOnDevice(dst, dstPitch, src, srcPitch, rowBytes, rows);
+    if (hostToDevice)
+      stats.bytesFromDevice += rowBytes * rows;
+    return device.download(reinterpret_cast<void *>(dst), dstPitch, src,
+                           srcPitch, rowBytes, rows);
+  };
+  auto inputData = [&](size_t i) { return backend::Address(inputs[i].data); };
+  auto outputData = [&](size_t i) { return backend::Address(outputs[i].data); };
+  // Unmapped arguments: bound in place, or staged (an input once, before
+  // the first chunk, unless its slot is reused within a chunk; an output
+  // read back after the last).
+  auto stagesUnmapped = [&](const ArgPlan &p) {
+    return !p.mapped && !bindsCaller && p.staging != kNoStaging;
+  };
+  for (size_t i = 0; i < numIn; ++i) {
+    const ArgPlan &p = st.inputs[i];
+    if (p.mapped)
+      continue;
+    if (!stagesUnmapped(p)) {
+      st.inputAddress[i] = inputData(i);
+      continue;
+    }
+    st.inputAddress[i] = arena + p.staging;
+    if (!p.empty && !p.stageEachChunk && chunks > 0)
+      VMAPC_RETURN_IF_ERROR(copyIn(arena + p.staging, p.exampleBytes,
+                                   inputData(i), p.exampleBytes, p.exampleBytes,
+                                   1));
+  }
+  for (size_t i = 0; i < numOut; ++i) {
+    const ArgPlan &p = st.outputs[i];
+    if (!p.mapped)
+      st.outputAddress[i] =
+          stagesUnmapped(p) ? arena + p.staging : outputData(i);
+  }
 
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t start = c * b;
@@ -465,15 +583,20 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
     const uint64_t chunkN = info.padsPartialChunks ? b : count;
     for (size_t i = 0; i < numIn; ++i) {
       const ArgPlan &p = st.inputs[i];
-      if (!p.mapped)
+      if (!p.mapped) {
+        if (stagesUnmapped(p) && !p.empty && p.stageEachChunk)
+          VMAPC_RETURN_IF_ERROR(copyIn(arena + p.staging, p.exampleBytes,
+                                       inputData(i), p.exampleBytes,
+                                       p.exampleBytes, 1));
         continue;
+      }
       if (p.empty) { // Nothing to gather; any valid address will do.
         st.inputAddress[i] = arena + p.staging;
         continue;
       }
-      const auto *src = static_cast<const unsigned char *>(inputs[i].data);
-      if (inPlace && passInPlace(p, count, b)) {
-        st.inputAddress[i] = backend::Address(src + start * p.innerBytes);
+      const backend::Address src = inputData(i);
+      if (bindsCaller && passInPlace(p, count, b)) {
+        st.inputAddress[i] = src + start * p.innerBytes;
         continue;
       }
       backend::Address slot = arena + p.staging;
@@ -483,46 +606,47 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
       // The chunk: `outer` rows of count x innerBytes, B x innerBytes apart
       // in the slot.
       VMAPC_RETURN_IF_ERROR(
-          device.upload(slot, b * p.innerBytes, src + start * p.innerBytes,
-                        total * p.innerBytes, count * p.innerBytes, p.outer));
+          copyIn(slot, b * p.innerBytes, src + start * p.innerBytes,
+                 total * p.innerBytes, count * p.innerBytes, p.outer));
       if (!info.padsPartialChunks)
         continue;
       // Padding lanes repeat the last real example, so that the code sees
       // only values the user gave (no 0 divisor, no log(0) of padding).
       for (uint64_t k = count; k < b; ++k)
-        VMAPC_RETURN_IF_ERROR(
-            device.upload(slot + k * p.innerBytes, b * p.innerBytes,
-                          src + (start + count - 1) * p.innerBytes,
-                          total * p.innerBytes, p.innerBytes, p.outer));
+        VMAPC_RETURN_IF_ERROR(copyIn(slot + k * p.innerBytes, b * p.innerBytes,
+                                     src + (start + count - 1) * p.innerBytes,
+                                     total * p.innerBytes, p.innerBytes,
+                                     p.outer));
     }
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
       if (!p.mapped)
         continue;
-      auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      st.outputAddress[i] = inPlace && !p.empty && passInPlace(p, count, b)
-                                ? backend::Address(dst + start * p.innerBytes)
+      st.outputAddress[i] = bindsCaller && !p.empty && passInPlace(p, count, b)
+                                ? outputData(i) + start * p.innerBytes
                                 : arena + p.staging;
     }
 
     VMAPC_RETURN_IF_ERROR(
-        im.runCommands(info.schedule, 0, info.schedule.size(), 0, st, chunkN));
+        runCommands(info.schedule, 0, info.schedule.size(), 0, st, chunkN));
 
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];
       if (!p.mapped || p.empty || count == 0 ||
-          (inPlace && passInPlace(p, count, b)))
+          (bindsCaller && passInPlace(p, count, b)))
         continue;
-      auto *dst = static_cast<unsigned char *>(outputs[i].data);
-      VMAPC_RETURN_IF_ERROR(device.download(
-          dst + start * p.innerBytes, total * p.innerBytes, arena + p.staging,
-          b * p.innerBytes, count * p.innerBytes, p.outer));
+      VMAPC_RETURN_IF_ERROR(copyOut(
+          outputData(i) + start * p.innerBytes, total * p.innerBytes,
+          arena + p.staging, b * p.innerBytes, count * p.innerBytes, p.outer));
     }
   }
-  VMAPC_RETURN_IF_ERROR(device.finish());
-
-  im.stats.calls += 1;
-  im.stats.examples += total;
+  for (size_t i = 0; i < numOut; ++i) {
+    const ArgPlan &p = st.outputs[i];
+    if (stagesUnmapped(p) && !p.empty && chunks > 0)
+      VMAPC_RETURN_IF_ERROR(copyOut(outputData(i), p.exampleBytes,
+                                    arena + p.staging, p.exampleBytes,
+                                    p.exampleBytes, 1));
+  }
   return Status();
 }
 

@@ -38,6 +38,14 @@
 // argument (a 0 dim) is never copied; when every mapped argument is empty,
 // one walk of the schedule computes everything whatever N is.
 //
+// Devices. "cpu" runs the artifact's x86-64 code on a thread pool, binding
+// the caller's host arrays in place where it can. "cuda:N" runs its CUDA code
+// on GPU N through the CUDA driver (loaded at run time; see Device::open):
+// host arrays are copied through pinned host memory into the entry's staging
+// slots in the arena (device memory) and back; with RunOptions::deviceArrays
+// the arrays are the caller's device memory, bound in place where a chunk is
+// contiguous and copied on the device through the staging slots otherwise.
+//
 // Errors. Every call returns a `Status` with a code (Status.h); nothing
 // throws. Wrong counts, dtypes, ranks or dimensions are kInvalidArgument
 // errors naming the argument (kOutOfRange past a limit: more than kMaxRank
@@ -51,7 +59,9 @@
 //
 // Memory and ownership. Loading allocates the arena once (256-byte aligned,
 // the largest arena of all entries, at least 1 byte; posix_memalign, never
-// operator new) plus bookkeeping; `run` never allocates on success. The caller
+// operator new, on the CPU; one cuMemAlloc, plus one cuMemHostAlloc of
+// pinned staging, on CUDA) plus bookkeeping; `run` never allocates, on the
+// host or the device, on success. The caller
 // owns every array; the runtime keeps no pointer to them after `run` returns.
 // Inputs are only read. Outputs must not overlap inputs or each other. `Entry`
 // pointers stay valid as long as their Executable.
@@ -59,7 +69,9 @@
 // Thread safety. `Device::open`, `loadBytes` and `loadFile` may be called
 // from any thread. One Executable has one arena, so calls on the same
 // Executable must not overlap (use one Executable per thread); the const
-// accessors may be called concurrently with each other.
+// accessors may be called concurrently with each other. A CUDA executable
+// may be run from any thread: each call makes the device's primary context
+// current and restores the caller's before it returns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -159,8 +171,37 @@ struct Stats {
   uint64_t arenaBytes = 0;  ///< Bytes of the arena allocation.
   uint64_t allocations = 0; ///< Arena allocations made (1 after a load).
   uint64_t calls = 0;       ///< Successful `run` calls.
-  uint64_t launches = 0;    ///< Calls into generated code.
-  uint64_t examples = 0;    ///< Sum of N over successful calls.
+  /// Dispatches of the schedule walked (kernel launches; one whose grid
+  /// has no workgroup for the chunk counts too, though nothing runs).
+  uint64_t launches = 0;
+  uint64_t examples = 0; ///< Sum of N over successful calls.
+  /// Device memory and pinned host memory allocations (cuMemAlloc,
+  /// cuMemHostAlloc): 2 after a load on CUDA (the arena, the staging), never
+  /// more in later calls; 0 on the CPU.
+  uint64_t deviceAllocations = 0;
+  /// Bytes copied from host memory to the device and back (0 on the CPU,
+  /// and for device arrays).
+  uint64_t bytesToDevice = 0;
+  uint64_t bytesFromDevice = 0;
+};
+
+/// How `Executable::run` takes its arrays. The defaults are host arrays on
+/// the executable's own stream.
+struct RunOptions {
+  /// Every input's and output's `data` is a device address on the
+  /// executable's device (a CUdeviceptr), valid for the bytes its shape
+  /// says. A chunk that is contiguous there (a full chunk of an argument
+  /// mapped at axis 0, or an unmapped argument) is bound in place; any
+  /// other is copied through its staging slot on the device. CUDA only.
+  bool deviceArrays = false;
+  /// A CUstream of the device's primary context (as the CUDA runtime,
+  /// PyTorch and JAX make them) to run on instead of the executable's own
+  /// (made at load). With host arrays, `run` waits for its work on it
+  /// before returning; with device arrays, it returns once everything is
+  /// enqueued there, and the caller synchronizes the stream before reading
+  /// the outputs. A later run on another stream waits for it (an event, no
+  /// host wait). CUDA only.
+  void *stream = nullptr;
 };
 
 namespace backend {
@@ -177,13 +218,26 @@ public:
   /// artifact's code for ISA level x86-64, x86-64-v3 or x86-64-v4 rather
   /// than the best the CPU supports). The environment variables
   /// VMAPC_CPU_THREADS and VMAPC_CPU_ISA set the same options when the
-  /// string does not. The worker threads start here, once. Errors:
-  /// kNotFound "unknown device 'NAME' (available: cpu)", kInvalidArgument
-  /// for a bad option, kResourceExhausted when threads cannot start.
+  /// string does not. The worker threads start here, once.
+  ///
+  /// Or "cuda" (= "cuda:0") or "cuda:N": GPU N as the CUDA driver numbers
+  /// them. The driver is loaded here with dlopen("libcuda.so.1"), or the
+  /// library the environment variable VMAPC_CUDA_DRIVER names; nothing
+  /// links CUDA, so a host program starts without one. Opening retains the
+  /// GPU's primary context (released with the last copy of the Device).
+  ///
+  /// Errors: kNotFound "unknown device 'NAME' (available: cpu, cuda)",
+  /// kInvalidArgument for a bad option, kResourceExhausted when threads
+  /// cannot start; for CUDA, kUnavailable "no CUDA device: libcuda.so.1
+  /// could not be loaded (...)" or "no CUDA device: cuInit failed:
+  /// CUDA_ERROR_NO_DEVICE (...)", kNotFound "no CUDA device: cuda:N does not
+  /// exist (M devices)", kUnimplemented "no CUDA device: this runtime was
+  /// built without CUDA support ..." (built without cuda.h).
   static Status open(std::string_view name, Device *out);
 
   const std::string &name() const { return deviceName; }
-  /// "cpu: 2 threads" (what was opened).
+  /// "cpu: 2 threads", "cuda:0: NVIDIA H200 (sm_90), CUDA driver 13.0"
+  /// (what was opened).
   std::string describe() const;
 
 private:
@@ -240,15 +294,27 @@ public:
   Status findEntry(std::string_view name, const Entry **out) const;
 
   /// Runs `entry` on N examples (see the file comment). `inputs` and
-  /// `outputs` are in manifest order.
+  /// `outputs` are in manifest order. Errors besides the arrays' (file
+  /// comment): kInvalidArgument for `options` the device does not take
+  /// (the CPU takes no device arrays or stream); from CUDA, a status whose
+  /// message carries the CUDA error's name ("cuLaunchKernel of kernel 'k':
+  /// CUDA_ERROR_LAUNCH_FAILED (...)") and whose code follows it
+  /// (kResourceExhausted for out of memory, kUnavailable for a device that
+  /// is gone, kInternal for an error that leaves the context unusable, ...;
+  /// docs/runtime.md lists them).
   Status run(const Entry &entry, Span<HostArray> inputs,
-             Span<MutableHostArray> outputs);
+             Span<MutableHostArray> outputs,
+             const RunOptions &options = RunOptions());
   /// Same, by entry name.
   Status run(std::string_view entryName, Span<HostArray> inputs,
-             Span<MutableHostArray> outputs);
+             Span<MutableHostArray> outputs,
+             const RunOptions &options = RunOptions());
 
   Stats stats() const;
-  /// The code in use: the ISA level of the CPU code object ("x86-64-v4").
+  /// The code in use: the ISA level of the CPU code object ("x86-64-v4"),
+  /// or the SM architecture of the CUDA code object and how it was loaded
+  /// ("sm_90 (cubin)", or "sm_90 (PTX JIT)" when the driver refused the
+  /// cubin and compiled the PTX).
   const std::string &codeLevel() const;
 
 private:

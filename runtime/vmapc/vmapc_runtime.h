@@ -66,7 +66,9 @@ void vmapc_status_free(vmapc_status status);
 /* The runtime's version, "MAJOR.MINOR.PATCH" (vmapc's version). */
 const char *vmapc_version(void);
 
-/* Opens a device: "cpu". */
+/* Opens a device: "cpu", "cpu:OPTIONS", "cuda" (= "cuda:0") or "cuda:N"
+ * (Device::open in Runtime.h). Without a CUDA driver, "cuda" is an error
+ * with code VMAPC_STATUS_UNAVAILABLE ("no CUDA device: ..."). */
 vmapc_status vmapc_device_open(const char *name, vmapc_device **out);
 void vmapc_device_release(vmapc_device *device);
 
@@ -124,18 +126,39 @@ vmapc_status vmapc_run(vmapc_executable *exe, size_t entry,
                        const vmapc_mutable_host_array *outputs,
                        size_t num_outputs);
 
+/* How a run takes its arrays (RunOptions in Runtime.h); all zero = host
+ * arrays on the executable's own stream, as vmapc_run. CUDA devices only:
+ * device_arrays != 0 means every `data` is a device address (CUdeviceptr)
+ * on the executable's device; stream is a CUstream to run on. */
+typedef struct {
+  int device_arrays;
+  void *stream;
+} vmapc_run_options;
+/* vmapc_run with `options` (NULL: the defaults). */
+vmapc_status vmapc_run_with_options(vmapc_executable *exe, size_t entry,
+                                    const vmapc_host_array *inputs,
+                                    size_t num_inputs,
+                                    const vmapc_mutable_host_array *outputs,
+                                    size_t num_outputs,
+                                    const vmapc_run_options *options);
+
+/* Stats in Runtime.h. */
 typedef struct {
   uint64_t arena_bytes;
   uint64_t allocations;
   uint64_t calls;
   uint64_t launches;
   uint64_t examples;
+  uint64_t device_allocations;
+  uint64_t bytes_to_device;
+  uint64_t bytes_from_device;
 } vmapc_stats;
 void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out);
 
 /* The code object the device chose when it loaded `exe`: its ISA level
- * ("x86-64", "x86-64-v3", "x86-64-v4"). Valid while `exe` lives; "" for a
- * null `exe`. */
+ * ("x86-64", "x86-64-v3", "x86-64-v4"), or on CUDA its SM architecture and
+ * how it loaded ("sm_90 (cubin)", "sm_90 (PTX JIT)"). Valid while `exe`
+ * lives; "" for a null `exe`. */
 const char *vmapc_executable_code_level(const vmapc_executable *exe);
 
 /* What `device` is, for people: e.g. "cpu: 2 threads, x86-64-v4 (AVX-512)".

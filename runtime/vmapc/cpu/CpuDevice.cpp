@@ -60,6 +60,12 @@ public:
     return backend::Address(arenaBuffer.data());
   }
   bool bindsHostMemory() const override { return true; }
+  Status beginRun(const RunOptions &options) override {
+    if (options.deviceArrays || options.stream)
+      return invalid("the cpu device runs on host arrays: RunOptions "
+                     "deviceArrays and stream are for a CUDA device");
+    return Status();
+  }
   Status upload(backend::Address dst, uint64_t dstPitch, const void *src,
                 uint64_t srcPitch, uint64_t rowBytes, uint64_t rows) override {
     copyRows(reinterpret_cast<unsigned char *>(dst), dstPitch,
@@ -74,10 +80,15 @@ public:
              rows);
     return Status();
   }
+  Status copyOnDevice(backend::Address, uint64_t, backend::Address, uint64_t,
+                      uint64_t, uint64_t) override {
+    return Status::error(StatusCode::kInternal,
+                         "the cpu device has no device arrays to copy");
+  }
   Status dispatch(uint32_t kernel, const uint64_t grid[3],
                   const backend::Address *bindings,
                   const int64_t *scalars) override;
-  Status finish() override { return Status(); }
+  Status endRun(Status status) override { return status; }
   const std::string &codeLevel() const override { return level; }
 
 private:
@@ -301,17 +312,5 @@ Status openCpuDevice(std::string_view options,
 }
 
 } // namespace cpu
-
-Status backend::openDevice(std::string_view spec,
-                           std::shared_ptr<backend::Device> *out) {
-  std::string_view name = spec.substr(0, spec.find(':'));
-  std::string_view options =
-      name.size() < spec.size() ? spec.substr(name.size() + 1) : "";
-  if (name == "cpu")
-    return cpu::openCpuDevice(options, out);
-  return Status::error(StatusCode::kNotFound, "unknown device '" +
-                                                  std::string(spec) +
-                                                  "' (available: cpu)");
-}
 
 } // namespace vmapc
