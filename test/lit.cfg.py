@@ -45,6 +45,13 @@ if getattr(config, "python3", ""):
     for module in found.stdout.split():
         config.available_features.add(module)
 
+# The runtime's fake CUDA driver (runtime/test/FakeCuda.h), built with the
+# runtime's tests where CUDA's cuda.h is.
+fake_cuda = os.path.join(config.vmapc_obj_root, "runtime", "libvmapc_fake_cuda.so")
+if os.path.exists(fake_cuda):
+    config.available_features.add("fake-cuda")
+    config.substitutions.append(("%fake_cuda", fake_cuda))
+
 # ptxas: a test that needs it is unsupported without it, except under CI=true
 # where a missing tool is a failure (it then runs and fails).
 ptxas = os.path.join(config.cuda_root, "bin", "ptxas")

@@ -35,6 +35,8 @@ struct Function {
   std::string name;
   int numParams = 0;
   int maxDynamicShared = 48 << 10;
+  /// Threads per block at most (PTX .maxntid); 0 for no limit.
+  int maxThreads = 0;
 };
 
 struct Global {
@@ -414,6 +416,114 @@ CUresult parseModule(State &s, const char *text, size_t size, Module **out) {
   return CUDA_SUCCESS;
 }
 
+/// Bytes per element of a PTX type (".b8", ".u32", ".f64", ...); 0 if not
+/// a plain scalar type.
+size_t ptxTypeBytes(const std::string &type) {
+  if (type.size() < 3 || type[0] != '.')
+    return 0;
+  char kind = type[1];
+  if (kind != 'b' && kind != 'u' && kind != 's' && kind != 'f')
+    return 0;
+  std::string bits = type.substr(2);
+  if (bits == "8")
+    return 1;
+  if (bits == "16")
+    return 2;
+  if (bits == "32")
+    return 4;
+  if (bits == "64")
+    return 8;
+  return 0;
+}
+
+/// Parses what the fake needs of real PTX text (what the compiler emits):
+///   .visible .entry NAME(.param ..., .param ...)  [.maxntid X, Y, Z]
+///   .visible .global .align A .TYPE NAME[COUNT] [= {v, v, ...}];
+/// Kernels get their parameter count and thread limit; globals their bytes
+/// (little-endian elements; zero without an initializer).
+CUresult parsePtx(State &s, const std::string &text, Module **out) {
+  auto *m = new Module();
+  auto fail = [&] {
+    for (Function *f : m->functions)
+      delete f;
+    for (const Global &g : m->globals)
+      release(s, g.address);
+    delete m;
+    return CUDA_ERROR_INVALID_PTX;
+  };
+  size_t pos = 0;
+  while (true) {
+    size_t entry = text.find(".entry ", pos);
+    size_t global = text.find(".global ", pos);
+    if (entry == std::string::npos && global == std::string::npos)
+      break;
+    if (entry < global) {
+      size_t open = text.find('(', entry);
+      size_t close = text.find(')', open);
+      if (open == std::string::npos || close == std::string::npos)
+        return fail();
+      auto *f = new Function();
+      f->name = text.substr(entry + 7, open - entry - 7);
+      while (!f->name.empty() && f->name.back() == ' ')
+        f->name.pop_back();
+      for (size_t p = text.find(".param", open); p < close;
+           p = text.find(".param", p + 6))
+        ++f->numParams;
+      // A thread limit just after the parameters, before the body.
+      size_t body = text.find('{', close);
+      size_t limit = text.find(".maxntid", close);
+      unsigned x = 1, y = 1, z = 1;
+      if (limit < body && std::sscanf(text.c_str() + limit,
+                                      ".maxntid %u, %u, %u", &x, &y, &z) >= 1)
+        f->maxThreads = int(x * y * z);
+      m->functions.push_back(f);
+      pos = close;
+      continue;
+    }
+    size_t end = text.find(';', global);
+    if (end == std::string::npos)
+      return fail();
+    std::string decl = text.substr(global, end - global);
+    pos = end;
+    size_t bracket = decl.find('[');
+    size_t closeBracket = decl.find(']', bracket);
+    if (bracket == std::string::npos || closeBracket == std::string::npos)
+      continue; // a scalar global: nothing the runtime reads
+    size_t nameStart = decl.rfind(' ', bracket) + 1;
+    size_t typeStart = decl.rfind(" .", nameStart - 1);
+    std::string type =
+        decl.substr(typeStart + 1, nameStart - 1 - (typeStart + 1));
+    size_t elementBytes = ptxTypeBytes(type);
+    if (elementBytes == 0)
+      return fail();
+    Global g;
+    g.name = decl.substr(nameStart, bracket - nameStart);
+    size_t count = std::strtoull(decl.c_str() + bracket + 1, nullptr, 10);
+    g.bytes = count * elementBytes;
+    g.address = allocate(s, g.bytes, /*counted=*/false);
+    unsigned char *host = translate(s, g.address, std::max<size_t>(g.bytes, 1));
+    std::memset(host, 0, g.bytes);
+    size_t brace = decl.find('{', closeBracket);
+    size_t at = 0;
+    for (size_t p = brace; p != std::string::npos && p < decl.size() &&
+                           at + elementBytes <= g.bytes;) {
+      ++p;
+      char *next = nullptr;
+      unsigned long long v = std::strtoull(decl.c_str() + p, &next, 0);
+      if (next == decl.c_str() + p)
+        break;
+      for (size_t b = 0; b < elementBytes; ++b)
+        host[at + b] = static_cast<unsigned char>(v >> (8 * b));
+      at += elementBytes;
+      p = decl.find(',', size_t(next - decl.c_str()));
+    }
+    m->globals.push_back(g);
+  }
+  s.modules.push_back(m);
+  *out = m;
+  return CUDA_SUCCESS;
+}
+
 /// Loads an image as the driver would: a cubin (ELF) or PTX text. `log`
 /// and `logBytes` receive the JIT's error log.
 CUresult loadImage(State &s, CUmodule *module, const void *image, char *log,
@@ -425,7 +535,11 @@ CUresult loadImage(State &s, CUmodule *module, const void *image, char *log,
                   "\x7f"
                   "ELF",
                   4) == 0) {
-    if (s.refuseCubins)
+    // A real cubin (not the fake's text after an ELF header) is code the
+    // fake cannot run: it refuses it as a driver refuses a cubin for
+    // another GPU.
+    if (s.refuseCubins ||
+        std::strncmp(p + 64, "vmapc-fake-cuda-module", 22) != 0)
       return CUDA_ERROR_NO_BINARY_FOR_GPU;
     // The module text after the ELF header ends in "end"; read no further.
     size_t size = 64;
@@ -443,7 +557,10 @@ CUresult loadImage(State &s, CUmodule *module, const void *image, char *log,
       }
       return CUDA_ERROR_INVALID_PTX;
     }
-    r = parseModule(s, p, size, &m);
+    if (std::strncmp(p, "vmapc-fake-cuda-module", 22) == 0)
+      r = parseModule(s, p, size, &m);
+    else
+      r = parsePtx(s, std::string(p, size), &m);
   }
   if (r == CUDA_SUCCESS)
     *module = reinterpret_cast<CUmodule>(m);
@@ -900,6 +1017,7 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gridX,
       gridY > unsigned(attribute(s, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)) ||
       gridZ > unsigned(attribute(s, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)) ||
       threads == 0 || threads > 1024 || blockZ > 64 ||
+      (f->maxThreads && threads > uint64_t(f->maxThreads)) ||
       int(sharedBytes) > f->maxDynamicShared || extra ||
       (f->numParams > 0 && !params))
     return CUDA_ERROR_INVALID_VALUE;

@@ -22,7 +22,13 @@
  *  - modules in a text format of its own (below), as a cubin (the text
  *    after a 64-byte ELF header) or as PTX (the text, which must end in a
  *    NUL byte as the driver wants); a launch calls the C function a test
- *    registered for the kernel, if any, when the queue reaches it.
+ *    registered for the kernel, if any, when the queue reaches it;
+ *  - real PTX, as far as loading goes: its `.visible .entry` kernels (their
+ *    parameter count, a `.maxntid` limit that launches must keep) and its
+ *    `.global` arrays with their initializers (the descriptors), so that
+ *    the compiler's code loads on it and its launches are checked; a real
+ *    cubin is refused (CUDA_ERROR_NO_BINARY_FOR_GPU), and its kernels do
+ *    nothing unless a test registers them.
  *
  * Module text, one item per line, ending in "end":
  *   vmapc-fake-cuda-module
