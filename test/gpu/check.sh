@@ -148,9 +148,13 @@ ptx() {
 }
 
 runtime() {
+  # The CUDA backend is built wherever cuda.h is; required where it is here.
+  local cuda=(-DCUDAToolkit_ROOT="$CUDA_HOME")
+  [[ -f $CUDA_HOME/include/cuda.h ]] && cuda+=(-DVMAPC_CUDA=ON)
   cmake -G Ninja -S "$ROOT/runtime" -B "$WORK/runtime" -DCMAKE_BUILD_TYPE=Release \
-    -DVMAPC_RUNTIME_BUILD_TESTS=OFF >"$WORK/runtime-cmake.log" 2>&1 ||
+    -DVMAPC_RUNTIME_BUILD_TESTS=OFF "${cuda[@]}" >"$WORK/runtime-cmake.log" 2>&1 ||
     { cat "$WORK/runtime-cmake.log"; return 1; }
+  grep -E 'CUDA backend|cuda\.h' "$WORK/runtime-cmake.log" || true
   ninja -C "$WORK/runtime" -j"$JOBS"
   cmake --install "$WORK/runtime" --prefix "$WORK/prefix" >/dev/null
 }
