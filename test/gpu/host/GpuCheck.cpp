@@ -247,7 +247,6 @@ vmapc::Status runDeviceArrays(const CudaDriver &cuda, CUstream stream,
                               vmapc::Executable *exe, const vmapc::Entry &entry,
                               const std::vector<vmapc::NpyArray> &inputs,
                               std::vector<vmapc::NpyArray> *outputs) {
-#if VMAPC_GPU_HOST_HAVE_DEVICE_ARRAYS
   auto cudaError = [](const std::string &message) {
     return vmapc::Status::error(vmapc::StatusCode::kInternal, message);
   };
@@ -288,13 +287,6 @@ vmapc::Status runDeviceArrays(const CudaDriver &cuda, CUstream stream,
       return cudaError(error);
   }
   return {};
-#else
-  (void)cuda, (void)stream, (void)exe, (void)entry, (void)inputs, (void)outputs;
-  return vmapc::Status::error(
-      vmapc::StatusCode::kUnimplemented,
-      "this runtime has no RunOptions::deviceArrays (built against a "
-      "runtime without the CUDA API)");
-#endif
 }
 
 std::string errorText(const Comparison &c, vmapc::DType dtype) {
@@ -503,9 +495,6 @@ int main(int argc, char **argv) {
               " repeats this run)\n",
               device.describe().c_str(), reference.describe().c_str(), o.seed,
               o.seed);
-  if (cuda && !o.hostArraysOnly && !VMAPC_GPU_HOST_HAVE_DEVICE_ARRAYS)
-    std::printf("note: built against a runtime without RunOptions: device "
-                "arrays are not checked\n");
   std::fflush(stdout);
 
   Loader deviceLoader(device, /*announce=*/true, o.artifacts),
@@ -513,12 +502,10 @@ int main(int argc, char **argv) {
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < checks.size(); ++i) {
     bool ok = runCheck(checks[i], o.seed + i, deviceLoader, referenceLoader, o,
-                       VMAPC_GPU_HOST_HAVE_DEVICE_ARRAYS ? cuda.get() : nullptr,
-                       stream);
+                       cuda.get(), stream);
     (ok ? passed : failed) += 1;
   }
 
-#if VMAPC_GPU_HOST_HAVE_DEVICE_ARRAYS
   // Nothing allocated on the device after a load (runtime point 2).
   if (cuda)
     for (const auto &[path, l] : deviceLoader.loaded) {
@@ -531,7 +518,6 @@ int main(int argc, char **argv) {
         ++failed;
       }
     }
-#endif
   if (stream)
     cuda->cuStreamDestroy(stream);
 
