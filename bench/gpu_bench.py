@@ -222,8 +222,12 @@ def bench_group(progs, args, work):
         for row in rows:
             rep = by_n.get(row.n)
             if rep is None:
+                # The exception's last line; the whole of it on stderr.
+                last = (r.stderr.strip().splitlines() or ["no output"])[-1]
                 row.errors.append(f"JAX worker exited {r.returncode}: "
-                                  + r.stderr.strip()[-600:])
+                                  + last[-300:])
+                if row is rows[0]:
+                    log(r.stderr.strip()[-3000:])
             elif "error" in rep:
                 row.errors.append("JAX: " + rep["error"])
             else:
@@ -322,7 +326,7 @@ def table(rows, args, copy, l2):
 
 def write_reports(rows, args, copy_info, started):
     """The table's text; also written to --markdown and --json."""
-    copy = copy_info["copy"]["median_gbps"] if copy_info else None
+    copy = (copy_info or {}).get("copy", {}).get("median_gbps")
     l2 = copy_info["gpu"]["l2_bytes"] if copy_info else None
     when = started.strftime("%Y-%m-%d %H:%M UTC")
     gpu = copy_info["gpu"] if copy_info else None
@@ -392,6 +396,9 @@ def main():
         if args.copy_json:
             with open(args.copy_json) as f:
                 copy_info = json.load(f)
+            if "copy" not in copy_info:
+                sys.exit(f"gpu_bench.py: {args.copy_json} holds no copy "
+                         f"bandwidth: {copy_info}")
         else:
             rc, copy_info, err = run_json(
                 [args.host, "--copy-bytes", str(args.copy_bytes),

@@ -54,6 +54,7 @@ for arg in "$@"; do
 done
 
 mkdir -p "$WORK" "$RESULTS"
+rm -f "$RESULTS"/{tests.txt,copy.json,bench.md,bench.json}
 LOG=$RESULTS/check.log
 : >"$LOG"
 exec > >(tee -a "$LOG") 2>&1
@@ -187,16 +188,19 @@ tests() {
 }
 
 copy() {
+  # copy.json only once measured: the bench measures it again otherwise.
   "$HOST_DIR/vmapc-gpu-bench" --copy-bytes $((1 << 30)) --copy-repeats 20 \
-    --device cuda:0 >"$RESULTS/copy.json"
+    --device cuda:0 >"$WORK/copy.json"
+  mv "$WORK/copy.json" "$RESULTS/copy.json"
   python3 - "$RESULTS/copy.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c, g = d["copy"], d["gpu"]
+gbps = lambda x: "n/a" if x is None else f"{x:.0f}"
 print(f"{g['name']} ({g['sm']}, {g['multiprocessors']} SMs, "
       f"{g['memory_bytes'] / 2**30:.0f} GiB, L2 {g['l2_bytes'] / 2**20:.0f} MiB, "
       f"driver {g['driver_version']}): device-to-device copy "
-      f"{c['median_gbps']:.0f} GB/s median (best {c['best_gbps']:.0f}), "
+      f"{gbps(c['median_gbps'])} GB/s median (best {gbps(c['best_gbps'])}), "
       f"read + write of {c['bytes'] / 2**30:.2f} GiB x {c['repeats']}")
 PY
 }
