@@ -58,8 +58,8 @@ struct ArrEmitCpuKernelsPass
     auto field = [&](Type t, int64_t v) {
       return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
     };
-    int64_t header[] = {vmapc::kKernelDescriptorMagic, numBindings,
-                        numScalars, 0};
+    int64_t header[] = {vmapc::kKernelDescriptorMagic, numBindings, numScalars,
+                        0};
     for (auto [i, v] : llvm::enumerate(header))
       value = LLVM::InsertValueOp::create(b, loc, value, field(i32, v),
                                           ArrayRef<int64_t>{int64_t(i)});
