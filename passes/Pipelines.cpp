@@ -118,6 +118,16 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Vector ISA level: x86-64, x86-64-v3 or x86-64-v4"),
       llvm::cl::init("x86-64")};
 };
+/// `stage-all` of arr-bufferize-pipeline: what `vmapc compile` sets for a
+/// CUDA target (every argument staged in the arena).
+struct BufferizePipelineOptions
+    : PassPipelineOptions<BufferizePipelineOptions> {
+  Option<bool> stageAll{
+      *this, "stage-all",
+      llvm::cl::desc("Give every argument a staging slot, not only mapped "
+                     "ones (as for --target=cuda)"),
+      llvm::cl::init(false)};
+};
 } // namespace
 
 void vmapc::registerPipelines() {
@@ -125,10 +135,12 @@ void vmapc::registerPipelines() {
       "arr-to-linalg-pipeline",
       "Batches, inlines and lowers arr to fused linalg on tensors",
       buildArrToLinalgPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<BufferizePipelineOptions>(
       "arr-bufferize-pipeline",
       "Bufferizes entries in destination-passing style and plans one arena",
-      [](OpPassManager &pm) { buildArrBufferizePipeline(pm); });
+      [](OpPassManager &pm, const BufferizePipelineOptions &options) {
+        buildArrBufferizePipeline(pm, /*plan=*/true, options.stageAll);
+      });
   PassPipelineRegistration<CpuPipelineOptions>(
       "arr-cpu-kernel-pipeline",
       "Tiles, vectorizes and bufferizes the kernels of a planned program for "

@@ -58,3 +58,22 @@ ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
 if os.path.exists(ptxas) or os.environ.get("CI") == "true":
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# The fake driver's kernel emulation (runtime/test/FakeCudaEmulation.h):
+# test/gpu/emulate/build-emulated-kernels.py makes the compiler's CUDA
+# kernels host code with LLVM 22's mlir-translate, opt and llc and the C
+# compiler `cc`.
+import shutil
+import sys
+if all(os.path.exists(os.path.join(config.llvm_tools_dir, tool))
+       for tool in ("mlir-translate", "opt", "llc")) and shutil.which("cc"):
+    config.available_features.add("kernel-emulation")
+    config.substitutions.append((
+        "%build_emulated_kernels",
+        "%s %s --llvm-bin %s --vmapc-opt %s --toolkit %s" % (
+            sys.executable,
+            os.path.join(config.vmapc_src_root, "test", "gpu", "emulate",
+                         "build-emulated-kernels.py"),
+            config.llvm_tools_dir,
+            os.path.join(config.vmapc_tools_dir, "vmapc-opt"),
+            config.cuda_root)))

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
+#include "FakeCudaEmulator.h"
 
 #include <cuda.h>
 
@@ -37,6 +38,9 @@ struct Function {
   int maxDynamicShared = 48 << 10;
   /// Threads per block at most (PTX .maxntid); 0 for no limit.
   int maxThreads = 0;
+  /// Its emulated code (FakeCudaEmulation.h), if any.
+  const vmapc::fakecuda::EmulatedLibrary *library = nullptr;
+  const vmapc_emu_kernel *emulated = nullptr;
 };
 
 struct Global {
@@ -67,6 +71,7 @@ struct Allocation {
 struct Op {
   bool launch;
   size_t record; // launch: its index in the records (or past them)
+  const Function *function;
   vmapc_fake_cuda_launch copyOfLaunch;
   unsigned char *dst;
   const unsigned char *src;
@@ -98,6 +103,9 @@ struct State {
   std::map<std::string, Injected, std::less<>> failures;
   std::map<std::string, KernelHook, std::less<>> kernels;
   uint64_t violations = 0;
+  /// An emulated kernel failed: synchronizing calls return
+  /// CUDA_ERROR_LAUNCH_FAILED from then on (until a reset).
+  bool launchFailed = false;
   std::vector<Allocation> allocations;
   uint64_t nextAddress = kDeviceBase;
   std::vector<std::pair<void *, size_t>> pinned;
@@ -281,6 +289,44 @@ bool isStream(State &s, CUstream stream) {
   return std::find(s.streams.begin(), s.streams.end(), p) != s.streams.end();
 }
 
+/// Runs `launch` with `f`'s emulated code (FakeCudaEmulation.h); a
+/// failure is printed and makes the context's error sticky.
+void emulate(State &s, const Function &f,
+             const vmapc_fake_cuda_launch &launch) {
+  const char *signature = f.emulated->params;
+  uint64_t params[kFakeCudaMaxParams];
+  std::string error;
+  for (int i = 0; i < launch.num_params && error.empty(); ++i) {
+    params[i] = launch.params[i];
+    if (signature[i] != 'p')
+      continue;
+    void *host = translate(s, launch.params[i], 0);
+    if (!host || !launch.params[i]) {
+      char text[96];
+      std::snprintf(text, sizeof(text),
+                    "pointer parameter %d (0x%llx) is in no live allocation", i,
+                    static_cast<unsigned long long>(launch.params[i]));
+      error = text;
+    }
+    params[i] = reinterpret_cast<uintptr_t>(host);
+  }
+  if (error.empty()) {
+    vmapc::fakecuda::EmulatedLaunch run{};
+    run.library = f.library;
+    run.kernel = f.emulated;
+    std::copy(std::begin(launch.grid), std::end(launch.grid), run.grid);
+    std::copy(std::begin(launch.block), std::end(launch.block), run.block);
+    run.sharedBytes = launch.shared_bytes;
+    run.params = params;
+    error = vmapc::fakecuda::runEmulatedLaunch(run);
+  }
+  if (error.empty())
+    return;
+  std::fprintf(stderr, "vmapc fake CUDA: kernel %s %s\n", f.name.c_str(),
+               error.c_str());
+  s.launchFailed = true;
+}
+
 void runOp(State &s, const Op &op) {
   if (!op.launch) {
     for (uint64_t r = 0; r < op.height; ++r)
@@ -289,8 +335,12 @@ void runOp(State &s, const Op &op) {
     return;
   }
   auto it = s.kernels.find(op.copyOfLaunch.kernel);
-  if (it != s.kernels.end() && it->second.fn)
+  if (it != s.kernels.end() && it->second.fn) {
     it->second.fn(&op.copyOfLaunch, it->second.user);
+    return;
+  }
+  if (op.function->emulated && !s.launchFailed)
+    emulate(s, *op.function, op.copyOfLaunch);
 }
 
 void runQueue(State &s) {
@@ -300,6 +350,13 @@ void runQueue(State &s) {
   s.queued = 0;
   for (size_t i = 0; i < n; ++i)
     runOp(s, s.queue[i]);
+}
+
+/// Carries out everything queued; CUDA_ERROR_LAUNCH_FAILED once an
+/// emulated kernel failed.
+CUresult synchronize(State &s) {
+  runQueue(s);
+  return s.launchFailed ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
 }
 
 void enqueue(State &s, const Op &op) {
@@ -364,7 +421,7 @@ CUresult copy(State &s, int kind, bool twoD, bool async, uint64_t dst,
   }
   runQueue(s);
   runOp(s, op);
-  return CUDA_SUCCESS;
+  return s.launchFailed ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
 }
 
 /// Parses module text from `text` (at most `size` bytes, up to "end").
@@ -525,6 +582,61 @@ CUresult parsePtx(State &s, const std::string &text, Module **out) {
   return CUDA_SUCCESS;
 }
 
+/// Frees module `m` (known to `s`) and its globals.
+void unloadModule(State &s, Module *m) {
+  for (Function *f : m->functions)
+    delete f;
+  for (const Global &g : m->globals)
+    release(s, g.address);
+  s.modules.erase(std::find(s.modules.begin(), s.modules.end(), m));
+  delete m;
+}
+
+/// With VMAPC_FAKE_CUDA_KERNELS set, gives each kernel of `m`, loaded from
+/// the PTX `text`, its emulated code from the library built from that PTX
+/// (FakeCudaEmulation.h). False with `why` set if there is none.
+bool bindEmulatedKernels(Module *m, const char *text, size_t bytes,
+                         std::string *why) {
+  const char *list = std::getenv("VMAPC_FAKE_CUDA_KERNELS");
+  if (!list || !*list)
+    return true;
+  std::string error;
+  vmapc::fakecuda::emulatedLibraries(&error);
+  if (!error.empty()) {
+    *why = "VMAPC_FAKE_CUDA_KERNELS: " + error;
+    return false;
+  }
+  const vmapc::fakecuda::EmulatedLibrary *lib =
+      vmapc::fakecuda::libraryForPtx(text, bytes);
+  if (!lib) {
+    char hash[32];
+    std::snprintf(hash, sizeof(hash), "%016llx",
+                  static_cast<unsigned long long>(
+                      vmapc_emu_fnv1a(text, uint64_t(bytes))));
+    *why = "no library of VMAPC_FAKE_CUDA_KERNELS (" + std::string(list) +
+           ") was built from this PTX (FNV-1a " + hash + ", " +
+           std::to_string(bytes) +
+           " bytes): rebuild them from the artifact's program "
+           "(test/gpu/emulate/build-emulated-kernels.py)";
+    return false;
+  }
+  for (Function *f : m->functions) {
+    f->library = lib;
+    f->emulated = lib->find(f->name);
+    if (!f->emulated) {
+      *why = lib->path + " has no kernel " + f->name;
+      return false;
+    }
+    if (std::strlen(f->emulated->params) != size_t(f->numParams)) {
+      *why = lib->path + ": kernel " + f->name + " takes " +
+             std::to_string(std::strlen(f->emulated->params)) +
+             " parameters, its PTX " + std::to_string(f->numParams);
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Loads an image as the driver would: a cubin (ELF) or PTX text. `log`
 /// and `logBytes` receive the JIT's error log.
 CUresult loadImage(State &s, CUmodule *module, const void *image, char *log,
@@ -549,19 +661,28 @@ CUresult loadImage(State &s, CUmodule *module, const void *image, char *log,
     r = parseModule(s, p + 64, size + 4 - 64, &m);
   } else {
     size_t size = std::strlen(p); // PTX ends in a NUL byte
-    if (s.failJit) {
+    auto jitFails = [&](const std::string &text) {
       if (log && logBytes && *logBytes) {
-        size_t n = std::min(*logBytes - 1, s.jitLog.size());
-        std::memcpy(log, s.jitLog.data(), n);
+        size_t n = std::min(*logBytes - 1, text.size());
+        std::memcpy(log, text.data(), n);
         log[n] = '\0';
         *logBytes = n;
       }
       return CUDA_ERROR_INVALID_PTX;
-    }
-    if (std::strncmp(p, "vmapc-fake-cuda-module", 22) == 0)
+    };
+    if (s.failJit)
+      return jitFails(s.jitLog);
+    if (std::strncmp(p, "vmapc-fake-cuda-module", 22) == 0) {
       r = parseModule(s, p, size, &m);
-    else
+    } else {
       r = parsePtx(s, std::string(p, size), &m);
+      std::string why;
+      if (r == CUDA_SUCCESS && !bindEmulatedKernels(m, p, size, &why)) {
+        std::fprintf(stderr, "vmapc fake CUDA: %s\n", why.c_str());
+        unloadModule(s, m);
+        return jitFails(why);
+      }
+    }
   }
   if (r == CUDA_SUCCESS)
     *module = reinterpret_cast<CUmodule>(m);
@@ -850,8 +971,7 @@ FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream) {
   FAKE_NEED_CONTEXT();
   if (!isStream(s, stream))
     return CUDA_ERROR_INVALID_HANDLE;
-  runQueue(s);
-  return CUDA_SUCCESS;
+  return synchronize(s);
 }
 
 FAKE_EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event,
@@ -902,8 +1022,7 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent event) {
   auto *e = reinterpret_cast<Event *>(event);
   if (std::find(s.events.begin(), s.events.end(), e) == s.events.end())
     return CUDA_ERROR_INVALID_HANDLE;
-  runQueue(s);
-  return CUDA_SUCCESS;
+  return synchronize(s);
 }
 
 // The fake has no clock: the time between two events is 0 ms (what the GPU
@@ -959,12 +1078,7 @@ FAKE_EXPORT CUresult cuModuleUnload(CUmodule module) {
   if (!m)
     return CUDA_ERROR_INVALID_HANDLE;
   runQueue(s);
-  for (Function *f : m->functions)
-    delete f;
-  for (const Global &g : m->globals)
-    release(s, g.address);
-  s.modules.erase(std::find(s.modules.begin(), s.modules.end(), m));
-  delete m;
+  unloadModule(s, m);
   return CUDA_SUCCESS;
 }
 
@@ -1030,6 +1144,8 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gridX,
   Function *f = findFunction(s, function);
   if (!f || !isStream(s, stream))
     return CUDA_ERROR_INVALID_HANDLE;
+  if (s.launchFailed)
+    return CUDA_ERROR_LAUNCH_FAILED;
   uint64_t threads = uint64_t(blockX) * blockY * blockZ;
   if (gridX == 0 || gridY == 0 || gridZ == 0 ||
       gridX > unsigned(attribute(s, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)) ||
@@ -1053,6 +1169,7 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gridX,
     s.launches[s.launchCount] = record;
   Op op{};
   op.launch = true;
+  op.function = f;
   op.record = s.launchCount++;
   op.copyOfLaunch = record;
   enqueue(s, op);
@@ -1076,6 +1193,7 @@ FAKE_EXPORT void vmapc_fake_cuda_reset(void) {
   s.failures.clear();
   s.kernels.clear();
   s.violations = 0;
+  s.launchFailed = false;
   s.launchCount = 0;
   s.copyCount = 0;
 }

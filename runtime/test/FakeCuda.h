@@ -28,7 +28,11 @@
  *    `.global` arrays with their initializers (the descriptors), so that
  *    the compiler's code loads on it and its launches are checked; a real
  *    cubin is refused (CUDA_ERROR_NO_BINARY_FOR_GPU), and its kernels do
- *    nothing unless a test registers them.
+ *    nothing unless a test registers them or VMAPC_FAKE_CUDA_KERNELS names
+ *    an emulated kernel library built from that PTX: then each launch runs
+ *    the kernel's host-compiled code over the whole grid with CUDA's block
+ *    semantics (FakeCudaEmulation.h), and a kernel that faults makes the
+ *    synchronizing calls return CUDA_ERROR_LAUNCH_FAILED.
  *
  * Module text, one item per line, ending in "end":
  *   vmapc-fake-cuda-module
