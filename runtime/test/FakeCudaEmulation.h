@@ -20,10 +20,11 @@
  * ends; a barrier opens when every thread of the block waits at it (at the
  * same barrier: `site` below), a shuffle when every lane of its member mask
  * has arrived (all values are exchanged, then read, as shfl.sync does).
- * Threads run in increasing linear thread id, or decreasing with
- * VMAPC_FAKE_CUDA_THREAD_ORDER=reverse (a kernel that reads another
- * thread's write without a barrier between then reads stale data in one of
- * the two orders). Before each block the dynamic shared memory (the launch's
+ * Warps run one at a time, each until all its threads wait or ended, in
+ * increasing warp and lane order, or decreasing with
+ * VMAPC_FAKE_CUDA_THREAD_ORDER=reverse: a kernel that reads another
+ * thread's write without a barrier between reads it unwritten in one of
+ * the two orders. Before each block the dynamic shared memory (the launch's
  * sharedMemBytes) is filled with 0xFF bytes (f32 NaN, i32 -1), so that a
  * read before a write shows; the 4 KiB after it must still hold them after
  * the block. Pointer parameters are translated from fake device addresses

@@ -5,9 +5,10 @@
 // runs on the calling OS thread until it waits (barrier, shuffle) or ends;
 // the switch between fibers saves the callee-saved registers of the x86-64
 // System V ABI, MXCSR and the x87 control word, as boost.context's
-// `jump_fcontext` does. The scheduler resumes every ready thread in turn,
-// then opens the barrier when all threads wait at it, or reports the block
-// as stuck.
+// `jump_fcontext` does. The scheduler runs the warps one after the other,
+// each until all its threads wait (at a barrier or a shuffle) or ended,
+// then opens the barrier when all threads of the block wait at it, or
+// reports the block as stuck.
 //
 //===----------------------------------------------------------------------===//
 
@@ -314,17 +315,30 @@ std::string stuck(Block &block) {
 
 /// Runs the threads of `block` to their end; an error text if they cannot.
 std::string runBlock(Block &block, bool reverse) {
+  unsigned warps = (block.count + kWarpSize - 1) / kWarpSize;
   for (;;) {
+    // Warp by warp: each runs until all its lanes wait or ended, before the
+    // next starts (so that a warp that reads what a later warp writes,
+    // without a barrier between, reads it unwritten); within a warp, lane
+    // by lane.
     for (bool ran = true; ran;) {
       ran = false;
-      for (unsigned k = 0; k < block.count; ++k) {
-        Thread &t = block.threads[reverse ? block.count - 1 - k : k];
-        if (t.state != ThreadState::Ready)
-          continue;
-        resume(block, t);
-        if (!block.error.empty())
-          return block.error;
-        ran = true;
+      for (unsigned wi = 0; wi < warps; ++wi) {
+        unsigned w = reverse ? warps - 1 - wi : wi;
+        unsigned first = w * kWarpSize;
+        unsigned lanes = std::min(kWarpSize, block.count - first);
+        for (bool warpRan = true; warpRan;) {
+          warpRan = false;
+          for (unsigned k = 0; k < lanes; ++k) {
+            Thread &t = block.threads[first + (reverse ? lanes - 1 - k : k)];
+            if (t.state != ThreadState::Ready)
+              continue;
+            resume(block, t);
+            if (!block.error.empty())
+              return block.error;
+            ran = warpRan = true;
+          }
+        }
       }
     }
     unsigned done = 0, atBarrier = 0;

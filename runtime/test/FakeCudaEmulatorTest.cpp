@@ -212,6 +212,24 @@ TEST_F(FakeCudaEmulatorTest, ThreadOrderShowsAMissingBarrier) {
   EXPECT_EQ(out[n - 1], -1);
 }
 
+TEST_F(FakeCudaEmulatorTest, WarpsRunOneAtATime) {
+  Driver &d = Driver::get();
+  const unsigned n = 64;
+  int32_t *out;
+  uint64_t address = d.alloc(n, &out);
+  // Warp 0 runs through its shuffles to the end before warp 1 starts: it
+  // reads warp 1's slots unwritten, warp 1 reads warp 0's writes.
+  ASSERT_EQ(d.launch("racy_across_warps", 1, 1, n, n * 4, {address}),
+            CUDA_SUCCESS);
+  for (unsigned t = 0; t < n; ++t)
+    EXPECT_EQ(out[t], t < 32 ? -1 : int32_t(t - 32 + 1)) << t;
+  setenv("VMAPC_FAKE_CUDA_THREAD_ORDER", "reverse", 1);
+  ASSERT_EQ(d.launch("racy_across_warps", 1, 1, n, n * 4, {address}),
+            CUDA_SUCCESS);
+  for (unsigned t = 0; t < n; ++t)
+    EXPECT_EQ(out[t], t < 32 ? int32_t(t + 32 + 1) : -1) << t;
+}
+
 TEST_F(FakeCudaEmulatorTest, DifferentBarriersFailTheLaunch) {
   std::string printed = launchFails("divergent_barrier", 64, 0, {0});
   EXPECT_NE(printed.find("vmapc fake CUDA: kernel divergent_barrier "),

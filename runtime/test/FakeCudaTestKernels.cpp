@@ -111,6 +111,17 @@ void racy(const uint64_t *params) {
   out[tid] = shared[(tid + 1) % n];
 }
 
+void racyAcrossWarps(const uint64_t *params) {
+  auto *out = param<int32_t>(params, 0);
+  auto *shared = reinterpret_cast<int32_t *>(vmapc_emu_shared);
+  uint32_t tid = vmapc_emu_tid_x(), n = vmapc_emu_ntid_x();
+  shared[tid] = int32_t(tid + 1);
+  uint32_t v = tid;
+  for (uint32_t by = 16; by > 0; by /= 2)
+    v += vmapc_emu_shfl(VMAPC_EMU_SHFL_BFLY, ~0u, v, by, 31, nullptr);
+  out[tid] = shared[(tid + 32) % n];
+}
+
 constexpr uint64_t fnv1a(const char *text, uint64_t bytes) {
   uint64_t h = 14695981039346656037ull;
   for (uint64_t i = 0; i < bytes; ++i) {
@@ -133,6 +144,7 @@ EXPORT const vmapc_emu_kernel vmapc_emu_kernels[] = {
     {"mask_excludes_caller", "p", maskExcludesCaller},
     {"shared_overflow", "pl", sharedOverflow},
     {"racy", "p", racy},
+    {"racy_across_warps", "p", racyAcrossWarps},
     {nullptr, nullptr, nullptr},
 };
 EXPORT const uint64_t vmapc_emu_ptx_hash =

@@ -42,6 +42,10 @@ constexpr char kTestKernelsPtx[] =
     // int32 out[n]: shared[tid] = tid + 1, then, with no barrier between,
     // out[tid] = shared[(tid + 1) % n] (a race: what it reads depends on
     // the order the threads run in).
-    ".visible .entry racy(.param .u64 out) { ret; }\n";
+    ".visible .entry racy(.param .u64 out) { ret; }\n"
+    // int32 out[n]: shared[tid] = tid + 1, a warp's butterfly sum of
+    // shuffles, then out[tid] = shared[(tid + 32) % n], another warp's
+    // write, with no barrier between.
+    ".visible .entry racy_across_warps(.param .u64 out) { ret; }\n";
 
 #endif // VMAPC_TEST_FAKECUDATESTKERNELS_H

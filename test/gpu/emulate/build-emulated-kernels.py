@@ -4,6 +4,7 @@
 usage: build-emulated-kernels.py PROGRAM.arr -o LIB.so [--work DIR]
            [--tile-target cpu|cuda] [--vmapc-opt PATH] [--llvm-bin DIR]
            [--cc CC] [--toolkit DIR]
+       build-emulated-kernels.py --host-ll EDITED.ll -o LIB.so ...
 
 The runtime's fake CUDA driver runs the library's kernels when a launch
 reaches them (runtime/test/FakeCudaEmulation.h: VMAPC_FAKE_CUDA_KERNELS).
@@ -258,9 +259,20 @@ def rewrite_for_host(ll, ptx):
     return header + ll + "\n" + "\n".join(extra) + "\n", len(kernels)
 
 
+def link(args, tool, path, host_ll):
+    """4. The host LLVM IR `host_ll` to an object, linked with the shim."""
+    run("opt", [tool("opt"), "-O2", host_ll, "-o", path("kernels-host.bc")])
+    run("llc", [tool("llc"), "-O2", "-filetype=obj", "-relocation-model=pic",
+                "-mtriple=" + HOST_TRIPLE, path("kernels-host.bc"), "-o",
+                path("kernels-host.o")])
+    run(args.cc, [args.cc, "-shared", "-fPIC", "-O2",
+                  "-I", os.path.dirname(SHIM), SHIM, path("kernels-host.o"),
+                  "-o", args.output, "-lm", "-Wl,--no-undefined"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("program")
+    parser.add_argument("program", nargs="?")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--work", help="folder for the intermediate files "
                         "(default: OUTPUT without .so, plus .d)")
@@ -271,11 +283,20 @@ def main():
     parser.add_argument("--llvm-bin", default="/usr/lib/llvm-22/bin")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"))
     parser.add_argument("--toolkit", default="/usr/local/cuda")
+    parser.add_argument("--host-ll", help="build LIB from this host LLVM IR "
+                        "(a kernels-host.ll of an earlier run, edited: step 4 "
+                        "only; PROGRAM is not read)")
     args = parser.parse_args()
     work = args.work or re.sub(r"\.so$", "", args.output) + ".d"
     os.makedirs(work, exist_ok=True)
     path = lambda name: os.path.join(work, name)
     tool = lambda name: os.path.join(args.llvm_bin, name)
+    if not args.program and not args.host_ll:
+        parser.error("a PROGRAM.arr (or --host-ll) is needed")
+    if args.host_ll:
+        link(args, tool, path, args.host_ll)
+        print("%s: from %s" % (args.output, args.host_ll))
+        return
 
     # 1. The kernels, as vmapc compile makes them.
     run("vmapc-opt (the CUDA pipeline)",
@@ -309,15 +330,7 @@ def main():
         host, count = rewrite_for_host(f.read(), ptx)
     with open(path("kernels-host.ll"), "w") as f:
         f.write(host)
-    # 4. Host code, linked with the shim.
-    run("opt", [tool("opt"), "-O2", path("kernels-host.ll"), "-o",
-                path("kernels-host.bc")])
-    run("llc", [tool("llc"), "-O2", "-filetype=obj", "-relocation-model=pic",
-                "-mtriple=" + HOST_TRIPLE, path("kernels-host.bc"), "-o",
-                path("kernels-host.o")])
-    run(args.cc, [args.cc, "-shared", "-fPIC", "-O2",
-                  "-I", os.path.dirname(SHIM), SHIM, path("kernels-host.o"),
-                  "-o", args.output, "-lm", "-Wl,--no-undefined"])
+    link(args, tool, path, path("kernels-host.ll"))
     print("%s: %d kernels, PTX FNV-1a %016x (%d bytes)" %
           (args.output, count, fnv1a(ptx.encode()), len(ptx.encode())))
 
