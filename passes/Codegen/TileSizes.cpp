@@ -21,6 +21,10 @@ static int64_t iterations(Operation *op) {
 
 /// The fused intermediates one CPU workgroup may keep (bytes).
 static constexpr int64_t kMaxWorkgroupScratch = 256 << 10;
+/// The fused intermediates one CUDA block may keep in shared memory (bytes):
+/// a fifth of an H100/H200 SM's 228 KiB, so that four blocks (and their
+/// staged contraction tiles) fit on one SM.
+static constexpr int64_t kMaxGpuWorkgroupScratch = 48 << 10;
 
 WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
                                              ArrayRef<Operation *> producers,
@@ -60,11 +64,22 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
       });
   if (target != "cuda" && contracts)
     tile = std::max<int64_t>(tile, 8);
+  // A CUDA block that reduces takes up to 64 examples, so that what they
+  // share (a contraction's weights, the kNN's references) is read once per
+  // block, through shared memory.
+  auto reduces = [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && linalgOp.getNumReductionLoops() > 0;
+  };
+  if (target == "cuda" && (reduces(root) || llvm::any_of(producers, reduces)))
+    tile = 64;
   // The fused producers' results live per workgroup (on a CPU worker's
-  // stack): keep a workgroup's share of them within kMaxWorkgroupScratch,
-  // so that a kernel with large per-example intermediates (attention's
-  // scores) runs one example per workgroup.
-  if (target != "cuda" && extent > 0) {
+  // stack, in a block's shared memory): keep a workgroup's share of them
+  // within the target's limit, so that a kernel with large per-example
+  // intermediates (attention's scores) runs one example per workgroup.
+  int64_t maxScratch =
+      target == "cuda" ? kMaxGpuWorkgroupScratch : kMaxWorkgroupScratch;
+  if (extent > 0) {
     int64_t bytes = 0;
     for (Operation *op : producers)
       for (Type type : op->getResultTypes())
@@ -73,7 +88,7 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
           bytes += shaped.getNumElements() *
                    std::max<int64_t>(shaped.getElementTypeBitWidth() / 8, 1);
     int64_t perExample = bytes / extent;
-    while (tile > 1 && tile * perExample > kMaxWorkgroupScratch)
+    while (tile > 1 && tile * perExample > maxScratch)
       tile /= 2;
   }
   if (extent > 0)

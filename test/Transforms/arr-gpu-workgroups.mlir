@@ -193,3 +193,45 @@ func.func private @unrecognized(%x: memref<2x300xf32>, %out: memref<2xf32>) attr
   }
   return
 }
+
+// A contraction, 64 examples per block: out[b, n] += x[b, k] * w[k, n] with
+// w shared by the examples. The block covers the 64 x 96 output in tiles of
+// 64 x 32 (a 16 x 16 grid of threads, 4 x 2 accumulators each: the fewest
+// padded elements, 3 tiles with none, times shared loads per multiply-add);
+// the reduction runs 16 steps at a time, the block first copying x's 64 x 16
+// slice and w's 16 x 32 slice into shared memory (innermost padded by one
+// element; after the 16 KiB scratch: 64 x 17 x 4 + 16 x 33 x 4 bytes), a
+// barrier before the steps and one after. Rows and columns past the output
+// are clamped and computed, not stored.
+// CHECK-LABEL: gpu.func @vmapc_kernel_dense(
+// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME:      sched.scratch_bytes = 22848 : i64
+// CHECK:         %[[X:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x17xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[W:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16x33xf32, #gpu.address_space<workgroup>>
+// CHECK:         scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK:           affine.delinearize_index %[[T]] into (%{{.+}}, %{{.+}})
+// CHECK-COUNT-8:   memref.load %{{.+}} : memref<?x96xf32, strided<[96, 1], offset: ?>>
+// CHECK:           %[[ACC:.+]]:8 = scf.for %[[K0:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
+// CHECK:             scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK:               affine.delinearize_index %{{.+}} into (64, 16)
+// CHECK:               memref.store %{{.+}}, %[[X]]
+// CHECK:             scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK:               affine.delinearize_index %{{.+}} into (16, 32)
+// CHECK:               memref.store %{{.+}}, %[[W]]
+// CHECK:             gpu.barrier
+// CHECK:             scf.for {{.+}} iter_args(
+// CHECK-COUNT-8:       arith.mulf {{.+}} fastmath<contract> : f32
+// CHECK:             gpu.barrier
+// CHECK-COUNT-8:   scf.if
+// CHECK:         gpu.return
+func.func private @dense(%x: memref<256x64xf32>, %w: memref<64x96xf32>, %out: memref<256x96xf32>, %n: index {sched.num_examples}) attributes {sched.kernel, sched.workgroup_count = array<i64: -64, 1, 1>} {
+  scf.forall (%i) = (0) to (%n) step (64) {
+    %r = affine.min affine_map<(d0)[s0] -> (64, s0 - d0)>(%i)[%n]
+    %xs = memref.subview %x[%i, 0] [%r, 64] [1, 1] : memref<256x64xf32> to memref<?x64xf32, strided<[64, 1], offset: ?>>
+    %os = memref.subview %out[%i, 0] [%r, 96] [1, 1] : memref<256x96xf32> to memref<?x96xf32, strided<[96, 1], offset: ?>>
+    %t = memref.alloc(%r) : memref<?x64xf32>
+    linalg.copy ins(%xs : memref<?x64xf32, strided<[64, 1], offset: ?>>) outs(%t : memref<?x64xf32>)
+    linalg.matmul ins(%t, %w : memref<?x64xf32>, memref<64x96xf32>) outs(%os : memref<?x96xf32, strided<[96, 1], offset: ?>>)
+  }
+  return
+}

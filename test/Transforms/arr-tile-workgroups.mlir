@@ -42,13 +42,15 @@
 // CHECK:         scf.forall (%{{.+}}) = (0) to (%[[N1]]) step (32)
 // CHECK:           linalg.matmul {sched.batch_loop = 0 : i64}
 
-// For CUDA a workgroup is a block, one row each here.
+// For CUDA a workgroup is a block. A block that reduces takes up to 64
+// rows, as many as keep its fused intermediates within 48 KiB of shared
+// memory: softmax's exp is 16 KiB per row, so 2 rows; w @ w's 64 rows in
+// one block.
 // CUDA-LABEL: func.func private @softmax_dispatch_0(
-// CUDA-SAME:      sched.workgroup_count = array<i64: -1, 1, 1>
-// CUDA:         scf.forall (%{{.+}}) in (%arg2)
+// CUDA-SAME:      sched.workgroup_count = array<i64: -2, 1, 1>
+// CUDA:         scf.forall (%{{.+}}) = (0) to (%arg2) step (2)
 // CUDA-LABEL: func.func private @mm_dispatch_0(
-// CUDA-SAME:      sched.workgroup_count = array<i64: 64, 1, 1>
-// CUDA:         scf.forall (%{{.+}}) in (64)
+// CUDA-SAME:      sched.workgroup_count = array<i64: 1, 1, 1>
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
