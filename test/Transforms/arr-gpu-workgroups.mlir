@@ -235,3 +235,38 @@ func.func private @dense(%x: memref<256x64xf32>, %w: memref<64x96xf32>, %out: me
   }
   return
 }
+
+// Scratch is packed by live interval (the arena planner's greedy by size):
+// %a dies at the op that writes %c, so %c takes %a's bytes, and the kernel
+// needs 2 x 4096 bytes of shared memory, not 3.
+// CHECK-LABEL: gpu.func @vmapc_kernel_chain(
+// CHECK-SAME:      sched.scratch_bytes = 8192 : i64
+// CHECK:         memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.+}}[%c4096{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
+#vec = affine_map<(d0) -> (d0)>
+func.func private @chain(%x: memref<1024xf32>, %out: memref<1024xf32>) attributes {sched.kernel} {
+  %a = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%x : memref<1024xf32>) outs(%a : memref<1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  %b = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%a : memref<1024xf32>) outs(%b : memref<1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  %c = memref.alloc() : memref<1024xf32>
+  linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%b : memref<1024xf32>) outs(%c : memref<1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%c : memref<1024xf32>) outs(%out : memref<1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  return
+}
