@@ -417,7 +417,8 @@ def ArrGpuWorkgroups : Pass<"arr-gpu-workgroups", "::mlir::ModuleOp"> {
       each induction variable lower bound + `gpu.block_id` x step;
     - per-workgroup scratch (what `memref.alloc` is left) lives in the
       block's dynamic shared memory, at 16-byte aligned offsets; the kernel
-      records the total in `sched.scratch_bytes`;
+      records the total (with what its ops exchange or stage) in
+      `sched.scratch_bytes`;
     - every structured op of the body is spread over the block's threads:
       its parallel loops, linearized with the innermost fastest (adjacent
       threads touch adjacent elements of the output), run strided by the
@@ -433,6 +434,17 @@ def ArrGpuWorkgroups : Pass<"arr-gpu-workgroups", "::mlir::ModuleOp"> {
       shared memory after the scratch, and the result is combined with the
       output's initial value. Argmin/argmax compare indices on ties, so the
       lowest index wins whatever the block size; sums are reassociated;
+    - a contraction (one reduction loop, an input reused across output
+      elements, or read along the reduction innermost) with more outputs
+      than threads is computed by output tiles instead: the block stages 16
+      reduction steps of each reused input in shared memory (innermost
+      padded by one element), then each thread accumulates a register tile
+      of up to 4 x 4 outputs (rows a thread-grid height apart, columns a
+      width apart), a barrier before and after each stage; rows and columns
+      past the output are clamped, computed and not stored;
+    - scratch offsets are packed by live interval (the body's top-level ops,
+      greedy by size as in BufferPlan.h); staged tiles and block reductions'
+      exchange rows share one region after the scratch;
     - the block size (`known_block_size`) is `threads-per-block`, or, when
       no op of the kernel has that many iterations, their largest count
       rounded up to a warp (32).
