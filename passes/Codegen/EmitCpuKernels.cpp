@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
 #include "vmapc/ArtifactFormat.h"
 
@@ -30,46 +31,6 @@ namespace {
 
 struct ArrEmitCpuKernelsPass
     : vmapc::impl::ArrEmitCpuKernelsBase<ArrEmitCpuKernelsPass> {
-  /// `vmapc_kernel_NAME_descriptor`: the runtime's KernelDescriptor
-  /// (magic, binding count, scalar count, 0, bytes per binding), from the
-  /// kernel's `sched.binding_bytes`.
-  static LogicalResult emitDescriptor(ModuleOp module, LLVM::LLVMFuncOp fn,
-                                      unsigned numBindings,
-                                      unsigned numScalars) {
-    auto bytes = fn->getAttrOfType<DenseI64ArrayAttr>("sched.binding_bytes");
-    if (!bytes || bytes.size() != int64_t(numBindings))
-      return fn.emitOpError("has no 'sched.binding_bytes' for its ")
-             << numBindings << " bindings";
-    MLIRContext *ctx = module.getContext();
-    auto i32 = IntegerType::get(ctx, 32);
-    auto i64 = IntegerType::get(ctx, 64);
-    auto array = LLVM::LLVMArrayType::get(i64, numBindings);
-    auto type =
-        LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, array});
-    OpBuilder b(module.getBodyRegion());
-    b.setInsertionPointAfter(fn);
-    Location loc = fn.getLoc();
-    auto global = LLVM::GlobalOp::create(
-        b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
-        ("vmapc_kernel_" + fn.getName() + "_descriptor").str(), Attribute());
-    Block *init = b.createBlock(&global.getInitializerRegion());
-    b.setInsertionPointToStart(init);
-    Value value = LLVM::UndefOp::create(b, loc, type);
-    auto field = [&](Type t, int64_t v) {
-      return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
-    };
-    int64_t header[] = {vmapc::kKernelDescriptorMagic, numBindings, numScalars,
-                        0};
-    for (auto [i, v] : llvm::enumerate(header))
-      value = LLVM::InsertValueOp::create(b, loc, value, field(i32, v),
-                                          ArrayRef<int64_t>{int64_t(i)});
-    for (auto [i, v] : llvm::enumerate(bytes.asArrayRef()))
-      value = LLVM::InsertValueOp::create(b, loc, value, field(i64, v),
-                                          ArrayRef<int64_t>{4, int64_t(i)});
-    LLVM::ReturnOp::create(b, loc, value);
-    return success();
-  }
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
@@ -124,8 +85,15 @@ struct ArrEmitCpuKernelsPass
         args.push_back(block->getArgument(2 + i));
       LLVM::CallOp::create(b, loc, fn, args);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
-      if (failed(emitDescriptor(module, fn, numBindings, numScalars)))
+      auto bytes = fn->getAttrOfType<DenseI64ArrayAttr>("sched.binding_bytes");
+      if (!bytes || bytes.size() != int64_t(numBindings)) {
+        fn.emitOpError("has no 'sched.binding_bytes' for its ")
+            << numBindings << " bindings";
         return signalPassFailure();
+      }
+      b.setInsertionPointAfter(wrapper);
+      vmapc::createKernelDescriptor(b, loc, wrapper.getName(), numScalars,
+                                    bytes.asArrayRef());
       fn.setLinkage(LLVM::Linkage::Internal);
       fn.removeArgAttrsAttr();
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))

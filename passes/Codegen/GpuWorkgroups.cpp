@@ -14,6 +14,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/BufferPlan.h"
 #include "passes/Codegen/ArgReduce.h"
+#include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
 #include "vmapc/ArtifactFormat.h"
 
@@ -1125,7 +1126,8 @@ struct ArrGpuWorkgroupsPass
       op->setAttr(op.getFastMathAttrName(),
                   arith::FastMathFlagsAttr::get(op->getContext(), flags));
     });
-    emitDescriptor(gpuModule, name, numBindings, numScalars, bindingBytes);
+    OpBuilder end = OpBuilder::atBlockEnd(gpuModule.getBody());
+    vmapc::createKernelDescriptor(end, loc, name, numScalars, bindingBytes);
     return success();
   }
 
@@ -1306,33 +1308,6 @@ struct ArrGpuWorkgroupsPass
     fn->setAttr(vmapc::sched::SchedDialect::kScratchBytesAttrName,
                 rewriter.getI64IntegerAttr(threads.totalSharedBytes()));
     return success();
-  }
-
-  /// `NAME_descriptor`: the runtime's KernelDescriptor (magic, binding
-  /// count, scalar count, 0, bytes per binding) as a module global.
-  void emitDescriptor(gpu::GPUModuleOp gpuModule, StringRef name,
-                      unsigned numBindings, unsigned numScalars,
-                      ArrayRef<int64_t> bindingBytes) {
-    MLIRContext *ctx = gpuModule.getContext();
-    Location loc = gpuModule.getLoc();
-    // u32 words: magic, bindings, scalars, reserved; then one u64 per
-    // binding, written as i64 words (the header is two of them,
-    // little-endian).
-    SmallVector<int64_t> words = {
-        int64_t(uint64_t(vmapc::kKernelDescriptorMagic) |
-                (uint64_t(numBindings) << 32)),
-        int64_t(numScalars)};
-    words.append(bindingBytes.begin(), bindingBytes.end());
-    auto i64 = IntegerType::get(ctx, 64);
-    auto type = LLVM::LLVMArrayType::get(i64, words.size());
-    OpBuilder b(ctx);
-    b.setInsertionPointToEnd(gpuModule.getBody());
-    LLVM::GlobalOp::create(
-        b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
-        (name + "_descriptor").str(),
-        DenseIntElementsAttr::get(
-            RankedTensorType::get({int64_t(words.size())}, i64), words),
-        /*alignment=*/8);
   }
 };
 } // namespace

@@ -5,24 +5,11 @@
 // and loses its sched attributes; the C entry point vmapc_kernel_k loads
 // the bindings from its first array and the scalar from its second, and
 // passes the ids through. Its descriptor: magic "VMK4" (0x344b4d56), 2
-// bindings, 1 scalar, 0, then the bytes of each binding.
+// bindings, 1 scalar, 0 (u32 each, as little-endian i64 words: 0x344b4d56 |
+// 2 << 32 = 9467284822, then 1), then the bytes of each binding.
 
 // CHECK-LABEL: llvm.func internal @k(
 // CHECK-SAME:      %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64) {
-// CHECK:       llvm.mlir.global external constant @vmapc_kernel_k_descriptor() {{.+}} : !llvm.struct<(i32, i32, i32, i32, array<2 x i64>)>
-// CHECK:         %[[MAGIC:.+]] = llvm.mlir.constant(877350230 : i32) : i32
-// CHECK-NEXT:    %[[D0:.+]] = llvm.insertvalue %[[MAGIC]], %{{.+}}[0]
-// CHECK-NEXT:    %[[NB:.+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    %[[D1:.+]] = llvm.insertvalue %[[NB]], %[[D0]][1]
-// CHECK-NEXT:    %[[NS:.+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[D2:.+]] = llvm.insertvalue %[[NS]], %[[D1]][2]
-// CHECK-NEXT:    %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    %[[D3:.+]] = llvm.insertvalue %[[ZERO]], %[[D2]][3]
-// CHECK-NEXT:    %[[B0:.+]] = llvm.mlir.constant(1024 : i64) : i64
-// CHECK-NEXT:    %[[D4:.+]] = llvm.insertvalue %[[B0]], %[[D3]][4, 0]
-// CHECK-NEXT:    %[[B1:.+]] = llvm.mlir.constant(64 : i64) : i64
-// CHECK-NEXT:    %[[D5:.+]] = llvm.insertvalue %[[B1]], %[[D4]][4, 1]
-// CHECK-NEXT:    llvm.return %[[D5]]
 // CHECK-LABEL: llvm.func @vmapc_kernel_k(
 // CHECK-SAME:      %[[BINDINGS:[a-z0-9]+]]: !llvm.ptr, %[[SCALARS:[a-z0-9]+]]: !llvm.ptr, %[[X:[a-z0-9]+]]: i64, %[[Y:[a-z0-9]+]]: i64, %[[Z:[a-z0-9]+]]: i64)
 // CHECK-NEXT:    %[[P0:.+]] = llvm.getelementptr %[[BINDINGS]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
@@ -33,6 +20,7 @@
 // CHECK-NEXT:    %[[N:.+]] = llvm.load %[[PN]] : !llvm.ptr -> i64
 // CHECK-NEXT:    llvm.call @k(%[[A]], %[[B]], %[[N]], %[[X]], %[[Y]], %[[Z]])
 // CHECK-NEXT:    llvm.return
+// CHECK:       llvm.mlir.global external constant @vmapc_kernel_k_descriptor(dense<[9467284822, 1, 1024, 64]> : tensor<4xi64>) {{.+}} : !llvm.array<4 x i64>
 // Functions that are not kernels get no entry point.
 // CHECK-LABEL: llvm.func @helper(
 // CHECK-NOT:   vmapc_kernel_helper

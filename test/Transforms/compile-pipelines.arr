@@ -43,7 +43,7 @@
 # (--arr-expand-math).
 # LLVM-NOT: llvm.func @{{malloc|expf|tanhf}}
 # LLVM-DAG: llvm.fmul {{.+}} {fastmathFlags = #llvm.fastmath<contract>} : vector<16xf32>
-# LLVM-DAG: llvm.mlir.global external constant @vmapc_kernel_predict_dispatch_0_descriptor()
+# LLVM-DAG: llvm.mlir.global external constant @vmapc_kernel_predict_dispatch_0_descriptor(dense<
 # LLVM-DAG: llvm.func @vmapc_kernel_predict_dispatch_0(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
 # LLVM-DAG: llvm.mlir.global external constant @vmapc_entry_predict_descriptor(
 # LLVM-NOT: llvm.func @{{malloc|expf|tanhf}}
