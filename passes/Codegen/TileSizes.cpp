@@ -81,12 +81,16 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
       target == "cuda" ? kMaxGpuWorkgroupScratch : kMaxWorkgroupScratch;
   if (extent > 0) {
     int64_t bytes = 0;
-    for (Operation *op : producers)
+    for (Operation *op : producers) {
+      // A fill's result is the buffer its consumer writes (its init).
+      if (isa<linalg::FillOp>(op))
+        continue;
       for (Type type : op->getResultTypes())
         if (auto shaped = dyn_cast<ShapedType>(type);
             shaped && shaped.hasStaticShape())
           bytes += shaped.getNumElements() *
                    std::max<int64_t>(shaped.getElementTypeBitWidth() / 8, 1);
+    }
     int64_t perExample = bytes / extent;
     while (tile > 1 && tile * perExample > maxScratch)
       tile /= 2;

@@ -270,3 +270,28 @@ func.func private @chain(%x: memref<1024xf32>, %out: memref<1024xf32>) attribute
   }
   return
 }
+
+// An elementwise op of 4096 elements (at least 4 per thread): each thread
+// takes 4 elements per iteration, 256 apart (adjacent threads, adjacent
+// elements), and loads all 4 (the last clamped to the end) before storing
+// any; elements 2 to 4 are stored only if inside. The broadcast scalar %a
+// (a 0-d memref, the same element for every iteration) is loaded once,
+// before the loop.
+// CHECK-LABEL: gpu.func @vmapc_kernel_axpy(
+// CHECK:         %[[A:.+]] = memref.load %{{.+}}[] : memref<f32>
+// CHECK:         scf.for %[[E:.+]] = %{{.+}} to %{{.+}} step %c1024
+// CHECK-NOT:       memref.store
+// CHECK-COUNT-4:   arith.mulf %{{.+}}, %[[A]]
+// CHECK-NOT:       memref.load
+// CHECK:           memref.store
+// CHECK-COUNT-3:   scf.if
+// CHECK-NOT:       memref.load %{{.+}}[] : memref<f32>
+// CHECK:         gpu.barrier
+func.func private @axpy(%x: memref<4096xf32>, %a: memref<f32>, %out: memref<4096xf32>) attributes {sched.kernel} {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %a : memref<4096xf32>, memref<f32>) outs(%out : memref<4096xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    linalg.yield %m : f32
+  }
+  return
+}
