@@ -31,10 +31,13 @@
 # CHECK:       ret;
 
 # The distances and their argmin: q, the transposed references, the
-# output, then n. A query per block (one workgroup): its 1000 distances in
-# shared memory, a thread per distance looping over the 64 pixels, then
-# the block's argmin: 5 shuffles of (value, index) per warp, the warps'
-# partials through shared memory, 5 more shuffles in warp 0.
+# output, then n. 8 queries per block (their 8 x 1000 distances, 32000
+# bytes, in shared memory): the distances are a contraction, their 16-pixel
+# slices of the queries and the references staged in shared memory by the
+# block, each thread accumulating a register tile of (q - r)^2 from there;
+# then the argmin, a warp per query: 5 shuffles of (value, index) each. PTX
+# lays the loops out after their exits, so the checks go by instruction
+# kind, not by order.
 # CHECK-LABEL: .visible .entry vmapc_kernel_classify_dispatch_1(
 # CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_1_param_0,
 # CHECK-NEXT:  .param .u64 .ptr .align 1 vmapc_kernel_classify_dispatch_1_param_1,
@@ -42,19 +45,14 @@
 # CHECK-NEXT:  .param .u64 vmapc_kernel_classify_dispatch_1_param_3
 # CHECK-NEXT:  )
 # CHECK-NEXT:  .maxntid 256, 1, 1
-# (q - r)^2 + acc as one FMA (f32: never TF32).
-# CHECK:       sub.f32
-# CHECK-NEXT:  fma.rn.f32
-# CHECK:       st.shared.b32
-# CHECK:       bar.sync 0;
-# CHECK:       setp.lt.f32
+# CHECK-DAG:   bar.sync 0;
+# CHECK-DAG:   st.shared.b32
 # CHECK-COUNT-10: shfl.sync.bfly.b32 {{.+}}, {{.+}}, {{16|8|4|2|1}}, 31, -1;
-# CHECK:       st.shared.b32
-# CHECK:       bar.sync 0;
-# CHECK:       ld.shared.b32
-# CHECK-COUNT-10: shfl.sync.bfly.b32
 # CHECK:       st.global.b32
-# CHECK:       ret;
+# (q - r)^2 + acc as one FMA (f32: never TF32), both from shared memory.
+# CHECK:       ld.shared.b32
+# CHECK:       sub.f32 [[D:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
+# CHECK-NEXT:  fma.rn.f32 [[ACC:%r[0-9]+]], [[D]], [[D]], [[ACC]];
 
 # ptxas reports the kernels in reverse order.
 # PTXAS: Compiling entry function 'vmapc_kernel_classify_dispatch_1' for 'sm_90'
