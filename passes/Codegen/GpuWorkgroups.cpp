@@ -52,6 +52,18 @@ static FailureOr<int64_t> upperBound(OpFoldResult v) {
       /*closedUB=*/true);
 }
 
+/// The size of dimension `dim` of `memref` if it is per-workgroup scratch
+/// of a dynamic size (a view of shared memory, seen through the cast back to
+/// the default memory space), which value bounds do not see through.
+static Value scratchSize(Value memref, unsigned dim) {
+  while (auto cast = memref.getDefiningOp<memref::MemorySpaceCastOp>())
+    memref = cast.getSource();
+  auto view = memref.getDefiningOp<memref::ViewOp>();
+  if (!view || !view.getType().isDynamicDim(dim))
+    return Value();
+  return view.getSizes()[view.getType().getDynamicDimIndex(dim)];
+}
+
 /// A constant upper bound of loop `loop` of `op`: its static range, or the
 /// bound of an operand dimension that it spans (the rows of a partial tile
 /// are at most the tile's).
@@ -71,6 +83,9 @@ static std::optional<int64_t> loopBound(linalg::LinalgOp op, unsigned loop) {
           presburger::BoundType::UB,
           ValueBoundsConstraintSet::Variable(operand.get(), dim),
           /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(bound))
+        if (Value size = scratchSize(operand.get(), dim))
+          bound = upperBound(size);
       if (succeeded(bound))
         return *bound;
     }

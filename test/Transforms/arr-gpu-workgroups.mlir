@@ -295,3 +295,42 @@ func.func private @axpy(%x: memref<4096xf32>, %a: memref<f32>, %out: memref<4096
   }
   return
 }
+
+// A row sum from scratch into scratch whose rows are dynamic (a partial
+// tile): the bound of the rows (4) is read through the scratch's
+// shared-memory views, so the 4 sums of 1000 are shared by the block (fewer
+// rows than warps), not computed by 4 threads alone.
+// CHECK-LABEL: gpu.func @vmapc_kernel_exp_sums(
+// CHECK:         math.exp
+// CHECK:         gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK:         gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK:         gpu.barrier
+// CHECK:         math.log
+// CHECK:         gpu.return
+func.func private @exp_sums(%x: memref<64x1000xf32>, %out: memref<64xf32>, %n: index {sched.num_examples}) attributes {sched.kernel, sched.workgroup_count = array<i64: -4, 1, 1>} {
+  scf.forall (%i) = (0) to (%n) step (4) {
+    %r = affine.min affine_map<(d0)[s0] -> (4, s0 - d0)>(%i)[%n]
+    %xs = memref.subview %x[%i, 0] [%r, 1000] [1, 1] : memref<64x1000xf32> to memref<?x1000xf32, strided<[1000, 1], offset: ?>>
+    %os = memref.subview %out[%i] [%r] [1] : memref<64xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %e = memref.alloc(%r) : memref<?x1000xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%xs : memref<?x1000xf32, strided<[1000, 1], offset: ?>>) outs(%e : memref<?x1000xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %x1 = math.exp %v : f32
+      linalg.yield %x1 : f32
+    }
+    %sums = memref.alloc(%r) : memref<?xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%e : memref<?x1000xf32>) outs(%sums : memref<?xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%sums : memref<?xf32>) outs(%os : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%v: f32, %o: f32):
+      %l = math.log %v : f32
+      linalg.yield %l : f32
+    }
+  }
+  return
+}
