@@ -1167,7 +1167,7 @@ struct ArrGpuWorkgroupsPass
   LogicalResult convert(func::FuncOp kernel, gpu::GPUModuleOp gpuModule) {
     MLIRContext *ctx = kernel.getContext();
     Location loc = kernel.getLoc();
-    // Bindings first, then scalars (index, as i64 on NVPTX).
+    // Bindings first, then scalars (index values, passed as i64).
     SmallVector<unsigned> order;
     SmallVector<int64_t> bindingBytes;
     for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
@@ -1188,9 +1188,13 @@ struct ArrGpuWorkgroupsPass
       order.push_back(i);
     }
     unsigned numScalars = order.size() - numBindings;
+    // Scalars are i64 parameters whatever the index bitwidth of the
+    // lowering (the ABI's `.param .u64`), cast to index inside.
     SmallVector<Type> types;
-    for (unsigned i : order)
-      types.push_back(kernel.getArgumentTypes()[i]);
+    for (unsigned i : order) {
+      Type type = kernel.getArgumentTypes()[i];
+      types.push_back(type.isIndex() ? IntegerType::get(ctx, 64) : type);
+    }
 
     OpBuilder b(ctx);
     b.setInsertionPointToEnd(gpuModule.getBody());
@@ -1206,12 +1210,19 @@ struct ArrGpuWorkgroupsPass
     Block &entry = fn.getBody().front();
     Block &old = kernel.getBody().front();
     IRMapping mapping;
-    for (auto [position, i] : llvm::enumerate(order))
-      mapping.map(old.getArgument(i), entry.getArgument(position));
     b.setInsertionPointToStart(&entry);
+    for (auto [position, i] : llvm::enumerate(order)) {
+      Value arg = entry.getArgument(position);
+      if (old.getArgument(i).getType().isIndex())
+        arg = arith::IndexCastOp::create(b, loc, b.getIndexType(), arg);
+      mapping.map(old.getArgument(i), arg);
+    }
     for (Operation &op : old.without_terminator())
       b.clone(op, mapping);
     gpu::ReturnOp::create(b, loc);
+    if (failed(
+            cloneGlobals(fn, kernel->getParentOfType<ModuleOp>(), gpuModule)))
+      return failure();
 
     if (failed(lowerGrid(fn)) || failed(scratchToShared(fn)))
       return failure();
@@ -1232,6 +1243,38 @@ struct ArrGpuWorkgroupsPass
     OpBuilder end = OpBuilder::atBlockEnd(gpuModule.getBody());
     vmapc::createKernelDescriptor(end, loc, name, numScalars, bindingBytes);
     return success();
+  }
+
+  /// Copies into `gpuModule` every `memref.global` of `host` that `fn`
+  /// reads (a literal array of the program), once each under its own name,
+  /// so that it is lowered to a global of the device module. Only constants:
+  /// a kernel has no host state to share.
+  LogicalResult cloneGlobals(gpu::GPUFuncOp fn, ModuleOp host,
+                             gpu::GPUModuleOp gpuModule) {
+    // Before the kernels, in the order of first use.
+    OpBuilder b(gpuModule.getContext());
+    b.setInsertionPoint(*gpuModule.getOps<gpu::GPUFuncOp>().begin());
+    WalkResult result = fn.walk([&](memref::GetGlobalOp get) {
+      StringAttr name = get.getNameAttr().getAttr();
+      if (gpuModule.lookupSymbol(name))
+        return WalkResult::advance();
+      auto global = host.lookupSymbol<memref::GlobalOp>(name);
+      if (!global) {
+        get.emitOpError("reads ") << get.getNameAttr()
+                                  << ", which is not a memref.global of the "
+                                     "module";
+        return WalkResult::interrupt();
+      }
+      if (!global.getConstant() || !global.getInitialValue()) {
+        get.emitOpError("reads ")
+            << get.getNameAttr()
+            << ", which is not a constant with an initial value";
+        return WalkResult::interrupt();
+      }
+      b.clone(*global);
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// The `scf.forall` over the grid becomes the body of one block.

@@ -51,3 +51,15 @@ func.func private @copy_left(%a: memref<64xf32>, %b: memref<64xf32>) attributes 
   memref.copy %a, %b : memref<64xf32> to memref<64xf32>
   return
 }
+
+// -----
+
+// A kernel has no host state to share: it reads constant globals only.
+memref.global "private" @mutable : memref<4xf32> = dense<0.0>
+
+func.func private @reads_mutable_global(%out: memref<4xf32>) attributes {sched.kernel} {
+  // expected-error @+1 {{reads @mutable, which is not a constant with an initial value}}
+  %g = memref.get_global @mutable : memref<4xf32>
+  memref.copy %g, %out : memref<4xf32> to memref<4xf32>
+  return
+}

@@ -4,15 +4,17 @@
 // forall becomes a block (row i = 8 x block_id.x), the 8 x 32 scratch tile
 // a view of the block's dynamic shared memory (1024 bytes, the bound of its
 // rows), each generic a loop over the tile's elements strided by the 256
-// threads, a barrier after each. The kernel takes its bindings then n.
+// threads, a barrier after each. The kernel takes its bindings then n (an
+// i64 parameter, whatever the index bitwidth of the lowering).
 // CHECK-LABEL: gpu.module @vmapc_kernels
 // CHECK-LABEL: gpu.func @vmapc_kernel_scale(
-// CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<64x32xf32>, %[[OUT:[a-z0-9]+]]: memref<64x32xf32>, %[[N:[a-z0-9]+]]: index) kernel
+// CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<64x32xf32>, %[[OUT:[a-z0-9]+]]: memref<64x32xf32>, %[[N64:[a-z0-9]+]]: i64) kernel
 // CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME:      sched.binding_bytes = array<i64: 8192, 8192>, sched.scratch_bytes = 1024 : i64, sched.workgroup_count = array<i64: -8, 1, 1>
 // CHECK-DAG:     %[[TID:.+]] = gpu.thread_id x
 // CHECK-DAG:     %[[SHARED:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG:     %[[BID:.+]] = gpu.block_id x
+// CHECK-DAG:     %[[N:.+]] = arith.index_cast %[[N64]] : i64 to index
 // CHECK:         %[[I:.+]] = affine.apply #{{.+}}()[%[[BID]]]
 // CHECK:         %[[ROWS:.+]] = affine.min #{{.+}}(%[[I]])[%[[N]]]
 // CHECK:         %[[VIEW:.+]] = memref.view %[[SHARED]][%{{.+}}][%[[ROWS]]] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?x32xf32, #gpu.address_space<workgroup>>
