@@ -20,11 +20,28 @@
 using namespace mlir;
 using namespace vmapc;
 
-LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool stageAll) {
+LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool cuda) {
   PassManager pm(module.getContext());
   buildArrToLinalgPipeline(pm);
-  buildArrBufferizePipeline(pm, /*plan=*/true, stageAll);
+  buildArrBufferizePipeline(pm, /*plan=*/true, /*stageAll=*/cuda,
+                            cuda ? kCudaMaxFusedBytesPerExample : 0);
   return pm.run(module);
+}
+
+/// The bitwidth of the CUDA kernels' index arithmetic: 32 when every byte
+/// offset a kernel can compute fits in an int32, else 64. A kernel indexes
+/// its bindings (each at most its `bindingBytes`) and, through them, the
+/// arena (every host array of a CUDA artifact is staged there; a device
+/// array bound in place is a chunk of the size of its staging slot), so
+/// the largest of those sizes decides.
+static unsigned cudaIndexBitwidth(const Artifact &artifact) {
+  uint64_t most = 0;
+  for (const EntryInfo &entry : artifact.entries)
+    most = std::max(most, entry.arenaBytes);
+  for (const KernelInfo &kernel : artifact.kernels)
+    for (uint64_t bytes : kernel.bindingBytes)
+      most = std::max(most, bytes);
+  return most < (uint64_t(1) << 31) ? 32 : 64;
 }
 
 /// The manifest dtype of a memref element type.
@@ -164,6 +181,7 @@ static std::vector<std::string> featuresOf(StringRef level) {
 /// kernels' grids.
 static LogicalResult addCpuObjects(ModuleOp module,
                                    ArrayRef<std::string> isaLevels,
+                                   int64_t maxWorkgroupScratch,
                                    Artifact &artifact) {
   SmallVector<std::string> levels(isaLevels.begin(), isaLevels.end());
   if (levels.empty())
@@ -178,7 +196,7 @@ static LogicalResult addCpuObjects(ModuleOp module,
                                 << "' (x86-64, x86-64-v3, x86-64-v4)";
     OwningOpRef<ModuleOp> clone(module.clone());
     PassManager kernels(module.getContext());
-    buildCpuKernelPipeline(kernels, level);
+    buildCpuKernelPipeline(kernels, level, maxWorkgroupScratch);
     if (failed(kernels.run(*clone)))
       return failure();
     // Grids do not depend on the level; scratch may.
@@ -214,6 +232,8 @@ static LogicalResult addCudaObjects(ModuleOp module,
   GpuPipelineOptions gpu;
   gpu.chip = options.cudaChip;
   gpu.tileTarget = cpuTiles ? "cpu" : "cuda";
+  gpu.maxWorkgroupScratch = kGpuWorkgroupScratch;
+  gpu.indexBitwidth = cudaIndexBitwidth(artifact);
   PassManager kernels(module.getContext());
   buildCudaKernelPipeline(kernels, gpu);
   if (failed(kernels.run(*clone)))
@@ -265,13 +285,17 @@ LogicalResult vmapc::compileArtifact(ModuleOp module,
                                      Artifact &artifact) {
   if (!options.cpu && !options.cuda)
     return module.emitError("no target to compile for (cpu, cuda)");
-  if (failed(lowerToPlannedBuffers(module, /*stageAll=*/options.cuda)))
+  if (failed(lowerToPlannedBuffers(module, /*cuda=*/options.cuda)))
     return failure();
   artifact = Artifact();
   artifact.kernels = readKernels(module);
   if (failed(readManifest(module, artifact.entries, artifact.kernels)))
     return failure();
-  if (options.cpu && failed(addCpuObjects(module, options.isaLevels, artifact)))
+  // With CUDA code, the CPU's tiles are the GPU's too (one schedule): a
+  // workgroup's scratch then fits a block's shared memory.
+  int64_t cpuScratch = options.cuda ? kGpuWorkgroupScratch : 0;
+  if (options.cpu &&
+      failed(addCpuObjects(module, options.isaLevels, cpuScratch, artifact)))
     return failure();
   if (options.cuda && failed(addCudaObjects(
                           module, options, /*cpuTiles=*/options.cpu, artifact)))

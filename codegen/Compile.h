@@ -19,10 +19,12 @@ namespace vmapc {
 
 /// Runs arr-to-linalg and arr-bufferize on `module` (arr IR as imported from
 /// .arr): afterwards every entry is a planned memref function with `arr.plan`.
-/// With `stageAll` every argument gets a staging slot (what CUDA needs).
-/// Errors are emitted as diagnostics.
+/// With `cuda` (the schedule also runs on CUDA) every argument gets a
+/// staging slot, and a dispatch fuses at most kCudaMaxFusedBytesPerExample
+/// of producers' results per example (GpuPipeline.h), so that a block's
+/// share fits its shared memory. Errors are emitted as diagnostics.
 mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module,
-                                          bool stageAll = false);
+                                          bool cuda = false);
 
 /// Reads the manifest of every entry (public function with `arr.batch`) of a
 /// planned module: names, dtypes, per-example shapes, axes, B, arena and
@@ -53,8 +55,11 @@ struct CompileOptions {
 /// shared object per ISA level, linked with the system `cc`; CUDA: PTX and
 /// an sm_XX cubin assembled with the toolkit's ptxas). One schedule serves
 /// every code object: with both targets, the grid is the CPU's tiling (a
-/// GPU block then takes a CPU workgroup's examples); with CUDA, every
-/// argument has a staging slot in the arena.
+/// GPU block then takes a CPU workgroup's examples, and the CPU's tiles keep
+/// a workgroup's fused intermediates within kGpuWorkgroupScratch); with
+/// CUDA, every argument has a staging slot in the arena, and the kernels'
+/// index arithmetic is 32-bit when every arena and binding size is below
+/// 2^31 bytes (64-bit otherwise).
 mlir::LogicalResult compileArtifact(mlir::ModuleOp module,
                                     const CompileOptions &options,
                                     Artifact &artifact);

@@ -28,6 +28,7 @@ void vmapc::buildCudaKernelPipeline(OpPassManager &pm,
   pm.addPass(createArrEraseSchedules());
   ArrTileWorkgroupsOptions tiles;
   tiles.target = options.tileTarget;
+  tiles.maxWorkgroupScratch = options.maxWorkgroupScratch;
   pm.addPass(createArrTileWorkgroups(tiles));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createArrBufferizeKernels());
@@ -52,6 +53,9 @@ void vmapc::buildCudaKernelPipeline(OpPassManager &pm,
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
+  // Index arithmetic in 32 bits where every offset fits (the kernels'
+  // scalar parameters stay i64: arr-gpu-workgroups casts them).
+  nvvm.indexBitwidth = options.indexBitwidth == 32 ? 32 : 64;
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   device.addPass(createArrNvvmExternDynamicShared());
   device.addPass(createCanonicalizerPass());
@@ -73,7 +77,8 @@ void vmapc::buildArrToNvvmPipeline(OpPassManager &pm,
 void vmapc::buildCompileGpuPipeline(OpPassManager &pm,
                                     const GpuPipelineOptions &options) {
   buildArrToLinalgPipeline(pm);
-  buildArrBufferizePipeline(pm, /*plan=*/true, /*stageAll=*/true);
+  buildArrBufferizePipeline(pm, /*plan=*/true, /*stageAll=*/true,
+                            kCudaMaxFusedBytesPerExample);
   buildArrToNvvmPipeline(pm, options);
 }
 

@@ -19,6 +19,7 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
@@ -26,6 +27,13 @@ class OpPassManager;
 } // namespace mlir
 
 namespace vmapc {
+
+/// arr-form-dispatches' bound on a dispatch's fused producers' results per
+/// example when the schedule runs on CUDA: a workgroup of one example then
+/// keeps at most 96 KiB of them in shared memory, two blocks per sm_90 SM
+/// (227 KiB). Attention's 64 KiB scores and 64 KiB exp per example go to
+/// two dispatches.
+constexpr int64_t kCudaMaxFusedBytesPerExample = 96 << 10;
 
 struct GpuPipelineOptions
     : public mlir::PassPipelineOptions<GpuPipelineOptions> {
@@ -50,6 +58,18 @@ struct GpuPipelineOptions
       llvm::cl::desc("Whose workgroup tiles the grid uses: cuda, or cpu when "
                      "one artifact holds both (one schedule for both)"),
       llvm::cl::init("cuda")};
+  Option<int64_t> maxWorkgroupScratch{
+      *this, "max-workgroup-scratch",
+      llvm::cl::desc("Most bytes of fused intermediates a workgroup keeps "
+                     "(arr-tile-workgroups; 0: the tile target's default). "
+                     "Must match the CPU's when the grids are the CPU's"),
+      llvm::cl::init(0)};
+  Option<unsigned> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("Bits of the kernels' index arithmetic: 32 or 64; 0 "
+                     "means 64 here (vmapc compile picks 32 when every "
+                     "byte offset fits in an int32, Compile.cpp)"),
+      llvm::cl::init(0)};
   Option<unsigned> threadsPerBlock{
       *this, "threads-per-block",
       llvm::cl::desc("Threads of a block (a multiple of 32, at most 1024)"),

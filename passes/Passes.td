@@ -294,6 +294,13 @@ def ArrFormDispatches : Pass<"arr-form-dispatches", "::mlir::ModuleOp"> {
     computes n. If the analysis fails, the entry is marked
     `sched.pads_partial_chunks` instead.
 
+    A fused producer's result lives per workgroup, so a GPU block keeps a
+    tile of it in shared memory: `max-fused-bytes-per-example` (set when
+    CUDA is a target) bounds the sum, over a dispatch's fused producers, of
+    their result bytes per example; a producer that would pass it is left
+    out and roots a dispatch of its own, its result an arena buffer like any
+    other (attention's 64 KiB scores and their 64 KiB exp per example).
+
     Before:
     ```mlir
     func.func @classify(%q: tensor<256x64xf32>, %refs: tensor<1000x64xf32>) -> tensor<256xi32> {
@@ -324,6 +331,14 @@ def ArrFormDispatches : Pass<"arr-form-dispatches", "::mlir::ModuleOp"> {
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"maxFusedBytesPerExample", "max-fused-bytes-per-example",
+           "int64_t", "0",
+           "Most bytes of fused producers' results per example in one "
+           "dispatch (a result with a batch dimension counts its bytes / "
+           "the batch extent, one without counts whole); a producer past "
+           "it roots its own dispatch. 0: no limit">
+  ];
 }
 
 def ArrBufferizeEntries : Pass<"arr-bufferize-entries", "::mlir::ModuleOp"> {
@@ -354,7 +369,9 @@ def ArrTileWorkgroups : Pass<"arr-tile-workgroups", "::mlir::ModuleOp"> {
     batch loop (`sched.batch_loop`) runs over [0, n), n being the kernel's
     `sched.num_examples` argument: the last workgroup of a chunk takes
     min(T, n - i) rows. Tile sizes per target and op kind come from
-    passes/Codegen/TileSizes.h. The kernel records its grid in
+    passes/Codegen/TileSizes.h; a workgroup's share of the fused producers'
+    results stays within `max-workgroup-scratch` bytes where a tile of one
+    example allows it. The kernel records its grid in
     `sched.workgroup_count` (-T for ceil(n / T) workgroups).
 
     ```mlir
@@ -370,7 +387,11 @@ def ArrTileWorkgroups : Pass<"arr-tile-workgroups", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
-           "The target whose tile sizes to use: cpu or cuda">
+           "The target whose tile sizes to use: cpu or cuda">,
+    Option<"maxWorkgroupScratch", "max-workgroup-scratch", "int64_t", "0",
+           "Most bytes of fused intermediates one workgroup keeps (its "
+           "tile's share of the producers' results); 0: the target's own "
+           "(cpu 256 KiB, cuda 48 KiB)">
   ];
 }
 

@@ -35,9 +35,12 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
 }
 
 void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
-                                      bool stageAll) {
+                                      bool stageAll,
+                                      int64_t maxFusedBytesPerExample) {
   pm.addPass(createArrPackOperands());
-  pm.addPass(createArrFormDispatches());
+  ArrFormDispatchesOptions dispatches;
+  dispatches.maxFusedBytesPerExample = maxFusedBytesPerExample;
+  pm.addPass(createArrFormDispatches(dispatches));
   pm.addPass(createCanonicalizerPass());
   ArrOutputsToDestinationsOptions destinations;
   destinations.stageAll = stageAll;
@@ -52,11 +55,14 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
   pm.addPass(createArrVerifyBufferPlan());
 }
 
-void vmapc::buildCpuKernelPipeline(OpPassManager &pm, StringRef isa) {
+void vmapc::buildCpuKernelPipeline(OpPassManager &pm, StringRef isa,
+                                   int64_t maxWorkgroupScratch) {
   // Read off the planned entries' types before the schedules are erased.
   pm.addPass(createArrEmitEntryDescriptors());
   pm.addPass(createArrEraseSchedules());
-  pm.addPass(createArrTileWorkgroups());
+  ArrTileWorkgroupsOptions tiles;
+  tiles.maxWorkgroupScratch = maxWorkgroupScratch;
+  pm.addPass(createArrTileWorkgroups(tiles));
   pm.addPass(createCanonicalizerPass());
   ArrCpuVectorizeOptions vectorize;
   vectorize.isaLevel = isa.str();
@@ -118,8 +124,9 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Vector ISA level: x86-64, x86-64-v3 or x86-64-v4"),
       llvm::cl::init("x86-64")};
 };
-/// `stage-all` of arr-bufferize-pipeline: what `vmapc compile` sets for a
-/// CUDA target (every argument staged in the arena).
+/// The options of arr-bufferize-pipeline: what `vmapc compile` sets for a
+/// CUDA target (every argument staged in the arena, fused producers
+/// bounded: stage-all=1 max-fused-bytes-per-example=98304).
 struct BufferizePipelineOptions
     : PassPipelineOptions<BufferizePipelineOptions> {
   Option<bool> stageAll{
@@ -127,6 +134,12 @@ struct BufferizePipelineOptions
       llvm::cl::desc("Give every argument a staging slot, not only mapped "
                      "ones (as for --target=cuda)"),
       llvm::cl::init(false)};
+  Option<int64_t> maxFusedBytesPerExample{
+      *this, "max-fused-bytes-per-example",
+      llvm::cl::desc("arr-form-dispatches' bound on a dispatch's fused "
+                     "producers' results per example (0: none; "
+                     "--target=cuda: 98304)"),
+      llvm::cl::init(0)};
 };
 } // namespace
 
@@ -139,7 +152,8 @@ void vmapc::registerPipelines() {
       "arr-bufferize-pipeline",
       "Bufferizes entries in destination-passing style and plans one arena",
       [](OpPassManager &pm, const BufferizePipelineOptions &options) {
-        buildArrBufferizePipeline(pm, /*plan=*/true, options.stageAll);
+        buildArrBufferizePipeline(pm, /*plan=*/true, options.stageAll,
+                                  options.maxFusedBytesPerExample);
       });
   PassPipelineRegistration<CpuPipelineOptions>(
       "arr-cpu-kernel-pipeline",

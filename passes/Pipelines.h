@@ -18,6 +18,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
@@ -36,17 +38,23 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 /// every buffer); the copies bufferization adds become dispatches too; then,
 /// if `plan`, arr-plan-buffers and arr-verify-buffer-plan. With `stageAll`
 /// every argument gets a staging slot in the arena (CUDA), not only mapped
-/// ones.
+/// ones. `maxFusedBytesPerExample` (0: no limit) is arr-form-dispatches'
+/// bound on a dispatch's fused producers' results per example (CUDA:
+/// GpuPipeline.h's kCudaMaxFusedBytesPerExample).
 void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true,
-                               bool stageAll = false);
+                               bool stageAll = false,
+                               int64_t maxFusedBytesPerExample = 0);
 
 /// A planned program's kernels for the CPU: entries erased (their schedules
 /// read), each kernel tiled into workgroups, bufferized, one call per
 /// workgroup with its scratch on the stack.
 /// `isa` is the vector ISA level (passes/Codegen/TileSizes.h: x86-64,
-/// x86-64-v3, x86-64-v4).
+/// x86-64-v3, x86-64-v4). `maxWorkgroupScratch` bounds a workgroup's fused
+/// intermediates (bytes; 0: the CPU's default, TileSizes.h): an artifact
+/// that also holds CUDA code shares the CPU's grids and sets the GPU's.
 void buildCpuKernelPipeline(mlir::OpPassManager &pm,
-                            llvm::StringRef isa = "x86-64");
+                            llvm::StringRef isa = "x86-64",
+                            int64_t maxWorkgroupScratch = 0);
 
 /// CPU kernels → LLVM dialect: vector ops lowered for the CPU, f32 exp, log,
 /// tanh and pow as polynomials (arr-expand-math), and the C entry

@@ -19,18 +19,20 @@ static int64_t iterations(Operation *op) {
   return count;
 }
 
-/// The fused intermediates one CPU workgroup may keep (bytes).
-static constexpr int64_t kMaxWorkgroupScratch = 256 << 10;
-/// The fused intermediates one CUDA block may keep in shared memory (bytes):
-/// a fifth of an H100/H200 SM's 228 KiB, so that four blocks (and their
-/// staged contraction tiles) fit on one SM.
-static constexpr int64_t kMaxGpuWorkgroupScratch = 48 << 10;
+int64_t vmapc::defaultWorkgroupScratch(StringRef target) {
+  // A CPU workgroup keeps its fused intermediates on a worker's stack, in
+  // L2. A CUDA block keeps them in shared memory: 48 KiB lets 4 blocks
+  // share an SM's 227 KiB (sm_90) and is what a kernel gets without opting
+  // in to more.
+  return target == "cuda" ? kGpuWorkgroupScratch : 256 << 10;
+}
 
 WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
                                              ArrayRef<Operation *> producers,
                                              ArrayRef<int64_t> distributable,
                                              std::optional<int64_t> batchLoop,
-                                             StringRef target) {
+                                             StringRef target,
+                                             int64_t maxScratch) {
   WorkgroupTiling tiling;
   if (distributable.empty())
     return tiling;
@@ -75,10 +77,10 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
     tile = 64;
   // The fused producers' results live per workgroup (on a CPU worker's
   // stack, in a block's shared memory): keep a workgroup's share of them
-  // within the target's limit, so that a kernel with large per-example
+  // within `maxScratch`, so that a kernel with large per-example
   // intermediates (attention's scores) runs one example per workgroup.
-  int64_t maxScratch =
-      target == "cuda" ? kMaxGpuWorkgroupScratch : kMaxWorkgroupScratch;
+  if (maxScratch <= 0)
+    maxScratch = defaultWorkgroupScratch(target);
   if (extent > 0) {
     int64_t bytes = 0;
     for (Operation *op : producers) {

@@ -23,14 +23,24 @@ struct WorkgroupTiling {
   llvm::SmallVector<int64_t, 3> tileSizes;
 };
 
+/// Bytes of fused intermediates per workgroup that suit a CUDA block (its
+/// shared memory): 48 KiB, so that 4 blocks fit an sm_90 SM (227 KiB).
+constexpr int64_t kGpuWorkgroupScratch = 48 << 10;
+
+/// The most bytes of fused intermediates one workgroup of `target` keeps
+/// by default: 256 KiB for "cpu" (a worker's stack, L2), 48 KiB for "cuda"
+/// (kGpuWorkgroupScratch).
+int64_t defaultWorkgroupScratch(llvm::StringRef target);
+
 /// Workgroup tiling for `target` ("cpu" or "cuda") of a kernel whose root is
 /// `root`, computed with `producers`, given the root's distributable loops
-/// and its batch loop.
-WorkgroupTiling
-chooseWorkgroupTiling(mlir::linalg::LinalgOp root,
-                      llvm::ArrayRef<mlir::Operation *> producers,
-                      llvm::ArrayRef<int64_t> distributable,
-                      std::optional<int64_t> batchLoop, llvm::StringRef target);
+/// and its batch loop. A workgroup's share of the producers' results is
+/// kept within `maxScratch` bytes (<= 0: defaultWorkgroupScratch(target))
+/// by halving the tile, down to one step of the loop.
+WorkgroupTiling chooseWorkgroupTiling(
+    mlir::linalg::LinalgOp root, llvm::ArrayRef<mlir::Operation *> producers,
+    llvm::ArrayRef<int64_t> distributable, std::optional<int64_t> batchLoop,
+    llvm::StringRef target, int64_t maxScratch = 0);
 
 /// A CPU vector ISA level: the x86-64 micro-architecture levels of the
 /// psABI, and the register tiles that suit them.

@@ -110,8 +110,9 @@ struct ArrTileWorkgroupsPass
              << sched::SchedDialect::kNumExamplesAttrName << "' argument";
     SmallVector<Operation *> producers(seen.begin(), seen.end());
     llvm::erase(producers, root.getOperation());
-    WorkgroupTiling tiling = chooseWorkgroupTiling(
-        root, producers, loopMap.distributableLoops(), batchLoop, target);
+    WorkgroupTiling tiling =
+        chooseWorkgroupTiling(root, producers, loopMap.distributableLoops(),
+                              batchLoop, target, maxWorkgroupScratch);
     if (tiling.loops.empty()) {
       setGrid({});
       return success();

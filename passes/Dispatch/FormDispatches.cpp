@@ -7,7 +7,9 @@
 // dispatch has taken yet is the root of a new one, which then takes every
 // linalg producer whose results only it reads, as long as the root's batch
 // loop can still be spread over workgroups without computing any producer
-// value twice (Fusion.h). Free ops (constants, empty tensors, views, scalar
+// value twice (Fusion.h) and, if the option bounds it, the fused producers'
+// results per example stay small enough for a GPU block's shared memory.
+// Free ops (constants, empty tensors, views, scalar
 // arithmetic) are cloned into every kernel that reads them; what a kernel
 // reads that another dispatch or the entry produces becomes a binding.
 //
@@ -63,8 +65,41 @@ struct Group {
   llvm::SetVector<Operation *> ops;
 };
 
+/// Bytes of producer `op`'s results per example, in a dispatch whose root
+/// runs over the batch with loop `batchLoop` of `op` (-1: none): a result
+/// indexed by that loop counts its bytes over the loop's extent, one that
+/// is not (or any result when there is no such loop and the result has no
+/// batch dimension) counts whole: every workgroup would keep all of it.
+/// Saturates at 2^62.
+int64_t bytesPerExample(linalg::LinalgOp op, int64_t batchLoop,
+                        const BatchDims &batchDims) {
+  int64_t total = 0;
+  for (OpResult result : op->getResults()) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    std::optional<int64_t> batchDim;
+    if (batchLoop >= 0)
+      batchDim = op.getIndexingMapMatchingResult(result).getResultPosition(
+          getAffineDimExpr(batchLoop, op->getContext()));
+    else
+      batchDim = batchDims.dimOf(result);
+    int64_t elements = 1;
+    for (auto [dim, size] : llvm::enumerate(type.getShape()))
+      if (!batchDim || int64_t(dim) != *batchDim)
+        elements = std::min<int64_t>(elements * size, int64_t(1) << 56);
+    int64_t elementBytes = std::max<int64_t>(
+        llvm::divideCeil(type.getElementTypeBitWidth(), 8), 1);
+    total =
+        std::min<int64_t>(total + elements * elementBytes, int64_t(1) << 62);
+  }
+  return total;
+}
+
 struct ArrFormDispatchesPass
     : vmapc::impl::ArrFormDispatchesBase<ArrFormDispatchesPass> {
+  using ArrFormDispatchesBase::ArrFormDispatchesBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> entries;
@@ -122,7 +157,8 @@ struct ArrFormDispatchesPass
 
   /// The dispatch rooted at `root`: the root and, transitively, every linalg
   /// producer whose results only the dispatch reads, while the root's batch
-  /// loop stays distributable.
+  /// loop stays distributable and the fused producers' results per example
+  /// stay within `maxFusedBytesPerExample` (if not 0).
   ///
   /// An insert_slice root (a piece of a concat) takes in the linalg op that
   /// computes its piece when nothing else reads it, so that the piece is
@@ -145,6 +181,7 @@ struct ArrFormDispatchesPass
     group.loopOp = linalgRoot;
     std::optional<int64_t> batchLoop = batchDims.loopOf(linalgRoot);
     RootLoopMap loopMap(linalgRoot);
+    int64_t fusedBytes = 0;
     SmallVector<Operation *> worklist{linalgRoot.getOperation()};
     while (!worklist.empty()) {
       auto consumer = cast<linalg::LinalgOp>(worklist.pop_back_val());
@@ -163,6 +200,19 @@ struct ArrFormDispatchesPass
         SmallVector<int64_t> loops = trial.distributableLoops();
         if (batchLoop && !llvm::is_contained(loops, *batchLoop))
           continue;
+        // A producer of a consumer's init (a fill) computes into the
+        // consumer's buffer: it keeps no bytes of its own.
+        int64_t bytes =
+            consumer.isDpsInit(&operand)
+                ? 0
+                : bytesPerExample(producer,
+                                  batchLoop ? trial.loopOf(producer, *batchLoop)
+                                            : -1,
+                                  batchDims);
+        if (maxFusedBytesPerExample > 0 &&
+            fusedBytes + bytes > maxFusedBytesPerExample)
+          continue;
+        fusedBytes += bytes;
         loopMap = std::move(trial);
         group.ops.insert(producer);
         worklist.push_back(producer);

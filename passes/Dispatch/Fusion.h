@@ -42,6 +42,13 @@ public:
 
   bool contains(mlir::Operation *op) const { return loops.count(op); }
 
+  /// The loop of `op` (in the map) that root loop `rootLoop` runs over, or
+  /// -1 where it does not reach `op`.
+  int64_t loopOf(mlir::Operation *op, int64_t rootLoop) const {
+    auto it = loops.find(op);
+    return it == loops.end() ? -1 : it->second[rootLoop];
+  }
+
 private:
   mlir::linalg::LinalgOp root;
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<int64_t>> loops;

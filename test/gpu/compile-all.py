@@ -3,6 +3,8 @@
 
 usage: compile-all.py VMAPC TARGET OUTDIR FILE.arr...
 
+TARGET is what --target takes: cpu, cuda or cpu,cuda.
+
 Writes OUTDIR/NAME.vmapc per program and prints one line per program, in
 argument order: `NAME: ok` or `NAME: error: <the first error line>`. Exits 0
 whatever the outcome (FileCheck checks the lines).

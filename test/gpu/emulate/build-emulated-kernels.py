@@ -10,11 +10,15 @@ The runtime's fake CUDA driver runs the library's kernels when a launch
 reaches them (runtime/test/FakeCudaEmulation.h: VMAPC_FAKE_CUDA_KERNELS).
 The kernels are the artifact's, made again by the same passes:
 
- 1. vmapc-opt: arr-to-linalg-pipeline, arr-bufferize-pipeline{stage-all}
-    and arr-to-nvvm-pipeline{serialize=false tile-target=T}, what
+ 1. vmapc-opt: arr-to-linalg-pipeline, arr-bufferize-pipeline{stage-all
+    max-fused-bytes-per-example=98304} (WORK/planned.mlir), then
+    arr-to-nvvm-pipeline{serialize=false tile-target=T
+    max-workgroup-scratch=49152 index-bitwidth=W}, what
     `vmapc compile --target=cuda` runs (codegen/Compile.cpp; T = cpu for
-    --target=cpu,cuda, whose grids are the CPU's): the kernels in a
-    gpu.module of the LLVM and NVVM dialects (WORK/kernels.mlir);
+    --target=cpu,cuda, whose grids are the CPU's; W = 32 when the planned
+    program's largest memref, the arena or a binding, is below 2^31 bytes,
+    else 64): the kernels in a gpu.module of the LLVM and NVVM dialects
+    (WORK/kernels.mlir);
  2. gpu-module-to-binary{format=isa} on that: the PTX (WORK/kernels.ptx),
     whose FNV-1a hash the library records; the fake runs the library only
     for a PTX module with that hash, so code that is not the artifact's
@@ -62,6 +66,20 @@ def run(step, command):
         die("%s failed (%s):\n%s" % (step, " ".join(command),
                                       result.stderr.strip()))
     return result.stdout
+
+
+def index_bitwidth(planned):
+    """codegen/Compile.cpp's choice: 32 when the largest static memref of
+    the planned program (the arena, an argument or a kernel's binding) has
+    fewer than 2^31 bytes, else 64."""
+    most = 0
+    for shape, element in re.findall(r"memref<((?:\d+x)*)(f32|i32|i8|i1)>",
+                                     planned):
+        count = 1
+        for size in shape.split("x")[:-1]:
+            count *= int(size)
+        most = max(most, count * (4 if element in ("f32", "i32") else 1))
+    return 32 if most < 2 ** 31 else 64
 
 
 def load_extract_ptx():
@@ -299,10 +317,18 @@ def main():
         return
 
     # 1. The kernels, as vmapc compile makes them.
-    run("vmapc-opt (the CUDA pipeline)",
+    run("vmapc-opt (the planned program)",
         [args.vmapc_opt, args.program, "--arr-to-linalg-pipeline",
-         "--arr-bufferize-pipeline=stage-all=true",
-         "--arr-to-nvvm-pipeline=serialize=false tile-target=" + args.tile_target,
+         "--arr-bufferize-pipeline=stage-all=true "
+         "max-fused-bytes-per-example=98304",
+         "-o", path("planned.mlir")])
+    with open(path("planned.mlir")) as f:
+        bits = index_bitwidth(f.read())
+    run("vmapc-opt (the CUDA pipeline)",
+        [args.vmapc_opt, path("planned.mlir"),
+         "--arr-to-nvvm-pipeline=serialize=false tile-target=%s "
+         "max-workgroup-scratch=49152 index-bitwidth=%d"
+         % (args.tile_target, bits),
          "-o", path("kernels.mlir")])
     # 2. Their PTX, the identity of the code.
     run("vmapc-opt (gpu-module-to-binary)",
