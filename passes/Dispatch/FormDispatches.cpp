@@ -96,6 +96,20 @@ int64_t bytesPerExample(linalg::LinalgOp op, int64_t batchLoop,
   return total;
 }
 
+/// Whether linalg op `op` may root a dispatch of its own: a root starts
+/// from its outputs' initial values inside the kernel (arr-tile-workgroups
+/// tiles it over them), so each init must be empty or computed in `op`'s
+/// block by a linalg op (a fill the dispatch then takes), not read from a
+/// binding.
+bool canRoot(linalg::LinalgOp op) {
+  return llvm::all_of(op.getDpsInits(), [&](Value init) {
+    Operation *def = init.getDefiningOp();
+    return def &&
+           (isa<tensor::EmptyOp>(def) ||
+            (isa<linalg::LinalgOp>(def) && def->getBlock() == op->getBlock()));
+  });
+}
+
 struct ArrFormDispatchesPass
     : vmapc::impl::ArrFormDispatchesBase<ArrFormDispatchesPass> {
   using ArrFormDispatchesBase::ArrFormDispatchesBase;
@@ -158,7 +172,8 @@ struct ArrFormDispatchesPass
   /// The dispatch rooted at `root`: the root and, transitively, every linalg
   /// producer whose results only the dispatch reads, while the root's batch
   /// loop stays distributable and the fused producers' results per example
-  /// stay within `maxFusedBytesPerExample` (if not 0).
+  /// stay within `maxFusedBytesPerExample` (if not 0; a producer that could
+  /// not root a dispatch, canRoot, is fused regardless).
   ///
   /// An insert_slice root (a piece of a concat) takes in the linalg op that
   /// computes its piece when nothing else reads it, so that the piece is
@@ -210,7 +225,7 @@ struct ArrFormDispatchesPass
                                             : -1,
                                   batchDims);
         if (maxFusedBytesPerExample > 0 &&
-            fusedBytes + bytes > maxFusedBytesPerExample)
+            fusedBytes + bytes > maxFusedBytesPerExample && canRoot(producer))
           continue;
         fusedBytes += bytes;
         loopMap = std::move(trial);
