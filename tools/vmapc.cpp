@@ -78,8 +78,9 @@ static cl::opt<std::string>
              cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
-    cl::desc("Device to run on: cpu, or cpu:threads=K,isa=LEVEL (default: "
-             "cpu, every hardware thread, the best ISA level)"),
+    cl::desc("Device to run on: cpu, cpu:threads=K,isa=LEVEL, or cuda[:N] "
+             "(an NVIDIA GPU; default: cpu, every hardware thread, the best "
+             "ISA level)"),
     cl::value_desc("name"), cl::init("cpu"), cl::sub(runCmd),
     cl::cat(vmapcCategory));
 static cl::opt<std::string>

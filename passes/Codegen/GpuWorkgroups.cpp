@@ -355,8 +355,9 @@ chooseContractionTiling(linalg::LinalgOp op, int64_t blockSize,
   auto reads = [&](OpOperand *input, unsigned loop) {
     return op.getMatchingIndexingMap(input).isFunctionOfDim(loop);
   };
-  // Rows: the parallel loop, other than n, along which most elements share
-  // an input that does not vary with n (a matmul's rows of A).
+  // Rows: the parallel loop other than n with the largest bound that
+  // indexes an input read along k but not along n (a matmul's rows of A,
+  // each shared by a row of outputs).
   std::optional<int64_t> boundM;
   for (auto [loop, iterator] : llvm::enumerate(iterators)) {
     if (iterator != utils::IteratorType::parallel || loop == t.n)

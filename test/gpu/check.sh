@@ -126,7 +126,7 @@ PY
     fi
   else
     echo "no $ARTIFACTS/prepared.txt: run test/gpu/prepare.sh where vmapc builds" \
-         "and carry build/gpu-artifacts (docs/gpu.md)"
+         "and copy build/gpu-artifacts with the checkout (docs/gpu.md)"
     return 1
   fi
 }
@@ -139,13 +139,11 @@ ptx() {
   # unsupported.
   CI=true "$LLVM_ROOT/bin/lit" -v "$BUILD/test" --filter 'gpu/'
   echo
-  echo "ptxas -arch=sm_90 -v, kNN kernels (launch order):"
-  for f in "$BUILD"/test/gpu/Output/knn-ptx.arr.tmp.{fill,dist,inf,zero,argmin}.ptx; do
-    [[ -f $f ]] || continue
-    printf '  %-8s %s\n' "$(basename "$f" .ptx | sed 's/.*\.//')" \
-      "$("$CUDA_HOME/bin/ptxas" -arch=sm_90 -v -o /dev/null "$f" 2>&1 |
-         grep -o 'Used [0-9]* registers.*' || echo '?')"
-  done
+  echo "ptxas -arch=sm_90 -v, kNN kernels:"
+  local f="$BUILD/test/gpu/Output/knn-ptx.arr.tmp.ptx"
+  [[ -f $f ]] && "$CUDA_HOME/bin/ptxas" -arch=sm_90 -v -o /dev/null "$f" 2>&1 |
+    grep -E "Compiling entry|Used [0-9]* registers" | sed 's/^ptxas info *: */  /'
+  true
 }
 
 runtime() {

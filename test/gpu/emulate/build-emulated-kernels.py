@@ -297,7 +297,12 @@ def main():
     parser.add_argument("--tile-target", default="cpu", choices=("cpu", "cuda"),
                         help="cpu for a --target=cpu,cuda artifact (default), "
                         "cuda for --target=cuda")
-    parser.add_argument("--vmapc-opt", default="vmapc-opt")
+    # The build tree's vmapc-opt when it exists, else the one on PATH.
+    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "..", "build", "bin", "vmapc-opt")
+    parser.add_argument("--vmapc-opt",
+                        default=os.path.normpath(built)
+                        if os.path.exists(built) else "vmapc-opt")
     parser.add_argument("--llvm-bin", default="/usr/lib/llvm-22/bin")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"))
     parser.add_argument("--toolkit", default="/usr/local/cuda")
