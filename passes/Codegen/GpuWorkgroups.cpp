@@ -359,7 +359,8 @@ chooseContractionTiling(linalg::LinalgOp op, int64_t blockSize,
   // indexes an input read along k but not along n (a matmul's rows of A,
   // each shared by a row of outputs).
   std::optional<int64_t> boundM;
-  for (auto [loop, iterator] : llvm::enumerate(iterators)) {
+  for (auto [position, iterator] : llvm::enumerate(iterators)) {
+    unsigned loop = position; // Lambdas capture no structured binding.
     if (iterator != utils::IteratorType::parallel || loop == t.n)
       continue;
     bool shares = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
@@ -886,7 +887,11 @@ ThreadDistributor::perContractionTile(RewriterBase &rewriter,
       [&](OpBuilder &b, Location loc, Value k0, ValueRange accumulators) {
         // The block copies each staged input's tile (clamped to the
         // input), adjacent threads adjacent elements.
-        for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
+        for (auto [position, operand] :
+             llvm::enumerate(op.getDpsInputOperands())) {
+          // Lambdas capture no structured binding.
+          size_t i = position;
+          OpOperand *input = operand;
           if (!t.staged[i])
             continue;
           SmallVector<int64_t> shape(t.stagedShape[i]);
