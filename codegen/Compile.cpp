@@ -6,6 +6,7 @@
 #include "codegen/CudaObject.h"
 #include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
+#include "passes/Codegen/BindingAccess.h"
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/ReadSchedule.h"
 #include "passes/GpuPipeline.h"
@@ -44,128 +45,32 @@ static unsigned cudaIndexBitwidth(const Artifact &artifact) {
   return most < (uint64_t(1) << 31) ? 32 : 64;
 }
 
-/// The manifest dtype of a memref element type.
-static FailureOr<DType> dtypeOf(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(1))
-    return DType::Bool;
-  return failure();
-}
-
-/// Fills `arg` from argument `i` of the planned entry `fn`, whose batch axis
-/// is `axis` (an IntegerAttr, or unit for none).
-static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
-                             ArgInfo &arg) {
-  auto type = dyn_cast<MemRefType>(fn.getArgumentTypes()[i]);
-  if (!type || !type.hasStaticShape())
-    return fn.emitOpError()
-           << "argument " << i << " is not a static memref after planning";
-  FailureOr<DType> dtype = dtypeOf(type.getElementType());
-  if (failed(dtype))
-    return fn.emitOpError()
-           << "argument " << i << " has element type " << type.getElementType()
-           << ", not one of f32, i32, bool";
-  arg.dtype = *dtype;
-  if (auto name = fn.getArgAttrOfType<StringAttr>(i, "arr.name"))
-    arg.name = name.str();
-  else
-    arg.name = "arg" + std::to_string(i);
-  arg.shape.assign(type.getShape().begin(), type.getShape().end());
-  if (auto a = dyn_cast_or_null<IntegerAttr>(axis)) {
-    arg.mappedAxis = static_cast<int32_t>(a.getInt());
-    arg.shape.erase(arg.shape.begin() + a.getInt());
-  }
-  if (!checkedByteSize(type))
-    return fn.emitOpError()
-           << "argument " << i << " has type " << type
-           << ", past the size limits: " << describeLimitViolation(type);
-  if (auto offset = fn.getArgAttrOfType<IntegerAttr>(i, "arr.staging_offset")) {
-    if (offset.getInt() < 0 || offset.getInt() >= kMaxBytes)
-      return fn.emitOpError() << "argument " << i << " has staging offset "
-                              << offset.getInt() << ", outside [0, 2^62)";
-    arg.stagingOffset = offset.getInt();
-  }
-  return success();
-}
-
-/// A figure of the `arr.plan` dictionary: a byte count (or a count) in
-/// [0, limit), else an error on `fn`.
-static FailureOr<uint64_t> planFigure(func::FuncOp fn, DictionaryAttr plan,
-                                      StringRef name, int64_t limit) {
-  auto value = plan.getAs<IntegerAttr>(name);
-  if (!value)
-    return fn.emitOpError() << "has no '" << name << "' in arr.plan";
-  if (value.getInt() < 0 || value.getInt() >= limit)
-    return fn.emitOpError()
-           << "has arr.plan " << name << " = " << value.getInt()
-           << ", outside [0, "
-           << (limit == kMaxBytes ? std::string("2^62") : std::to_string(limit))
-           << ")";
-  return static_cast<uint64_t>(value.getInt());
-}
-
 LogicalResult vmapc::readManifest(ModuleOp module,
                                   std::vector<EntryInfo> &entries,
                                   const std::vector<KernelInfo> &kernels) {
   for (auto fn : module.getOps<func::FuncOp>()) {
-    auto batch = fn->getAttrOfType<IntegerAttr>("arr.batch");
-    if (!batch || fn.isPrivate())
+    if (!fn->hasAttr("arr.batch") || fn.isPrivate())
       continue;
-    EntryInfo entry;
-    entry.name = fn.getSymName().str();
-    if (batch.getInt() < 1 || batch.getInt() > kMaxDimSize)
-      return fn.emitOpError() << "has arr.batch = " << batch.getInt()
-                              << ", outside [1, " << kMaxDimSize << "]";
-    entry.batchSize = static_cast<uint32_t>(batch.getInt());
-    auto plan = fn->getAttrOfType<DictionaryAttr>("arr.plan");
-    if (!plan)
-      return fn.emitOpError("has no buffer plan (arr.plan)");
-    FailureOr<uint64_t> arena = planFigure(fn, plan, "arena_bytes", kMaxBytes);
-    FailureOr<uint64_t> lowerBound =
-        planFigure(fn, plan, "lower_bound", kMaxBytes);
-    FailureOr<uint64_t> naiveSum = planFigure(fn, plan, "naive_sum", kMaxBytes);
-    FailureOr<uint64_t> inPlace =
-        planFigure(fn, plan, "in_place", std::numeric_limits<uint32_t>::max());
-    if (failed(arena) || failed(lowerBound) || failed(naiveSum) ||
-        failed(inPlace))
-      return failure();
-    entry.arenaBytes = *arena;
-    entry.lowerBoundBytes = *lowerBound;
-    entry.naiveSumBytes = *naiveSum;
-    entry.inPlaceCount = static_cast<uint32_t>(*inPlace);
-    auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
-    auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      if (fn.getArgAttr(i, "arr.arena"))
-        continue;
-      bool isOutput = static_cast<bool>(fn.getArgAttr(i, "arr.output"));
-      auto &list = isOutput ? entry.outputs : entry.inputs;
-      ArrayAttr axes = isOutput ? outAxes : inAxes;
-      size_t index = list.size();
-      if (!axes || index >= axes.size())
-        return fn.emitOpError() << "argument " << i << " has no axis in "
-                                << (isOutput ? "arr.out_axes" : "arr.in_axes");
-      ArgInfo arg;
-      if (failed(readArg(fn, i, axes[index], arg)))
-        return failure();
-      list.push_back(std::move(arg));
-    }
-    entry.padsPartialChunks =
-        fn->hasAttr(sched::SchedDialect::kPadsPartialChunksAttrName);
-    if (failed(readSchedule(fn, kernels, entry.schedule)))
+    FailureOr<EntryInfo> entry = readEntry(fn, kernels);
+    if (failed(entry))
       return failure();
     // The artifact's rules for one entry, reported at the export.
-    if (Status status = validateEntry(entry, kernels); !status.ok())
+    if (Status status = validateEntry(*entry, kernels); !status.ok())
       return fn.emitError() << status.message();
-    entries.push_back(std::move(entry));
+    entries.push_back(std::move(*entry));
   }
   if (entries.empty())
     return module.emitError("the program exports no entry; add `export NAME "
                             "= vmap(f, in_axes=..., batch=B);`");
   return success();
+}
+
+/// Adds what one code object's kernel does through each binding to what
+/// the others' do (each object's lowering reads it off its own IR).
+static void addAccess(KernelInfo &kernel, ArrayRef<BindingAccess> access) {
+  kernel.bindingAccess.resize(access.size(), BindingAccess(0));
+  for (auto [known, now] : llvm::zip(kernel.bindingAccess, access))
+    known = BindingAccess(uint8_t(known) | uint8_t(now));
 }
 
 /// What a CPU code object of ISA `level` needs from the CPU, by GCC's
@@ -206,6 +111,7 @@ static LogicalResult addCpuObjects(ModuleOp module,
         std::copy(std::begin(now.workgroupCount), std::end(now.workgroupCount),
                   std::begin(known.workgroupCount));
       known.scratchBytes = std::max(known.scratchBytes, now.scratchBytes);
+      addAccess(known, now.bindingAccess);
     }
     PassManager llvm(module.getContext());
     buildKernelsToLLVMPipeline(llvm);
@@ -258,6 +164,13 @@ static LogicalResult addCudaObjects(ModuleOp module,
     if (auto shared = fn->getAttrOfType<IntegerAttr>(
             sched::SchedDialect::kScratchBytesAttrName))
       launch.sharedBytes = uint32_t(shared.getInt());
+    if (auto access =
+            fn->getAttrOfType<DenseI64ArrayAttr>(kBindingAccessAttrName)) {
+      std::vector<BindingAccess> each;
+      for (int64_t a : access.asArrayRef())
+        each.push_back(BindingAccess(a));
+      addAccess(kernel, each);
+    }
     if (auto grid = fn->getAttrOfType<DenseI64ArrayAttr>(
             sched::SchedDialect::kWorkgroupCountAttrName);
         grid && !cpuTiles)

@@ -73,6 +73,17 @@ LogicalResult SchedDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name << "' must be an i64 array";
     return success();
   }
+  // `sched.binding_access` (array of i64, with `sched.binding_bytes`): what
+  // the kernel does through each binding (passes/Codegen/BindingAccess.h).
+  if (name == "sched.binding_access") {
+    auto access = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!access || llvm::any_of(access.asArrayRef(),
+                                [](int64_t a) { return a < 1 || a > 3; }))
+      return op->emitOpError() << "'" << name
+                               << "' must be an i64 array of 1 (read), 2 "
+                                  "(write) or 3 (read-write)";
+    return success();
+  }
   if (name == kBatchLoopAttrName || name == kScratchBytesAttrName) {
     auto loop = dyn_cast<IntegerAttr>(attr.getValue());
     if (!loop || loop.getInt() < 0)
@@ -103,9 +114,8 @@ LogicalResult SchedDialect::verifyRegionArgAttribute(Operation *op,
                                                      unsigned argIndex,
                                                      NamedAttribute attr) {
   if (attr.getName() != kNumExamplesAttrName)
-    return op->emitOpError()
-           << "unknown sched argument attribute '" << attr.getName().getValue()
-           << "'";
+    return op->emitOpError() << "unknown sched argument attribute '"
+                             << attr.getName().getValue() << "'";
   // From the signature: a declaration has no entry block.
   Type type;
   if (auto fn = dyn_cast<FunctionOpInterface>(op))

@@ -234,7 +234,7 @@ public:
     for (size_t k = 0; k < a.kernels.size(); ++k)
       kernelDescriptor(code, k, a.kernels[k]);
     for (size_t e = 0; e < a.entries.size(); ++e)
-      entryDescriptor(code, e, a.entries[e]);
+      entryDescriptor(code, e, a.entries[e], a.kernels);
     codeObjects(a, code);
     return a;
   }
@@ -378,6 +378,7 @@ private:
       uint64_t bytes = 0;
       c.bindings.push_back(binding(e, &bytes, true));
       k.bindingBytes.push_back(bytes);
+      k.bindingAccess.push_back(access(c.bindings.back()));
     }
     k.numScalars = fdp.ConsumeIntegralInRange<uint32_t>(0, 3);
     for (uint32_t j = 0; j < k.numScalars; ++j)
@@ -395,6 +396,19 @@ private:
     c.kernel = uint32_t(a.kernels.size());
     a.kernels.push_back(k);
     return c;
+  }
+
+  /// What a kernel does through binding `b`: what the compiler would
+  /// record (reads an input, writes an output, either through the arena),
+  /// but an input written, an output only read or a bad value, rarely.
+  BindingAccess access(const Binding &b) {
+    if (oneIn(64))
+      return BindingAccess(fdp.ConsumeIntegralInRange<uint8_t>(0, 255));
+    if (b.kind == Binding::Kind::Input)
+      return oneIn(32) ? BindingAccess::ReadWrite : BindingAccess::Read;
+    if (b.kind == Binding::Kind::Output)
+      return oneIn(32) ? BindingAccess::Read : BindingAccess::Write;
+    return BindingAccess(fdp.ConsumeIntegralInRange<uint8_t>(1, 3));
   }
 
   /// Appends 0-3 commands (1-3 in a loop body) at `depth`, loops at most 2
@@ -423,31 +437,22 @@ private:
   void kernelDescriptor(std::string &code, size_t index, const KernelInfo &k) {
     if (index >= size_t(kStandInKernels) || k.numBindings > kStandInBindings)
       return;
-    std::vector<uint64_t> words = {
-        kKernelDescriptorMagic | uint64_t(k.numBindings) << 32, k.numScalars};
-    for (uint64_t bytes : k.bindingBytes)
-      words.push_back(bytes);
+    std::vector<uint64_t> words = kernelDescriptorWords(k, 0);
     if (oneIn(16))
       words[fdp.ConsumeIntegralInRange<size_t>(0, words.size() - 1)] +=
           fdp.ConsumeIntegralInRange<uint64_t>(1, 3);
-    writeDescriptor(code, 1, index, words, 2 + kStandInBindings);
+    writeDescriptor(code, 1, index, words, 6 + 2 * kStandInBindings);
   }
 
   /// The entry's descriptor as the compiler would write it, but for one
   /// word in 16 inputs.
-  void entryDescriptor(std::string &code, size_t slot, const EntryInfo &e) {
-    std::vector<uint64_t> words = {
-        kEntryDescriptorMagic, kEntryDescriptorVersion, e.batchSize,
-        e.arenaBytes,          e.inputs.size(),         e.outputs.size()};
-    for (const auto *list : {&e.inputs, &e.outputs})
-      for (const ArgInfo &arg : *list) {
-        words.push_back(uint64_t(exampleBytes(arg)));
-        words.push_back(uint64_t(int64_t(arg.mappedAxis)));
-      }
+  void entryDescriptor(std::string &code, size_t slot, const EntryInfo &e,
+                       const std::vector<KernelInfo> &kernels) {
+    std::vector<uint64_t> words = entryDescriptorWords(e, kernels);
     if (oneIn(16))
       words[fdp.ConsumeIntegralInRange<size_t>(0, words.size() - 1)] +=
           fdp.ConsumeIntegralInRange<uint64_t>(1, 3);
-    writeDescriptor(code, 2, slot, words, 6 + 2 * 7);
+    writeDescriptor(code, 2, slot, words, 7 + 2 * 7);
   }
 
   EntryInfo entry(Artifact &a, size_t index) {

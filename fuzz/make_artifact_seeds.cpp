@@ -41,6 +41,19 @@ std::string elfHeader() {
   return h;
 }
 
+/// The smallest shared object the validator takes: the header and one
+/// PT_LOAD segment of the whole file (its program header at 64).
+std::string sharedObject() {
+  std::string o = elfHeader();
+  o[32] = 64; // e_phoff
+  o[54] = 56; // e_phentsize
+  o[56] = 1;  // e_phnum
+  std::string ph(56, '\0');
+  ph[0] = 1;                 // PT_LOAD
+  ph[32] = ph[40] = 64 + 56; // p_filesz, p_memsz
+  return o + ph;
+}
+
 ArgInfo arg(const char *name, DType dtype, std::vector<int64_t> shape,
             int32_t axis, uint64_t staging = kNoStaging) {
   ArgInfo a;
@@ -52,9 +65,11 @@ ArgInfo arg(const char *name, DType dtype, std::vector<int64_t> shape,
   return a;
 }
 
+/// A kernel; `access` has a letter per binding: 'r' read, 'w' write, 'b'
+/// both.
 KernelInfo kernel(const char *name, std::vector<uint64_t> bindingBytes,
-                  uint32_t numScalars, int64_t x, int64_t y = 1,
-                  int64_t z = 1) {
+                  const char *access, uint32_t numScalars, int64_t x,
+                  int64_t y = 1, int64_t z = 1) {
   KernelInfo k;
   k.name = name;
   k.numBindings = uint32_t(bindingBytes.size());
@@ -63,6 +78,10 @@ KernelInfo kernel(const char *name, std::vector<uint64_t> bindingBytes,
   k.workgroupCount[1] = y;
   k.workgroupCount[2] = z;
   k.bindingBytes = std::move(bindingBytes);
+  for (const char *c = access; *c; ++c)
+    k.bindingAccess.push_back(*c == 'r'   ? BindingAccess::Read
+                              : *c == 'w' ? BindingAccess::Write
+                                          : BindingAccess::ReadWrite);
   return k;
 }
 
@@ -132,7 +151,7 @@ CodeObject codeObject(const char *level, std::vector<std::string> features) {
   CodeObject o;
   o.level = level;
   o.cpuFeatures = std::move(features);
-  o.bytes = elfHeader();
+  o.bytes = sharedObject();
   return o;
 }
 
@@ -180,14 +199,14 @@ int main(int argc, char **argv) {
     kAccumulate
   };
   std::vector<KernelInfo> kernels = {
-      kernel("affine", {64, 16, 64}, 1, -1),
-      kernel("axis1", {96, 96}, 1, -2, 2),
-      kernel("reduce_rows", {48, 4, 16, 4}, 1, -4),
-      kernel("reduce_total", {4, 4}, 0, 1),
-      kernel("shared", {16, 12, 16, 16}, 2, -2, 1, 3),
-      kernel("constant", {20}, 0, 2),
-      kernel("square", {64, 64}, 1, -1),
-      kernel("accumulate", {64, 64}, 3, -2),
+      kernel("affine", {64, 16, 64}, "rrw", 1, -1),
+      kernel("axis1", {96, 96}, "rw", 1, -2, 2),
+      kernel("reduce_rows", {48, 4, 16, 4}, "rrww", 1, -4),
+      kernel("reduce_total", {4, 4}, "rw", 0, 1),
+      kernel("shared", {16, 12, 16, 16}, "rrwb", 2, -2, 1, 3),
+      kernel("constant", {20}, "w", 0, 2),
+      kernel("square", {64, 64}, "rw", 1, -1),
+      kernel("accumulate", {64, 64}, "rb", 3, -2),
   };
   kernels[kShared].scratchBytes = 4096;
   std::vector<EntryInfo> entries = {

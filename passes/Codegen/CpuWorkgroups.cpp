@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/SchedDialect.h"
+#include "passes/Codegen/BindingAccess.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -55,6 +56,7 @@ struct ArrCpuWorkgroupsPass
       }
     kernel->setAttr(vmapc::sched::SchedDialect::kBindingBytesAttrName,
                     DenseI64ArrayAttr::get(ctx, bytes));
+    vmapc::setBindingAccess(kernel);
     SmallVector<Value> ids;
     for (int i = 0; i < 3; ++i)
       ids.push_back(body.addArgument(IndexType::get(ctx), kernel.getLoc()));

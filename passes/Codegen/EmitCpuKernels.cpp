@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/SchedDialect.h"
 #include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
 #include "vmapc/ArtifactFormat.h"
@@ -85,15 +86,18 @@ struct ArrEmitCpuKernelsPass
         args.push_back(block->getArgument(2 + i));
       LLVM::CallOp::create(b, loc, fn, args);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
-      auto bytes = fn->getAttrOfType<DenseI64ArrayAttr>("sched.binding_bytes");
+      auto bytes = fn->getAttrOfType<DenseI64ArrayAttr>(
+          vmapc::sched::SchedDialect::kBindingBytesAttrName);
       if (!bytes || bytes.size() != int64_t(numBindings)) {
         fn.emitOpError("has no 'sched.binding_bytes' for its ")
             << numBindings << " bindings";
         return signalPassFailure();
       }
       b.setInsertionPointAfter(wrapper);
-      vmapc::createKernelDescriptor(b, loc, wrapper.getName(), numScalars,
-                                    bytes.asArrayRef());
+      if (failed(vmapc::createKernelDescriptor(b, fn, wrapper.getName(),
+                                               numScalars,
+                                               /*withScratch=*/true)))
+        return signalPassFailure();
       fn.setLinkage(LLVM::Linkage::Internal);
       fn.removeArgAttrsAttr();
       for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))

@@ -14,6 +14,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/BufferPlan.h"
 #include "passes/Codegen/ArgReduce.h"
+#include "passes/Codegen/BindingAccess.h"
 #include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
 #include "vmapc/ArtifactFormat.h"
@@ -1226,6 +1227,7 @@ struct ArrGpuWorkgroupsPass
     for (Operation &op : old.without_terminator())
       b.clone(op, mapping);
     gpu::ReturnOp::create(b, loc);
+    vmapc::setBindingAccess(fn);
     if (failed(
             cloneGlobals(fn, kernel->getParentOfType<ModuleOp>(), gpuModule)))
       return failure();
@@ -1247,7 +1249,9 @@ struct ArrGpuWorkgroupsPass
                   arith::FastMathFlagsAttr::get(op->getContext(), flags));
     });
     OpBuilder end = OpBuilder::atBlockEnd(gpuModule.getBody());
-    vmapc::createKernelDescriptor(end, loc, name, numScalars, bindingBytes);
+    if (failed(vmapc::createKernelDescriptor(end, fn, name, numScalars,
+                                             /*withScratch=*/false)))
+      return failure();
     return success();
   }
 

@@ -1,7 +1,9 @@
-//===- KernelDescriptor.cpp - a kernel's descriptor as a module global ----===//
+//===- KernelDescriptor.cpp - a kernel's descriptor as a global -----------===//
 
 #include "passes/Codegen/KernelDescriptor.h"
 
+#include "dialect/SchedDialect.h"
+#include "passes/Codegen/BindingAccess.h"
 #include "vmapc/ArtifactFormat.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -9,18 +11,46 @@
 
 using namespace mlir;
 
-LLVM::GlobalOp vmapc::createKernelDescriptor(OpBuilder &b, Location loc,
-                                             StringRef kernelSymbol,
-                                             unsigned numScalars,
-                                             ArrayRef<int64_t> bindingBytes) {
+FailureOr<LLVM::GlobalOp> vmapc::createKernelDescriptor(OpBuilder &b,
+                                                        Operation *kernel,
+                                                        StringRef kernelSymbol,
+                                                        unsigned numScalars,
+                                                        bool withScratch) {
+  using sched::SchedDialect;
+  auto bytes = kernel->getAttrOfType<DenseI64ArrayAttr>(
+      SchedDialect::kBindingBytesAttrName);
+  auto access =
+      kernel->getAttrOfType<DenseI64ArrayAttr>(kBindingAccessAttrName);
+  auto grid = kernel->getAttrOfType<DenseI64ArrayAttr>(
+      SchedDialect::kWorkgroupCountAttrName);
+  if (!bytes || !access || bytes.size() != access.size())
+    return kernel->emitOpError("has no '")
+           << SchedDialect::kBindingBytesAttrName << "' and '"
+           << kBindingAccessAttrName << "' of one size for its descriptor";
+  // A kernel without a grid is one workgroup.
+  SmallVector<int64_t> counts = {1, 1, 1};
+  if (grid && grid.size() != 3)
+    return kernel->emitOpError("has a '")
+           << SchedDialect::kWorkgroupCountAttrName
+           << "' of other than 3 counts";
+  if (grid)
+    counts.assign(grid.asArrayRef().begin(), grid.asArrayRef().end());
+  int64_t scratch = 0;
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(
+          SchedDialect::kScratchBytesAttrName);
+      attr && withScratch)
+    scratch = attr.getInt();
   SmallVector<int64_t> words = {int64_t(uint64_t(kKernelDescriptorMagic) |
-                                        (uint64_t(bindingBytes.size()) << 32)),
+                                        (uint64_t(bytes.size()) << 32)),
                                 int64_t(numScalars)};
-  words.append(bindingBytes.begin(), bindingBytes.end());
+  words.append(counts.begin(), counts.end());
+  words.push_back(scratch);
+  words.append(bytes.asArrayRef().begin(), bytes.asArrayRef().end());
+  words.append(access.asArrayRef().begin(), access.asArrayRef().end());
   auto i64 = b.getI64Type();
   auto type = LLVM::LLVMArrayType::get(i64, words.size());
   return LLVM::GlobalOp::create(
-      b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
+      b, kernel->getLoc(), type, /*isConstant=*/true, LLVM::Linkage::External,
       (kernelSymbol + "_descriptor").str(),
       DenseIntElementsAttr::get(
           RankedTensorType::get({int64_t(words.size())}, i64), words),

@@ -1,11 +1,10 @@
-//===- KernelDescriptor.h - a kernel's descriptor as a module global -*- C++
-//-*-===//
+//===- KernelDescriptor.h - a kernel's descriptor as a global ---*- C++ -*-===//
 //
 // Every kernel of an artifact, CPU or CUDA, carries
 // `vmapc_kernel_NAME_descriptor`: the runtime's KernelDescriptor
-// (runtime/vmapc/ArtifactFormat.h), which it reads from the loaded code (dlsym
-// on the CPU, cuModuleGetGlobal on CUDA) and checks against the manifest before
-// any launch.
+// (runtime/vmapc/ArtifactFormat.h), which it reads from the loaded code
+// (dlsym on the CPU, cuModuleGetGlobal on CUDA) and checks against the
+// manifest before any launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,16 +18,19 @@ namespace vmapc {
 
 /// Creates, at `b`'s insertion point, the constant external global
 /// `KERNEL_descriptor` (KERNEL = `kernelSymbol`, e.g.
-/// "vmapc_kernel_f_dispatch_0") holding the KernelDescriptor of a kernel with
-/// `bindingBytes.size()` bindings (each the bytes the kernel accesses through
-/// it) and `numScalars` scalars: the magic "VMK4", the binding count, the
-/// scalar count, 0 (u32 each), then one u64 per binding. It is written as an
-/// array of little-endian i64 words (the u32 fields in pairs), 8-byte aligned:
-/// the same bytes on every target.
-mlir::LLVM::GlobalOp
-createKernelDescriptor(mlir::OpBuilder &b, mlir::Location loc,
+/// "vmapc_kernel_f_dispatch_0") holding the KernelDescriptor (version 5,
+/// "VMK5") of `kernel`, read off its attributes: `sched.binding_bytes`,
+/// `sched.binding_access` and `sched.workgroup_count` (none: one
+/// workgroup, 1 x 1 x 1), and with
+/// `withScratch` (CPU) `sched.scratch_bytes` (else 0: a CUDA kernel's
+/// scratch is its launch's shared memory). Written as an array of
+/// little-endian i64 words (u32 fields in pairs), 8-byte aligned: the same
+/// bytes on every target. Fails, with an error on `kernel`, when the
+/// binding attributes are missing or an attribute has the wrong size.
+mlir::FailureOr<mlir::LLVM::GlobalOp>
+createKernelDescriptor(mlir::OpBuilder &b, mlir::Operation *kernel,
                        llvm::StringRef kernelSymbol, unsigned numScalars,
-                       llvm::ArrayRef<int64_t> bindingBytes);
+                       bool withScratch);
 
 } // namespace vmapc
 

@@ -72,6 +72,21 @@ struct ArrTileWorkgroupsPass
     }
   }
 
+  /// Replaces each linalg op on tensors with a loop of no iterations (a
+  /// reduction over an axis of `axis_size=0`, say) by its inits: it
+  /// computes nothing, and no tiling below need handle a loop of size 0.
+  static void eraseEmptyIterations(func::FuncOp kernel) {
+    SmallVector<linalg::LinalgOp> empty;
+    kernel.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() &&
+          llvm::is_contained(op.getStaticLoopRanges(), 0))
+        empty.push_back(op);
+    });
+    IRRewriter rewriter(kernel.getContext());
+    for (linalg::LinalgOp op : empty)
+      rewriter.replaceOp(op, op.getDpsInits());
+  }
+
   LogicalResult tileKernel(func::FuncOp kernel) {
     MLIRContext *ctx = kernel.getContext();
     auto setGrid = [&](ArrayRef<int64_t> counts) {
@@ -80,6 +95,7 @@ struct ArrTileWorkgroupsPass
       kernel->setAttr(sched::SchedDialect::kWorkgroupCountAttrName,
                       DenseI64ArrayAttr::get(ctx, grid));
     };
+    eraseEmptyIterations(kernel);
     linalg::LinalgOp root = findRoot(kernel);
     if (!root) {
       setGrid({});

@@ -1,10 +1,11 @@
-//===- ReadSchedule.cpp - reading schedules and kernels off the IR
-//------------===//
+//===- ReadSchedule.cpp - the manifest's kernels and entries off the IR ---===//
 
 #include "passes/Dispatch/ReadSchedule.h"
 
+#include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
 #include "passes/BufferPlan.h"
+#include "passes/Codegen/BindingAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -39,6 +40,11 @@ std::vector<KernelInfo> vmapc::readKernels(ModuleOp module) {
     if (auto scratch = fn->getAttrOfType<IntegerAttr>(
             sched::SchedDialect::kScratchBytesAttrName))
       info.scratchBytes = scratch.getInt();
+    // Unknown (none) until the kernel is lowered (--arr-cpu-workgroups).
+    if (auto access =
+            fn->getAttrOfType<DenseI64ArrayAttr>(kBindingAccessAttrName))
+      for (int64_t a : access.asArrayRef())
+        info.bindingAccess.push_back(BindingAccess(a));
     kernels.push_back(std::move(info));
   }
   return kernels;
@@ -159,4 +165,126 @@ LogicalResult vmapc::readSchedule(func::FuncOp entry,
                                   std::vector<Command> &commands) {
   ScheduleReader reader(entry, kernels);
   return reader.read(entry.getBody().front(), commands);
+}
+
+//===----------------------------------------------------------------------===//
+// Entries
+//===----------------------------------------------------------------------===//
+
+/// The manifest dtype of a memref element type.
+static FailureOr<DType> dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(1))
+    return DType::Bool;
+  return failure();
+}
+
+/// Fills `arg` from argument `i` of the planned entry `fn`, whose batch axis
+/// is `axis` (an IntegerAttr, or unit for none) with batch size `batch`.
+static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
+                             int64_t batch, ArgInfo &arg) {
+  auto type = dyn_cast<MemRefType>(fn.getArgumentTypes()[i]);
+  if (!type || !type.hasStaticShape())
+    return fn.emitOpError()
+           << "argument " << i << " is not a static memref after planning";
+  FailureOr<DType> dtype = dtypeOf(type.getElementType());
+  if (failed(dtype))
+    return fn.emitOpError()
+           << "argument " << i << " has element type " << type.getElementType()
+           << ", not one of f32, i32, bool";
+  arg.dtype = *dtype;
+  if (auto name = fn.getArgAttrOfType<StringAttr>(i, "arr.name"))
+    arg.name = name.str();
+  else
+    arg.name = "arg" + std::to_string(i);
+  arg.shape.assign(type.getShape().begin(), type.getShape().end());
+  if (auto a = dyn_cast_or_null<IntegerAttr>(axis)) {
+    if (a.getInt() < 0 || a.getInt() >= type.getRank() ||
+        type.getDimSize(a.getInt()) != batch)
+      return fn.emitOpError() << "argument " << i << " has no batch dimension "
+                              << batch << " at axis " << a.getInt();
+    arg.mappedAxis = static_cast<int32_t>(a.getInt());
+    arg.shape.erase(arg.shape.begin() + a.getInt());
+  }
+  if (!checkedByteSize(type))
+    return fn.emitOpError()
+           << "argument " << i << " has type " << type
+           << ", past the size limits: " << describeLimitViolation(type);
+  if (auto offset = fn.getArgAttrOfType<IntegerAttr>(i, "arr.staging_offset")) {
+    if (offset.getInt() < 0 || offset.getInt() >= kMaxBytes)
+      return fn.emitOpError() << "argument " << i << " has staging offset "
+                              << offset.getInt() << ", outside [0, 2^62)";
+    arg.stagingOffset = offset.getInt();
+  }
+  return success();
+}
+
+/// A figure of the `arr.plan` dictionary: a byte count (or a count) in
+/// [0, limit), else an error on `fn`.
+static FailureOr<uint64_t> planFigure(func::FuncOp fn, DictionaryAttr plan,
+                                      StringRef name, int64_t limit) {
+  auto value = plan.getAs<IntegerAttr>(name);
+  if (!value)
+    return fn.emitOpError() << "has no '" << name << "' in arr.plan";
+  if (value.getInt() < 0 || value.getInt() >= limit)
+    return fn.emitOpError()
+           << "has arr.plan " << name << " = " << value.getInt()
+           << ", outside [0, "
+           << (limit == kMaxBytes ? std::string("2^62") : std::to_string(limit))
+           << ")";
+  return static_cast<uint64_t>(value.getInt());
+}
+
+FailureOr<EntryInfo> vmapc::readEntry(func::FuncOp fn,
+                                      const std::vector<KernelInfo> &kernels) {
+  auto batch = fn->getAttrOfType<IntegerAttr>("arr.batch");
+  if (!batch)
+    return fn.emitOpError("is not an exported entry (no arr.batch)");
+  EntryInfo entry;
+  entry.name = fn.getSymName().str();
+  if (batch.getInt() < 1 || batch.getInt() > kMaxDimSize)
+    return fn.emitOpError() << "has arr.batch = " << batch.getInt()
+                            << ", outside [1, " << kMaxDimSize << "]";
+  entry.batchSize = static_cast<uint32_t>(batch.getInt());
+  auto plan = fn->getAttrOfType<DictionaryAttr>("arr.plan");
+  if (!plan)
+    return fn.emitOpError("has no buffer plan (arr.plan)");
+  FailureOr<uint64_t> arena = planFigure(fn, plan, "arena_bytes", kMaxBytes);
+  FailureOr<uint64_t> lowerBound =
+      planFigure(fn, plan, "lower_bound", kMaxBytes);
+  FailureOr<uint64_t> naiveSum = planFigure(fn, plan, "naive_sum", kMaxBytes);
+  FailureOr<uint64_t> inPlace =
+      planFigure(fn, plan, "in_place", std::numeric_limits<uint32_t>::max());
+  if (failed(arena) || failed(lowerBound) || failed(naiveSum) ||
+      failed(inPlace))
+    return failure();
+  entry.arenaBytes = *arena;
+  entry.lowerBoundBytes = *lowerBound;
+  entry.naiveSumBytes = *naiveSum;
+  entry.inPlaceCount = static_cast<uint32_t>(*inPlace);
+  auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
+  auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    if (fn.getArgAttr(i, "arr.arena"))
+      continue;
+    bool isOutput = static_cast<bool>(fn.getArgAttr(i, "arr.output"));
+    auto &list = isOutput ? entry.outputs : entry.inputs;
+    ArrayAttr axes = isOutput ? outAxes : inAxes;
+    size_t index = list.size();
+    if (!axes || index >= axes.size())
+      return fn.emitOpError() << "argument " << i << " has no axis in "
+                              << (isOutput ? "arr.out_axes" : "arr.in_axes");
+    ArgInfo arg;
+    if (failed(readArg(fn, i, axes[index], batch.getInt(), arg)))
+      return failure();
+    list.push_back(std::move(arg));
+  }
+  entry.padsPartialChunks =
+      fn->hasAttr(sched::SchedDialect::kPadsPartialChunksAttrName);
+  if (failed(readSchedule(fn, kernels, entry.schedule)))
+    return failure();
+  return entry;
 }

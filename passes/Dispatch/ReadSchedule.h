@@ -1,7 +1,9 @@
-//===- ReadSchedule.h - reading schedules and kernels off the IR ----*- C++
-//-*-===//
+//===- ReadSchedule.h - manifest kernels and entries off the IR -*- C++ -*-===//
 //
-// The artifact's schedule of an entry (runtime/vmapc/Schedule.h) is read off
+// The artifact's entry (runtime/vmapc/ArtifactFormat.h, EntryInfo) is read
+// off the planned entry function: its arguments' memref types and
+// `arr.*` attributes, its `arr.plan` figures and its schedule
+// (runtime/vmapc/Schedule.h), read off
 // the planned entry function: its `sched.dispatch` ops (bindings traced to
 // an input, an output or an arena offset; scalars to n or a loop index) and
 // its `scf.for` loops (repeats). The kernel table is read off the kernels'
@@ -12,6 +14,7 @@
 #ifndef VMAPC_PASSES_DISPATCH_READSCHEDULE_H
 #define VMAPC_PASSES_DISPATCH_READSCHEDULE_H
 
+#include "vmapc/ArtifactFormat.h"
 #include "vmapc/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,6 +32,13 @@ std::vector<KernelInfo> readKernels(mlir::ModuleOp module);
 mlir::LogicalResult readSchedule(mlir::func::FuncOp entry,
                                  const std::vector<KernelInfo> &kernels,
                                  std::vector<Command> &commands);
+
+/// The manifest entry of the planned, exported `fn` (one with `arr.batch`):
+/// name, B, the plan's figures, the arguments (dtype, per-example shape,
+/// mapped axis, staging offset) and the schedule against `kernels`. Not
+/// validated (validateEntry). Fails with an error on `fn`.
+mlir::FailureOr<EntryInfo> readEntry(mlir::func::FuncOp fn,
+                                     const std::vector<KernelInfo> &kernels);
 
 } // namespace vmapc
 

@@ -1,8 +1,9 @@
 //===- AllocHook.cpp - Count and fail heap allocations in tests -----------===//
 //
-// See AllocHook.h. Under ASan, replacing malloc fights the sanitizer's own
-// allocator (the binary crashes before main), so ASan's hook counts there and
-// the linker's --wrap (runtime/CMakeLists.txt) fails allocations.
+// See AllocHook.h. Under ASan or TSan, replacing malloc fights the
+// sanitizer's own allocator (the binary crashes before main), so the
+// sanitizer's hook counts there and the linker's --wrap
+// (runtime/CMakeLists.txt) fails allocations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +16,12 @@
 #include <new>
 
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VMAPC_TEST_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define VMAPC_TEST_SANITIZER_ALLOCATOR 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
-#define VMAPC_TEST_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define VMAPC_TEST_SANITIZER_ALLOCATOR 1
 #endif
 
 namespace {
@@ -47,9 +48,12 @@ void failMallocFamily(size_t minBytes) { failFrom = minBytes; }
 void stopFailingAllocations() { failFrom = SIZE_MAX; }
 } // namespace vmapc_test
 
-#ifdef VMAPC_TEST_ASAN
+#ifdef VMAPC_TEST_SANITIZER_ALLOCATOR
 
-#include <sanitizer/allocator_interface.h>
+// From <sanitizer/allocator_interface.h>, which g++ does not ship.
+extern "C" int __sanitizer_install_malloc_and_free_hooks(
+    void (*malloc_hook)(const volatile void *, size_t),
+    void (*free_hook)(const volatile void *));
 
 namespace {
 void onMalloc(const volatile void *, size_t) { note(); }
@@ -113,7 +117,7 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n) {
 bool vmapc_test::canFailAllocations() { return false; }
 #endif // VMAPC_TEST_WRAP_MALLOC
 
-#else // !VMAPC_TEST_ASAN
+#else // !VMAPC_TEST_SANITIZER_ALLOCATOR
 
 bool vmapc_test::underAddressSanitizer() { return false; }
 bool vmapc_test::canFailAllocations() { return true; }
@@ -233,4 +237,4 @@ void operator delete[](void *p, std::align_val_t,
   __libc_free(p);
 }
 
-#endif // VMAPC_TEST_ASAN
+#endif // VMAPC_TEST_SANITIZER_ALLOCATOR

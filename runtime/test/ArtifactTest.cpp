@@ -73,7 +73,7 @@ Layout layoutOf(const Artifact &a) {
   off += 4;
   for (const KernelInfo &k : a.kernels) {
     l.kernels.push_back(off);
-    off += 4 + k.name.size() + 4 + 4 + 3 * 8 + 8 + 8 * k.numBindings;
+    off += 4 + k.name.size() + 4 + 4 + 3 * 8 + 8 + 9 * k.numBindings;
   }
   l.entryCount = off;
   off += 4;
@@ -166,7 +166,7 @@ TEST_F(ArtifactTest, HeaderLayout) {
   std::string b = serialize(artifact);
   ASSERT_GT(b.size(), 64u);
   EXPECT_EQ(std::memcmp(b.data(), "VMAPC\0\0\0", 8), 0);
-  EXPECT_EQ(u32At(b, 8), 4u);  // version
+  EXPECT_EQ(u32At(b, 8), 5u);  // version
   EXPECT_EQ(u32At(b, 12), 0u); // reserved
   EXPECT_EQ(u64At(b, 16), 64u);
   uint64_t manifestSize = u64At(b, 24);
@@ -185,15 +185,18 @@ TEST_F(ArtifactTest, HeaderLayout) {
   EXPECT_EQ(u64At(b, 48), b.size());
   EXPECT_EQ(b.size(), codeOffset + codeSize + 8);
   EXPECT_EQ(u64At(b, 56), 0u);
-  EXPECT_EQ(b.substr(codeOffset, code.size()), code);
+  // The code as built, but for the entry descriptors' digests.
+  EXPECT_EQ(b.substr(codeOffset, code.size()), artifact.codeObjects[0].bytes);
+  EXPECT_EQ(artifact.codeObjects[0].bytes.size(), code.size());
   EXPECT_EQ(u64At(b, b.size() - 8), fnv1a64(b.data(), b.size() - 8));
 }
 
 TEST_F(ArtifactTest, ManifestLayoutIsAsDocumented) {
   std::string b = serialize(artifact);
   Layout l = layoutOf(artifact);
-  EXPECT_EQ(u32At(b, l.kernelCount), 11u);
-  // Kernel `axis1`: name, counts, grid (-2, 2, 1), scratch, binding bytes.
+  EXPECT_EQ(u32At(b, l.kernelCount), 13u);
+  // Kernel `axis1`: name, counts, grid (-2, 2, 1), scratch, binding bytes,
+  // binding accesses (read, write).
   size_t k = l.kernels[kAxis1];
   EXPECT_EQ(u32At(b, k), 5u);
   EXPECT_EQ(b.substr(k + 4, 5), "axis1");
@@ -204,7 +207,10 @@ TEST_F(ArtifactTest, ManifestLayoutIsAsDocumented) {
   EXPECT_EQ(u64At(b, k + 33), 1u);
   EXPECT_EQ(u64At(b, k + 41), 0u);
   EXPECT_EQ(u64At(b, k + 49), 2u * kTestB * 12);
-  EXPECT_EQ(u32At(b, l.entryCount), 9u);
+  EXPECT_EQ(u64At(b, k + 57), 2u * 3 * kTestB * 4);
+  EXPECT_EQ(uint8_t(b[k + 65]), 1u);
+  EXPECT_EQ(uint8_t(b[k + 66]), 2u);
+  EXPECT_EQ(u32At(b, l.entryCount), 11u);
   // Entry `twostep`: its batch size, then its schedule.
   size_t t = entryIndex(artifact, "twostep");
   EXPECT_EQ(b.substr(l.entries[t] + 4, 7), "twostep");
@@ -359,6 +365,7 @@ TEST_F(ArtifactTest, ScalarArgumentsWithShortNamesRoundTrip) {
     arg.stagingOffset = list == &e.inputs ? 0 : 16;
     list->push_back(arg);
   }
+  e.schedule = {dispatch(kReduceTotal, {inputBinding(0), outputBinding(0)})};
   artifact.entries.push_back(e);
   std::string b = serialize(artifact);
   Artifact back;
@@ -367,7 +374,7 @@ TEST_F(ArtifactTest, ScalarArgumentsWithShortNamesRoundTrip) {
   ASSERT_EQ(back.entries.back().inputs.size(), 1u);
   EXPECT_EQ(back.entries.back().inputs[0].name, "x");
   EXPECT_TRUE(back.entries.back().outputs[0].shape.empty());
-  EXPECT_TRUE(back.entries.back().schedule.empty());
+  EXPECT_EQ(back.entries.back().schedule.size(), 1u);
 }
 
 TEST_F(ArtifactTest, WriteFileMatchesBytes) {
@@ -403,11 +410,11 @@ TEST_F(ArtifactTest, BadMagic) {
 
 TEST_F(ArtifactTest, OtherFormatVersionsAreUnimplemented) {
   std::string b = serialize(artifact);
-  for (uint32_t version : {1u, 2u, 3u, 5u, 0xffffffffu}) {
+  for (uint32_t version : {1u, 2u, 3u, 4u, 6u, 0xffffffffu}) {
     putU32(b, 8, version);
     reseal(b);
     Status s = parse(b);
-    EXPECT_EQ(s.message(), "runtime supports format 4, artifact has " +
+    EXPECT_EQ(s.message(), "runtime supports format 5, artifact has " +
                                std::to_string(version));
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     uint64_t fileSize = 0;
@@ -437,7 +444,7 @@ TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
     if (i < 8) {
       EXPECT_EQ(s.message(), "bad magic: not a .vmapc artifact");
     } else if (i < 12) {
-      EXPECT_NE(s.message().find("runtime supports format 4, artifact has"),
+      EXPECT_NE(s.message().find("runtime supports format 5, artifact has"),
                 std::string::npos);
     } else if (i < 48 || i >= 56) {
       // (Bytes 48..55 hold the file size: truncated or trailing bytes.)
@@ -806,9 +813,9 @@ TEST_F(ArtifactTest, ValidatorRejectsBadKernelsSchedulesAndCodeObjects) {
          a.kernels[kProbe].scratchBytes = kMaxScratchBytes + 1;
        }},
       // Schedules.
-      {"entry 'affine' schedule command 0: kernel #11 does not exist (11 "
+      {"entry 'affine' schedule command 0: kernel #13 does not exist (13 "
        "kernels)",
-       kInvalid, [](Artifact &a) { a.entries[0].schedule[0].kernel = 11; }},
+       kInvalid, [](Artifact &a) { a.entries[0].schedule[0].kernel = 13; }},
       {"entry 'affine' schedule command 0: kernel 'affine' takes 3 bindings "
        "and 1 scalars, the dispatch gives 2 and 1",
        kInvalid,
@@ -1019,11 +1026,16 @@ TEST_F(ArtifactTest, OverlappingSlotsAreFoundInAnyOrder) {
     e.outputs.push_back(
         arg("y" + std::to_string(i), DType::F32, {4}, 0, 1000 - 16 * i));
   e.outputs.push_back(arg("z", DType::F32, {4}, 0, 1000 - 16 * 9 + 8));
+  // Every output written (reduce_total writes 4 of its bytes).
+  for (uint32_t i = 0; i < e.outputs.size(); ++i)
+    e.schedule.push_back(
+        dispatch(kReduceTotal, {inputBinding(0), outputBinding(i)}));
   artifact.entries.push_back(e);
   Status s = validateArtifact(artifact);
   EXPECT_EQ(s.message(),
             "entry 'many': staging slots overlap at arena offsets 856 and 864");
   artifact.entries.back().outputs.pop_back();
+  artifact.entries.back().schedule.pop_back();
   EXPECT_TRUE(validateArtifact(artifact).ok());
 }
 
@@ -1139,56 +1151,101 @@ TEST_F(ArtifactTest, ReadFileChecksTheHeaderFirst) {
 
 TEST_F(ArtifactTest, EntryDescriptorWordsAndChecks) {
   const EntryInfo &affine = artifact.entries[0];
-  std::vector<uint64_t> words =
-      entryDescriptorWords(4, 512, {{16, 0}, {16, kNoAxis}}, {{16, 0}});
+  const std::vector<KernelInfo> &kernels = artifact.kernels;
+  std::vector<uint64_t> words = entryDescriptorWords(affine, kernels);
+  uint64_t digest = scheduleDigest(affine, kernels);
   const std::vector<uint64_t> expected = {
-      kEntryDescriptorMagic, 1, 4, 512, 2, 1, 16, 0, 16, ~uint64_t(0), 16, 0};
+      kEntryDescriptorMagic, 2,  4, 512, 2, 1, digest, 16, 0, 16,
+      ~uint64_t(0),          16, 0};
   EXPECT_EQ(words, expected);
   EXPECT_EQ(std::string(reinterpret_cast<const char *>(words.data()), 8),
             "VMAPCDSC");
   size_t bytes = words.size() * 8;
-  EXPECT_TRUE(checkEntryDescriptor(affine, words.data(), bytes).ok());
+  EXPECT_TRUE(checkEntryDescriptor(affine, kernels, words.data(), bytes).ok());
 
-  auto check = [&](std::vector<uint64_t> w, size_t size) {
-    Status s = checkEntryDescriptor(affine, w.data(), size);
+  auto check = [&](const EntryInfo &e, std::vector<uint64_t> w, size_t size) {
+    Status s = checkEntryDescriptor(e, kernels, w.data(), size);
     EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.message();
     return s.message();
   };
-  EXPECT_EQ(check(words, 40),
-            "the code's descriptor is 40 bytes, too small for its header");
-  EXPECT_EQ(check(words, bytes - 8), "the code's descriptor is 88 bytes, "
-                                     "fewer than the 96 its counts need");
+  EXPECT_EQ(check(affine, words, 48),
+            "the code's descriptor is 48 bytes, too small for its header");
+  EXPECT_EQ(check(affine, words, bytes - 8),
+            "the code's descriptor is 96 bytes, fewer than the 104 its counts "
+            "need");
   // Padding after the words (AddressSanitizer's redzone) is allowed.
   words.push_back(0);
-  EXPECT_TRUE(checkEntryDescriptor(affine, words.data(), bytes + 8).ok());
+  EXPECT_TRUE(
+      checkEntryDescriptor(affine, kernels, words.data(), bytes + 8).ok());
   words.pop_back();
   std::vector<uint64_t> w = words;
   w[0] ^= 1;
-  EXPECT_EQ(check(w, bytes), "the code's descriptor has a bad magic");
+  EXPECT_EQ(check(affine, w, bytes), "the code's descriptor has a bad magic");
   w = words;
-  w[1] = 2;
-  EXPECT_EQ(check(w, bytes),
-            "the code's descriptor has version 2 (this runtime reads 1)");
+  w[1] = 1;
+  EXPECT_EQ(check(affine, w, bytes),
+            "the code's descriptor has version 1 (this runtime reads 2)");
   w = words;
   w[4] = 4097; // a count that would make the expected size large
-  EXPECT_EQ(check(w, bytes), "the manifest disagrees with the code: input "
-                             "count: 2 in the manifest, 4097 in the code");
+  EXPECT_EQ(check(affine, w, bytes),
+            "the manifest disagrees with the code: input count: 2 in the "
+            "manifest, 4097 in the code");
   w = words;
-  w[10] = 12;
-  EXPECT_EQ(check(w, bytes), "the manifest disagrees with the code: bytes "
-                             "per example of output 'y': 16 in the "
-                             "manifest, 12 in the code");
+  w[11] = 12;
+  EXPECT_EQ(check(affine, w, bytes),
+            "the manifest disagrees with the code: bytes per example of output "
+            "'y': 16 in the manifest, 12 in the code");
+
+  // Each field the digest covers, edited in the manifest alone, is refused.
+  auto refused = [&](const char *what, auto edit) {
+    EntryInfo e = affine;
+    edit(e);
+    EXPECT_NE(scheduleDigest(e, kernels), digest) << what;
+    EXPECT_NE(check(e, words, bytes)
+                  .find("the manifest's schedule, arguments "
+                        "or arena are not those the code "
+                        "was compiled for (digest "),
+              std::string::npos)
+        << what;
+  };
+  refused("staging offset",
+          [](EntryInfo &e) { e.inputs[0].stagingOffset = 64; });
+  refused("binding kind",
+          [](EntryInfo &e) { e.schedule[0].bindings[2] = arenaBinding(256); });
+  refused("binding index",
+          [](EntryInfo &e) { e.schedule[0].bindings[0] = inputBinding(1); });
+  refused("kernel", [](EntryInfo &e) { e.schedule[0].kernel = kSquare; });
+  refused("scalar",
+          [](EntryInfo &e) { e.schedule[0].scalars[0] = loopIndex(0); });
+  refused("a loop", [](EntryInfo &e) {
+    e.schedule.insert(e.schedule.begin(), loop(2, 1));
+  });
+  refused("dtype", [](EntryInfo &e) { e.inputs[1].dtype = DType::I32; });
+  refused("shape", [](EntryInfo &e) { e.inputs[1].shape = {2, 2}; });
+  refused("padding", [](EntryInfo &e) { e.padsPartialChunks = true; });
+  // A kernel's name is what the schedule names, not its index.
+  std::vector<KernelInfo> swapped = kernels;
+  std::swap(swapped[kAffine].name, swapped[kSquare].name);
+  EXPECT_NE(scheduleDigest(affine, swapped), digest);
 }
 
 TEST_F(ArtifactTest, KernelDescriptorChecks) {
   const KernelInfo &affine = artifact.kernels[kAffine];
   struct {
     uint32_t header[4];
-    uint64_t bytes[4]; // one u64 of padding after the three bindings
-  } d = {{kKernelDescriptorMagic, 3, 1, 0}, {64, 16, 64, 0}};
-  static_assert(sizeof(d) == offsetof(KernelDescriptor, bindingBytes) + 32,
+    int64_t grid[3];
+    uint64_t scratch;
+    uint64_t bytes[3];
+    uint64_t access[4]; // one u64 of padding after the three bindings
+  } d = {{kKernelDescriptorMagic, 3, 1, 0},
+         {-1, 1, 1},
+         0,
+         {64, 16, 64},
+         {1, 1, 2, 0}};
+  static_assert(sizeof(d) == offsetof(KernelDescriptor, bindings) + 56,
                 "the header, then u64 words");
-  const size_t size = 16 + 3 * 8;
+  const size_t header = offsetof(KernelDescriptor, bindings);
+  const size_t size = header + 6 * 8;
   EXPECT_TRUE(checkKernelDescriptor(affine, &d, size).ok());
   // Padding after the bytes (AddressSanitizer's redzone) is allowed.
   EXPECT_TRUE(checkKernelDescriptor(affine, &d, size + 8).ok());
@@ -1197,16 +1254,16 @@ TEST_F(ArtifactTest, KernelDescriptorChecks) {
     EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.message();
     return s.message();
   };
-  // Shorter than its header (16 bytes), or than the bytes of the bindings
-  // that its header counts.
-  for (size_t n : {size_t(0), size_t(15), size_t(16), size - 1})
+  // Shorter than its header, or than the bindings its header counts.
+  for (size_t n : {size_t(0), size_t(15), header - 1, header, size - 1})
     EXPECT_EQ(check(&d, n), "kernel 'affine': the code's descriptor is " +
                                 std::to_string(n) + " bytes, fewer than the " +
-                                (n < 16 ? "16" : "40") + " its header needs");
-  EXPECT_EQ(check(nullptr, size), "kernel 'affine': the code's descriptor is " +
-                                      std::to_string(size) +
-                                      " bytes, fewer than the 16 its header "
-                                      "needs");
+                                std::to_string(n < header ? header : size) +
+                                " its header needs");
+  EXPECT_EQ(check(nullptr, size),
+            "kernel 'affine': the code's descriptor is " +
+                std::to_string(size) + " bytes, fewer than the " +
+                std::to_string(header) + " its header needs");
   auto edited = d;
   edited.header[0] ^= 1;
   EXPECT_EQ(check(&edited, size),
@@ -1214,10 +1271,6 @@ TEST_F(ArtifactTest, KernelDescriptorChecks) {
   edited = d;
   edited.header[1] = 2;
   EXPECT_EQ(check(&edited, size),
-            "kernel 'affine': the manifest disagrees with the code: binding "
-            "count: 3 in the manifest, 2 in the code");
-  // A descriptor of 2 bindings, whole: the count is what differs.
-  EXPECT_EQ(check(&edited, 16 + 2 * 8),
             "kernel 'affine': the manifest disagrees with the code: binding "
             "count: 3 in the manifest, 2 in the code");
   edited = d;
@@ -1230,6 +1283,46 @@ TEST_F(ArtifactTest, KernelDescriptorChecks) {
   EXPECT_EQ(check(&edited, size),
             "kernel 'affine': the manifest disagrees with the code: bytes of "
             "binding 2: 64 in the manifest, 48 in the code");
+  // A tile edited in the manifest would skip examples; a grid that grows
+  // would run workgroups past the arrays.
+  KernelInfo k = affine;
+  k.workgroupCount[0] = -2;
+  Status s = checkKernelDescriptor(k, &d, size);
+  EXPECT_EQ(s.message(), "kernel 'affine': the manifest disagrees with the "
+                         "code: workgroup count along dimension 0: -2 in the "
+                         "manifest, -1 in the code");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  // An output bound where the code reads only, or an input where it writes.
+  k = affine;
+  k.bindingAccess[2] = BindingAccess::Read;
+  EXPECT_EQ(checkKernelDescriptor(k, &d, size).message(),
+            "kernel 'affine': the manifest disagrees with the code: access of "
+            "binding 2 (1 read, 2 write, 3 read-write): 1 in the manifest, 2 "
+            "in the code, which does more");
+  // The manifest's access is every object's together: more is allowed,
+  // and the code's own is what the loader checks the schedule with.
+  k = affine;
+  k.bindingAccess[2] = BindingAccess::ReadWrite;
+  std::vector<BindingAccess> code;
+  EXPECT_TRUE(checkKernelDescriptor(k, &d, size, &code).ok());
+  EXPECT_EQ(code, (std::vector<BindingAccess>{BindingAccess::Read,
+                                              BindingAccess::Read,
+                                              BindingAccess::Write}));
+  edited = d;
+  edited.access[0] = 0;
+  EXPECT_EQ(check(&edited, size),
+            "kernel 'affine': the manifest disagrees with the code: access of "
+            "binding 0 (1 read, 2 write, 3 read-write): 1 in the manifest, 0 "
+            "in the code, which does more");
+  // Scratch: the manifest may give more than the code needs, never less
+  // (a CPU worker's stack is sized from it).
+  edited = d;
+  edited.scratch = 4096;
+  EXPECT_EQ(check(&edited, size), "kernel 'affine': the manifest gives 0 "
+                                  "bytes of scratch, the code needs 4096");
+  k = affine;
+  k.scratchBytes = 8192;
+  EXPECT_TRUE(checkKernelDescriptor(k, &edited, size).ok());
 }
 
 TEST_F(ArtifactTest, DescribeSchedule) {
@@ -1245,7 +1338,7 @@ TEST_F(ArtifactTest, DescribeSchedule) {
             "dispatch axis1 grid(ceil(n/2), 2, 1) (input 0, output 0) "
             "scalars(n)\n");
   // Kernels not known (yet), as vmapc-opt prints a schedule before tiling.
-  std::vector<KernelInfo> kernels = {kernel("k", {4}, 0, 0, 1, 1)};
+  std::vector<KernelInfo> kernels = {kernel("k", {4}, "w", 0, 0, 1, 1)};
   EXPECT_EQ(describeSchedule({dispatch(0, {outputBinding(0)}),
                               dispatch(7, {inputBinding(1)})},
                              kernels),
@@ -1281,7 +1374,7 @@ TEST_F(ArtifactTest, ExampleBytes) {
 }
 
 //===----------------------------------------------------------------------===//
-// CUDA code objects (format 4)
+// CUDA code objects (format 5)
 //===----------------------------------------------------------------------===//
 
 /// The test artifact with CPU code and, after it, an sm_90 cubin and PTX:
@@ -1300,14 +1393,15 @@ protected:
   static constexpr size_t kCubin = 3, kPtx = 4;
 };
 
-TEST_F(ArtifactTest, KernelDescriptorMagicIsVMK4) {
+TEST_F(ArtifactTest, KernelDescriptorMagicIsVMK5) {
   uint32_t magic = kKernelDescriptorMagic;
-  EXPECT_EQ(std::string(reinterpret_cast<const char *>(&magic), 4), "VMK4");
-  // A descriptor of format 3 ("VMK3") is refused.
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(&magic), 4), "VMK5");
+  // A descriptor of format 4 ("VMK4": no grid, scratch or accesses) is
+  // refused.
   struct {
     uint32_t header[4];
-    uint64_t bytes[3];
-  } d = {{0x334b4d56, 3, 1, 0}, {64, 16, 64}};
+    uint64_t bytes[7];
+  } d = {{0x344b4d56, 3, 1, 0}, {64, 16, 64}};
   Status s = checkKernelDescriptor(artifact.kernels[kAffine], &d, sizeof(d));
   EXPECT_EQ(s.message(), "kernel 'affine': the code's descriptor has a bad "
                          "magic");
@@ -1441,10 +1535,10 @@ TEST_F(CudaArtifactTest, ValidatorRejectsBadCudaObjects) {
       {"code object #1 (x86-64-v3): a CPU object has no launch records, it "
        "has 1",
        kInvalid, [](Artifact &a) { a.codeObjects[1].launches.resize(1); }},
-      {"code object #3 (sm_90): 10 launch records for 11 kernels", kInvalid,
+      {"code object #3 (sm_90): 12 launch records for 13 kernels", kInvalid,
        [](Artifact &a) { a.codeObjects[kCubin].launches.pop_back(); }},
-      {"code object #4 (sm_90): 12 launch records for 11 kernels", kInvalid,
-       [](Artifact &a) { a.codeObjects[kPtx].launches.resize(12); }},
+      {"code object #4 (sm_90): 14 launch records for 13 kernels", kInvalid,
+       [](Artifact &a) { a.codeObjects[kPtx].launches.resize(14); }},
       {"code object #3 (sm_90): kernel 'axis1': block dimension y is 0 (each "
        "is at least 1)",
        kInvalid,
@@ -1536,7 +1630,7 @@ TEST_F(CudaArtifactTest, ReaderChecksCudaObjects) {
       // A CUDA kind on a CPU object: its "launch records" are the bytes
       // after it, so the manifest no longer reads (here the next object's
       // kind is read from inside a level string).
-      {"code object #1: unsupported kind 786432 (this runtime supports 1 = "
+      {"code object #1: unsupported kind 1310720 (this runtime supports 1 = "
        "x86-64 ELF, 2 = CUDA cubin, 3 = CUDA PTX)",
        StatusCode::kUnimplemented,
        [&](std::string &c) { putU32(c, l.codeObjects[0], 2); }},

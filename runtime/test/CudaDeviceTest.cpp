@@ -227,20 +227,12 @@ std::string moduleText(const Artifact &a) {
   for (const KernelInfo &k : a.kernels) {
     text += "kernel vmapc_kernel_" + k.name + " " +
             std::to_string(k.numBindings + k.numScalars) + "\n";
-    std::vector<uint32_t> header = {kKernelDescriptorMagic, k.numBindings,
-                                    k.numScalars, 0};
-    std::string bytes = hex(header.data(), 16) +
-                        hex(k.bindingBytes.data(), 8 * k.bindingBytes.size());
+    std::vector<uint64_t> words = kernelDescriptorWords(k, 0);
+    std::string bytes = hex(words.data(), 8 * words.size());
     text += "global vmapc_kernel_" + k.name + "_descriptor " + bytes + "\n";
   }
   for (const EntryInfo &e : a.entries) {
-    std::vector<ArgDescriptor> in, out;
-    for (const ArgInfo &arg : e.inputs)
-      in.push_back({uint64_t(exampleBytes(arg)), arg.mappedAxis});
-    for (const ArgInfo &arg : e.outputs)
-      out.push_back({uint64_t(exampleBytes(arg)), arg.mappedAxis});
-    std::vector<uint64_t> words =
-        entryDescriptorWords(e.batchSize, e.arenaBytes, in, out);
+    std::vector<uint64_t> words = entryDescriptorWords(e, a.kernels);
     text += "global " + entryDescriptorSymbol(e.name) + " " +
             hex(words.data(), 8 * words.size()) + "\n";
   }
@@ -264,22 +256,12 @@ std::string ptxText(const Artifact &a, unsigned maxThreads = 1024) {
     text += "};\n";
   };
   for (const KernelInfo &k : a.kernels) {
-    std::vector<uint64_t> words(2 + k.numBindings);
-    uint32_t header[4] = {kKernelDescriptorMagic, k.numBindings, k.numScalars,
-                          0};
-    std::memcpy(words.data(), header, 16);
-    std::memcpy(words.data() + 2, k.bindingBytes.data(), 8 * k.numBindings);
+    std::vector<uint64_t> words = kernelDescriptorWords(k, 0);
     global("vmapc_kernel_" + k.name + "_descriptor", words.data(),
            8 * words.size());
   }
   for (const EntryInfo &e : a.entries) {
-    std::vector<ArgDescriptor> in, out;
-    for (const ArgInfo &arg : e.inputs)
-      in.push_back({uint64_t(exampleBytes(arg)), arg.mappedAxis});
-    for (const ArgInfo &arg : e.outputs)
-      out.push_back({uint64_t(exampleBytes(arg)), arg.mappedAxis});
-    std::vector<uint64_t> words =
-        entryDescriptorWords(e.batchSize, e.arenaBytes, in, out);
+    std::vector<uint64_t> words = entryDescriptorWords(e, a.kernels);
     global(entryDescriptorSymbol(e.name), words.data(), 8 * words.size());
   }
   for (const KernelInfo &k : a.kernels) {
@@ -340,11 +322,11 @@ void setCudaCode(Artifact &a, const std::string &text) {
 ///            is copied in before every chunk
 Artifact cudaTestArtifact() {
   Artifact a;
-  a.kernels = {kernel("affine", {B * 16, 16, B * 16}, 1, -2),
-               kernel("axis1", {2 * B * 12, 2 * 3 * B * 4}, 1, -2, 2),
-               kernel("square", {B * 16, B * 16}, 1, -1),
-               kernel("accumulate", {B * 16, B * 16}, 3, -2),
-               kernel("total", {4, 4}, 0, 1)};
+  a.kernels = {kernel("affine", {B * 16, 16, B * 16}, "rrw", 1, -2),
+               kernel("axis1", {2 * B * 12, 2 * 3 * B * 4}, "rw", 1, -2, 2),
+               kernel("square", {B * 16, B * 16}, "rw", 1, -1),
+               kernel("accumulate", {B * 16, B * 16}, "rb", 3, -2),
+               kernel("total", {4, 4}, "rw", 0, 1)};
   auto entry = [](const char *name, uint64_t arenaBytes) {
     EntryInfo e;
     e.name = name;
@@ -1094,7 +1076,7 @@ TEST_F(CudaDeviceTest, CodeThatDisagreesWithItsManifestIsDataLoss) {
   setCudaCode(a, text);
   Status s = loadError(a);
   EXPECT_EQ(s.message(), "kernel 'affine': the code's descriptor is 4 bytes, "
-                         "fewer than the 16 its header needs");
+                         "fewer than the 48 its header needs");
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
 }
 
@@ -1126,9 +1108,12 @@ TEST_F(CudaDeviceTest, LimitsOfTheGpuAreCheckedAtLoad) {
        }},
   };
   for (const Case &c : cases) {
-    // (The descriptors say nothing of grids and blocks: the code stays.)
+    // The code compiled for the edited grid (its descriptors have grids,
+    // not blocks).
     Artifact a = artifact;
     c.edit(a);
+    setCudaCode(a, moduleText(a));
+    c.edit(a); // again: the launch records are set anew
     Status s = loadError(a);
     EXPECT_EQ(s.message(), c.expected);
     EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << c.expected;

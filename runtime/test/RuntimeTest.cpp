@@ -48,7 +48,7 @@ TEST(Device, CudaWithoutCudaSupportSaysSo) {
 #endif
 
 TEST_F(RuntimeTest, EntriesAndInfo) {
-  ASSERT_EQ(exe->numEntries(), 9u);
+  ASSERT_EQ(exe->numEntries(), 11u);
   EXPECT_EQ(exe->entry(0).name(), "affine");
   const Entry &r = entry("reduce");
   EXPECT_EQ(r.numInputs(), 2u);
@@ -58,7 +58,7 @@ TEST_F(RuntimeTest, EntriesAndInfo) {
   ASSERT_EQ(entry("twostep").info().schedule.size(), 4u);
   EXPECT_EQ(entry("twostep").info().schedule[2].tripCount, 3u);
   const Artifact &a = exe->artifact();
-  ASSERT_EQ(a.kernels.size(), 11u);
+  ASSERT_EQ(a.kernels.size(), 13u);
   EXPECT_EQ(a.kernels[kAccumulate].name, "accumulate");
   EXPECT_EQ(a.kernels[kAxis1].workgroupCount[1], 2);
   // The manifest is kept, the code is not.
@@ -77,7 +77,8 @@ TEST_F(RuntimeTest, UnknownEntry) {
   const Entry *e = nullptr;
   Status s = exe->findEntry("nope", &e);
   EXPECT_EQ(s.message(), "unknown entry 'nope'; entries are: affine, axis1, "
-                         "reduce, probe, twostep, count, whoami, where, empty");
+                         "reduce, probe, twostep, count, whoami, where, empty, "
+                         "rendezvous, stack");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(exe->run("nope", {}, {}).message(), s.message());
 }
@@ -199,6 +200,7 @@ TEST_F(RuntimeTest, PaddedEntryComputesEveryLaneOfAPartialChunk) {
   Artifact a = makeTestArtifact();
   for (EntryInfo &e : a.entries)
     e.padsPartialChunks = true;
+  sealEntryDescriptors(a); // as the compiler of padding kernels would
   std::unique_ptr<Executable> padded = load(a);
   ASSERT_NE(padded, nullptr);
   const int64_t n = 2 * kTestB + 3;
@@ -368,6 +370,7 @@ TEST_F(RuntimeTest, ArenaBeyondMemoryIsRefusedBeforeAllocating) {
   Artifact a = makeTestArtifact();
   a.entries[0].name = "affine_huge"; // code for an arena of 2^61 bytes
   a.entries[0].arenaBytes = uint64_t(1) << 61; // below the format's limit
+  sealEntryDescriptors(a);
   Status s = loadError(a);
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(s.message().rfind("the arena would take 2305843009213693952 "
@@ -386,6 +389,7 @@ TEST_F(RuntimeTest, ArenaAllocationFailureIsAnErrorStatus) {
   Artifact a = makeTestArtifact();
   a.entries[0].name = "affine_4mib"; // code for an arena of 4 MiB
   a.entries[0].arenaBytes = 4 << 20;
+  sealEntryDescriptors(a);
   std::string b = serialize(a);
   std::unique_ptr<Executable> other;
   failMallocFamily(1 << 20);
@@ -482,6 +486,7 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
        [](Artifact &a) {
          a.kernels[kReduceTotal].numBindings = 3;
          a.kernels[kReduceTotal].bindingBytes.push_back(4);
+         a.kernels[kReduceTotal].bindingAccess.push_back(BindingAccess::Read);
          a.entries[2].schedule[1].bindings.push_back(arenaBinding(0));
        }},
       {"kernel 'square': the manifest disagrees with the code: binding "
@@ -493,10 +498,41 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
        "object",
        [](Artifact &a) { a.kernels[kAffine].name = "undescribed"; }},
       {"kernel 'truncated': the code's descriptor is 16 bytes, fewer than "
-       "the 40 its header needs",
+       "the 48 its header needs",
        [](Artifact &a) { a.kernels[kAffine].name = "truncated"; }},
       {"kernel 'badmagic': the code's descriptor has a bad magic",
        [](Artifact &a) { a.kernels[kAffine].name = "badmagic"; }},
+      // A tile edited: the kernel's workgroups would skip examples.
+      {"kernel 'affine': the manifest disagrees with the code: workgroup "
+       "count along dimension 0: -2 in the manifest, -1 in the code",
+       [](Artifact &a) { a.kernels[kAffine].workgroupCount[0] = -2; }},
+      // An output the kernel writes, recorded as read (the schedule's one
+      // write of it would be gone).
+      {"kernel 'count': the manifest disagrees with the code: access of "
+       "binding 1 (1 read, 2 write, 3 read-write): 1 in the manifest, 3 in "
+       "the code, which does more",
+       [](Artifact &a) {
+         a.kernels[kCount].bindingAccess[1] = BindingAccess::Read;
+         a.entries[entryIndex(a, "count")].outputs.pop_back();
+         a.entries[entryIndex(a, "count")].schedule[0].bindings[1] =
+             arenaBinding(128);
+       }},
+      // The schedule edited apart from the code, each field the digest
+      // covers: where an output is written, a staging offset, a trip count.
+      {"entry 'probe': the manifest's schedule, arguments or arena are not "
+       "those the code was compiled for",
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "probe")].schedule[0].bindings[2] =
+             arenaBinding(192);
+       }},
+      {"entry 'affine': the manifest's schedule, arguments or arena are not "
+       "those the code was compiled for",
+       [](Artifact &a) { a.entries[0].outputs[0].stagingOffset = 384; }},
+      {"entry 'twostep': the manifest's schedule, arguments or arena are not "
+       "those the code was compiled for",
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "twostep")].schedule[1].tripCount = 1;
+       }},
       {"symbol 'vmapc_kernel_nope' not found in the code object",
        [](Artifact &a) { a.kernels[kAxis1].name = "nope"; }},
       {"symbol 'vmapc_kernel_affine_descriptor' is not a function",
@@ -508,7 +544,12 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
     Status valid = validateArtifact(a);
     ASSERT_TRUE(valid.ok()) << c.expected << ": " << valid.message();
     Status s = loadError(a);
-    EXPECT_EQ(s.message(), c.expected);
+    // The digest's message ends with the two digests.
+    std::string expected = c.expected;
+    EXPECT_EQ(s.message().substr(0, expected.size()), expected);
+    EXPECT_EQ(s.message().find(" (digest ") == std::string::npos,
+              s.message().size() == expected.size())
+        << s.message();
     EXPECT_EQ(s.code(), StatusCode::kDataLoss) << c.expected;
   }
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iterator>
 #include <pthread.h>
+#include <unistd.h>
 
 using vmapc_test::kTestB;
 
@@ -32,19 +33,28 @@ template <size_t N> struct Descriptor {
   uint32_t numBindings;
   uint32_t numScalars;
   uint32_t reserved;
+  int64_t workgroupCount[3];
+  uint64_t scratchBytes;
   uint64_t bindingBytes[N];
+  uint64_t bindingAccess[N];
 };
 static_assert(offsetof(Descriptor<3>, bindingBytes) ==
-                  offsetof(vmapc::KernelDescriptor, bindingBytes),
+                  offsetof(vmapc::KernelDescriptor, bindings),
               "the stand-in descriptor has the runtime's layout");
 
+/// The descriptor of a kernel with `numScalars` scalars, grid (x, y, z),
+/// bindings of `bytes` and accesses `access`: one letter per binding, 'r'
+/// read, 'w' write, 'b' both.
 template <size_t N>
 constexpr Descriptor<N>
-describe(uint32_t numScalars, const uint64_t (&bytes)[N],
+describe(uint32_t numScalars, int64_t x, int64_t y, int64_t z,
+         const char (&access)[N + 1], const uint64_t (&bytes)[N],
          uint32_t magic = vmapc::kKernelDescriptorMagic) {
-  Descriptor<N> d{magic, uint32_t(N), numScalars, 0, {}};
-  for (size_t i = 0; i < N; ++i)
+  Descriptor<N> d{magic, uint32_t(N), numScalars, 0, {x, y, z}, 0, {}, {}};
+  for (size_t i = 0; i < N; ++i) {
     d.bindingBytes[i] = bytes[i];
+    d.bindingAccess[i] = access[i] == 'r' ? 1 : access[i] == 'w' ? 2 : 3;
+  }
   return d;
 }
 
@@ -65,13 +75,14 @@ template <typename T> T *at(void *const *bindings, int i) {
   extern "C" __attribute__((visibility("default"))) void vmapc_kernel_##NAME(  \
       void *const *bindings, const int64_t *scalars, int64_t wx, int64_t wy,   \
       int64_t wz)
-// Its descriptor: the scalar count, then the bytes of each binding.
-#define VMAPC_KERNEL_DESCRIPTOR(NAME, SCALARS, ...)                            \
+// Its descriptor: the scalar count, the grid (x, y, z: TestUtil.h's), each
+// binding's access ("rw": read, write), then the bytes of each binding.
+#define VMAPC_KERNEL_DESCRIPTOR(NAME, SCALARS, X, Y, Z, ACCESS, ...)           \
   constexpr uint64_t NAME##_binding_bytes[] = {__VA_ARGS__};                   \
   extern "C" __attribute__((visibility("default")))                            \
   const Descriptor<std::size(NAME##_binding_bytes)>                            \
       vmapc_kernel_##NAME##_descriptor =                                       \
-          describe(SCALARS, NAME##_binding_bytes)
+          describe(SCALARS, X, Y, Z, ACCESS, NAME##_binding_bytes)
 
 constexpr uint64_t B = kTestB;
 
@@ -86,7 +97,7 @@ VMAPC_KERNEL(affine) {
   for (int i = 0; i < 4; ++i)
     y[wx * 4 + i] = k * x[wx * 4 + i] + c[i];
 }
-VMAPC_KERNEL_DESCRIPTOR(affine, 1, B * 16, 16, B * 16);
+VMAPC_KERNEL_DESCRIPTOR(affine, 1, -1, 1, 1, "rrw", B * 16, 16, B * 16);
 
 VMAPC_KERNEL(axis1) {
   (void)wz;
@@ -97,7 +108,7 @@ VMAPC_KERNEL(axis1) {
     for (int64_t j = 0; j < 3; ++j)
       y[(i * 3 + j) * kTestB + b] = 3 * x[(i * kTestB + b) * 3 + j] + 1;
 }
-VMAPC_KERNEL_DESCRIPTOR(axis1, 1, 2 * B * 3 * 4, 2 * 3 * B * 4);
+VMAPC_KERNEL_DESCRIPTOR(axis1, 1, -2, 2, 1, "rw", 2 * B * 3 * 4, 2 * 3 * B * 4);
 
 VMAPC_KERNEL(reduce_rows) {
   (void)wy, (void)wz;
@@ -111,7 +122,7 @@ VMAPC_KERNEL(reduce_rows) {
   y[wx] = *s * sum;
   pos[wx] = y[wx] > 0;
 }
-VMAPC_KERNEL_DESCRIPTOR(reduce_rows, 1, B * 12, 4, B * 4, B);
+VMAPC_KERNEL_DESCRIPTOR(reduce_rows, 1, -1, 1, 1, "rrbw", B * 12, 4, B * 4, B);
 
 VMAPC_KERNEL(reduce_total) {
   (void)scalars, (void)wx, (void)wy, (void)wz;
@@ -119,7 +130,7 @@ VMAPC_KERNEL(reduce_total) {
   float *total = at<float>(bindings, 1);         // []
   *total = 2 * *s + 1;
 }
-VMAPC_KERNEL_DESCRIPTOR(reduce_total, 0, 4, 4);
+VMAPC_KERNEL_DESCRIPTOR(reduce_total, 0, 1, 1, 1, "rw", 4, 4);
 
 VMAPC_KERNEL(probe) {
   (void)wx, (void)wy, (void)wz;
@@ -132,7 +143,7 @@ VMAPC_KERNEL(probe) {
   splitAddress(bindings[2], addrs + 2);
   splitAddress(bindings[0], addrs + 4);
 }
-VMAPC_KERNEL_DESCRIPTOR(probe, 1, B * 8, 12, 32, B * 8, 24);
+VMAPC_KERNEL_DESCRIPTOR(probe, 1, 1, 1, 1, "rrrww", B * 8, 12, 32, B * 8, 24);
 
 VMAPC_KERNEL(square) {
   (void)wy, (void)wz;
@@ -143,7 +154,7 @@ VMAPC_KERNEL(square) {
   for (int i = 0; i < 4; ++i)
     t[wx * 4 + i] = x[wx * 4 + i] * x[wx * 4 + i];
 }
-VMAPC_KERNEL_DESCRIPTOR(square, 1, B * 16, B * 16);
+VMAPC_KERNEL_DESCRIPTOR(square, 1, -1, 1, 1, "rw", B * 16, B * 16);
 
 VMAPC_KERNEL(accumulate) {
   (void)wy, (void)wz;
@@ -155,7 +166,7 @@ VMAPC_KERNEL(accumulate) {
       y[b * 4 + i] = (i0 == 0 && i1 == 0 ? 0.0f : y[b * 4 + i]) + t[b * 4 + i] +
                      float(10 * i0 + i1);
 }
-VMAPC_KERNEL_DESCRIPTOR(accumulate, 3, B * 16, B * 16);
+VMAPC_KERNEL_DESCRIPTOR(accumulate, 3, -2, 1, 1, "rb", B * 16, B * 16);
 
 VMAPC_KERNEL(count) {
   (void)wy, (void)wz;
@@ -166,13 +177,13 @@ VMAPC_KERNEL(count) {
   else
     __atomic_fetch_add(overrun, 1, __ATOMIC_RELAXED);
 }
-VMAPC_KERNEL_DESCRIPTOR(count, 1, B * 4, 4);
+VMAPC_KERNEL_DESCRIPTOR(count, 1, -1, 1, 1, "wb", B * 4, 4);
 
 VMAPC_KERNEL(whoami) {
   (void)scalars, (void)wx, (void)wy, (void)wz;
   *at<int32_t>(bindings, 0) = VMAPC_TEST_LEVEL;
 }
-VMAPC_KERNEL_DESCRIPTOR(whoami, 0, 4);
+VMAPC_KERNEL_DESCRIPTOR(whoami, 0, 1, 1, 1, "w", 4);
 
 VMAPC_KERNEL(thread_id) {
   (void)scalars, (void)wx, (void)wy, (void)wz;
@@ -180,7 +191,7 @@ VMAPC_KERNEL(thread_id) {
   static_assert(sizeof(self) == 8, "pthread_t is an 8-byte handle");
   splitAddress(reinterpret_cast<const void *>(self), at<int32_t>(bindings, 0));
 }
-VMAPC_KERNEL_DESCRIPTOR(thread_id, 0, 8);
+VMAPC_KERNEL_DESCRIPTOR(thread_id, 0, 1, 1, 1, "w", 8);
 
 VMAPC_KERNEL(empty_total) {
   (void)scalars, (void)wx, (void)wy, (void)wz;
@@ -188,7 +199,29 @@ VMAPC_KERNEL(empty_total) {
   float *total = at<float>(bindings, 4);         // []
   *total = c[0] + c[1];
 }
-VMAPC_KERNEL_DESCRIPTOR(empty_total, 0, 0, 0, 8, 0, 4);
+VMAPC_KERNEL_DESCRIPTOR(empty_total, 0, 1, 1, 1, "rrrrw", 0, 0, 8, 0, 4);
+
+VMAPC_KERNEL(rendezvous) {
+  (void)scalars, (void)wx, (void)wy, (void)wz;
+  const int32_t *fds = at<const int32_t>(bindings, 0); // [2]
+  char byte = 1;
+  if (write(fds[1], &byte, 1) != 1 || read(fds[0], &byte, 1) != 1)
+    byte = -1;
+  *at<int32_t>(bindings, 1) = byte;
+}
+VMAPC_KERNEL_DESCRIPTOR(rendezvous, 0, 1, 1, 1, "rw", 8, 4);
+
+VMAPC_KERNEL(stack_bytes) {
+  (void)scalars, (void)wx, (void)wy, (void)wz;
+  pthread_attr_t attr;
+  size_t bytes = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstacksize(&attr, &bytes);
+    pthread_attr_destroy(&attr);
+  }
+  splitAddress(reinterpret_cast<const void *>(bytes), at<int32_t>(bindings, 0));
+}
+VMAPC_KERNEL_DESCRIPTOR(stack_bytes, 0, 1, 1, 1, "w", 8);
 
 // `affine` under other names, with descriptors that do not fit it.
 VMAPC_KERNEL(undescribed) {
@@ -198,8 +231,8 @@ VMAPC_KERNEL(truncated) { vmapc_kernel_affine(bindings, scalars, wx, wy, wz); }
 VMAPC_KERNEL(badmagic) { vmapc_kernel_affine(bindings, scalars, wx, wy, wz); }
 extern "C" __attribute__((visibility("default"))) const Descriptor<3>
     vmapc_kernel_badmagic_descriptor =
-        describe(1, affine_binding_bytes, /*magic=*/0);
-// Only the header of a descriptor of 3 bindings: 16 bytes, also under
+        describe(1, -1, 1, 1, "rrw", affine_binding_bytes, /*magic=*/0);
+// Only the first 16 bytes of a descriptor of 3 bindings, also under
 // AddressSanitizer (which would add a redzone to the symbol's size).
 #if defined(__clang__)
 #define VMAPC_NO_REDZONE __attribute__((no_sanitize("address")))
@@ -215,11 +248,19 @@ VMAPC_NO_REDZONE const uint32_t vmapc_kernel_truncated_descriptor[4] = {
 #undef VMAPC_KERNEL_DESCRIPTOR
 
 // The entry descriptors of TestUtil.h's manifests: B, arena bytes, I, O,
-// then per argument its bytes per example and mapped axis (-1 for none).
-#define VMAPC_ENTRY_DESCRIPTOR(NAME, ...)                                      \
+// the schedule digest (0 here: TestUtil.h's sealEntryDescriptors writes
+// the manifest's into the object's bytes, as the compiler would have), then
+// per argument its bytes per example and mapped axis (-1 for none).
+#define VMAPC_ENTRY_DESCRIPTOR(NAME, B, ARENA, I, O, ...)                      \
   extern "C" __attribute__((visibility("default")))                            \
   const uint64_t vmapc_entry_##NAME##_descriptor[] = {                         \
-      vmapc::kEntryDescriptorMagic, vmapc::kEntryDescriptorVersion,            \
+      vmapc::kEntryDescriptorMagic,                                            \
+      vmapc::kEntryDescriptorVersion,                                          \
+      B,                                                                       \
+      ARENA,                                                                   \
+      I,                                                                       \
+      O,                                                                       \
+      0,                                                                       \
       __VA_ARGS__}
 constexpr uint64_t kNone = uint64_t(-1);
 
@@ -234,6 +275,8 @@ VMAPC_ENTRY_DESCRIPTOR(whoami, B, 0, 0, 1, 4, kNone);
 VMAPC_ENTRY_DESCRIPTOR(where, B, 0, 0, 1, 8, kNone);
 VMAPC_ENTRY_DESCRIPTOR(empty, B, 256, 3, 2, 0, 0, 0, 1, 8, kNone, 0, 0, 4,
                        kNone);
+VMAPC_ENTRY_DESCRIPTOR(rendezvous, B, 0, 1, 1, 8, kNone, 4, kNone);
+VMAPC_ENTRY_DESCRIPTOR(stack, B, 0, 0, 1, 8, kNone);
 // `affine` compiled for larger arenas: 4 MiB and 2^61 bytes.
 VMAPC_ENTRY_DESCRIPTOR(affine_4mib, B, 4 << 20, 2, 1, 16, 0, 16, kNone, 16, 0);
 VMAPC_ENTRY_DESCRIPTOR(affine_huge, B, uint64_t(1) << 61, 2, 1, 16, 0, 16,

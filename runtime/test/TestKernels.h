@@ -33,6 +33,11 @@
 //                thread that ran it (low, high 32 bits)
 //   empty_total  (x f32[B,0], big f32[2^40,B,0], c f32[2], y f32[B,3,0],
 //                 total f32[]; ; (1, 1, 1))  total = c[0] + c[1]
+//   rendezvous   (fds i32[2], got i32[]; ; (1, 1, 1))  writes a byte to
+//                file descriptor fds[1], then blocks reading one from fds[0]
+//                into got: a call the test holds inside the runtime
+//   stack_bytes  (bytes i32[2]; ; (1, 1, 1))  bytes = the stack size of the
+//                thread that ran it (low, high 32 bits)
 //
 // Stand-ins for a code object that disagrees with its manifest: `affine`
 // again as `undescribed` (no descriptor), `truncated` (a descriptor of 16
@@ -56,6 +61,8 @@
 //   where    -> tid i32[2] none; dispatch thread_id
 //   empty    x f32[0] axis 0, big f32[2^40, 0] axis 1, c f32[2] none
 //            -> y f32[3, 0] axis 0, total f32[] none; dispatch empty_total
+//   rendezvous  fds i32[2] none -> got i32[] none; dispatch rendezvous
+//   stack    -> bytes i32[2] none; dispatch stack_bytes
 // and `affine` again as `affine_4mib` and `affine_huge`, whose descriptors
 // say an arena of 4 MiB and 2^61 bytes.
 //

@@ -13,8 +13,10 @@
 #include "vmapc/ArtifactFormat.h"
 
 #include <csignal>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
@@ -127,10 +129,13 @@ inline vmapc::Command loop(uint64_t tripCount, uint32_t bodySize) {
   return c;
 }
 
+/// A kernel with bindings of `bindingBytes` and accesses `access` (one
+/// letter per binding: 'r' read, 'w' write, 'b' both).
 inline vmapc::KernelInfo kernel(const std::string &name,
                                 std::vector<uint64_t> bindingBytes,
-                                uint32_t numScalars, int64_t gridX,
-                                int64_t gridY = 1, int64_t gridZ = 1) {
+                                const std::string &access, uint32_t numScalars,
+                                int64_t gridX, int64_t gridY = 1,
+                                int64_t gridZ = 1) {
   vmapc::KernelInfo k;
   k.name = name;
   k.numBindings = uint32_t(bindingBytes.size());
@@ -139,6 +144,10 @@ inline vmapc::KernelInfo kernel(const std::string &name,
   k.workgroupCount[1] = gridY;
   k.workgroupCount[2] = gridZ;
   k.bindingBytes = std::move(bindingBytes);
+  for (char c : access)
+    k.bindingAccess.push_back(c == 'r'   ? vmapc::BindingAccess::Read
+                              : c == 'w' ? vmapc::BindingAccess::Write
+                                         : vmapc::BindingAccess::ReadWrite);
   return k;
 }
 
@@ -155,6 +164,8 @@ enum TestKernel : uint32_t {
   kWhoami,
   kThreadId,
   kEmptyTotal,
+  kRendezvous,
+  kStackBytes,
 };
 
 /// The code object of TestKernels.cpp for ISA `level`: the CPU features
@@ -235,6 +246,73 @@ inline void giveEveryArgumentASlot(vmapc::Artifact &a) {
   }
 }
 
+/// The file offset of the bytes of dynamic symbol `name` in the ELF64
+/// shared object `elf`, or 0 if it has none: its .dynsym value, mapped
+/// through the section that holds it.
+inline uint64_t elfSymbolOffset(const std::string &elf,
+                                const std::string &name) {
+  auto u16 = [&](uint64_t off) {
+    uint16_t v;
+    std::memcpy(&v, elf.data() + off, 2);
+    return v;
+  };
+  auto u32 = [&](uint64_t off) {
+    uint32_t v;
+    std::memcpy(&v, elf.data() + off, 4);
+    return v;
+  };
+  auto u64 = [&](uint64_t off) {
+    uint64_t v;
+    std::memcpy(&v, elf.data() + off, 8);
+    return v;
+  };
+  if (elf.size() < 64)
+    return 0;
+  uint64_t shoff = u64(40);
+  uint16_t shnum = u16(60);
+  auto section = [&](uint64_t i) { return shoff + i * 64; };
+  for (uint16_t s = 0; s < shnum; ++s) {
+    if (u32(section(s) + 4) != 11 /*SHT_DYNSYM*/)
+      continue;
+    uint64_t symbols = u64(section(s) + 24), bytes = u64(section(s) + 32);
+    uint64_t strings = u64(section(u32(section(s) + 40)) + 24);
+    for (uint64_t sym = symbols; sym + 24 <= symbols + bytes; sym += 24) {
+      if (std::strcmp(elf.c_str() + strings + u32(sym), name.c_str()) != 0)
+        continue;
+      uint64_t value = u64(sym + 8);
+      for (uint16_t t = 0; t < shnum; ++t) {
+        uint64_t addr = u64(section(t) + 16), size = u64(section(t) + 32);
+        if (u32(section(t) + 4) != 8 /*SHT_NOBITS*/ && addr && value >= addr &&
+            value < addr + size)
+          return u64(section(t) + 24) + (value - addr);
+      }
+    }
+  }
+  return 0;
+}
+
+/// Writes each entry's schedule digest (vmapc::scheduleDigest) into the
+/// entry descriptors of `a`'s CPU code objects, as the compiler does when
+/// it compiles the code for the manifest: TestKernels.cpp's descriptors
+/// hold 0 there. A test that edits a manifest and expects the runtime to
+/// take it calls this again; one that expects a refusal does not.
+inline void sealEntryDescriptors(vmapc::Artifact &a) {
+  for (vmapc::CodeObject &o : a.codeObjects) {
+    if (o.kind != vmapc::CodeKind::CpuElf)
+      continue;
+    for (const vmapc::EntryInfo &e : a.entries) {
+      uint64_t at =
+          elfSymbolOffset(o.bytes, vmapc::entryDescriptorSymbol(e.name));
+      if (at == 0 || at + sizeof(vmapc::EntryDescriptorHeader) > o.bytes.size())
+        continue;
+      uint64_t digest = vmapc::scheduleDigest(e, a.kernels);
+      std::memcpy(
+          &o.bytes[at + offsetof(vmapc::EntryDescriptorHeader, scheduleDigest)],
+          &digest, sizeof(digest));
+    }
+  }
+}
+
 /// The manifest of the kernels and entries in TestKernels.h around `code`.
 inline vmapc::Artifact
 makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
@@ -244,17 +322,19 @@ makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
   vmapc::Artifact a;
   a.codeObjects = std::move(code);
   a.kernels = {
-      kernel("affine", {B * 16, 16, B * 16}, 1, -1),
-      kernel("axis1", {2 * B * 12, 2 * 3 * B * 4}, 1, -2, 2),
-      kernel("reduce_rows", {B * 12, 4, B * 4, B}, 1, -1),
-      kernel("reduce_total", {4, 4}, 0, 1),
-      kernel("probe", {B * 8, 12, 32, B * 8, 24}, 1, 1),
-      kernel("square", {B * 16, B * 16}, 1, -1),
-      kernel("accumulate", {B * 16, B * 16}, 3, -2),
-      kernel("count", {B * 4, 4}, 1, -1),
-      kernel("whoami", {4}, 0, 1),
-      kernel("thread_id", {8}, 0, 1),
-      kernel("empty_total", {0, 0, 8, 0, 4}, 0, 1),
+      kernel("affine", {B * 16, 16, B * 16}, "rrw", 1, -1),
+      kernel("axis1", {2 * B * 12, 2 * 3 * B * 4}, "rw", 1, -2, 2),
+      kernel("reduce_rows", {B * 12, 4, B * 4, B}, "rrbw", 1, -1),
+      kernel("reduce_total", {4, 4}, "rw", 0, 1),
+      kernel("probe", {B * 8, 12, 32, B * 8, 24}, "rrrww", 1, 1),
+      kernel("square", {B * 16, B * 16}, "rw", 1, -1),
+      kernel("accumulate", {B * 16, B * 16}, "rb", 3, -2),
+      kernel("count", {B * 4, 4}, "wb", 1, -1),
+      kernel("whoami", {4}, "w", 0, 1),
+      kernel("thread_id", {8}, "w", 0, 1),
+      kernel("empty_total", {0, 0, 8, 0, 4}, "rrrrw", 0, 1),
+      kernel("rendezvous", {8, 4}, "rw", 0, 1),
+      kernel("stack_bytes", {8}, "w", 0, 1),
   };
 
   auto entry = [](const char *name, uint64_t arenaBytes) {
@@ -348,6 +428,19 @@ makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
       dispatch(kEmptyTotal, {inputBinding(0), inputBinding(1), inputBinding(2),
                              outputBinding(0), outputBinding(1)})};
   a.entries.push_back(empty);
+
+  vmapc::EntryInfo rendezvous = entry("rendezvous", 0);
+  rendezvous.inputs = {arg("fds", DType::I32, {2}, kNoAxis)};
+  rendezvous.outputs = {arg("got", DType::I32, {}, kNoAxis)};
+  rendezvous.schedule = {
+      dispatch(kRendezvous, {inputBinding(0), outputBinding(0)})};
+  a.entries.push_back(rendezvous);
+
+  vmapc::EntryInfo stack = entry("stack", 0);
+  stack.outputs = {arg("bytes", DType::I32, {2}, kNoAxis)};
+  stack.schedule = {dispatch(kStackBytes, {outputBinding(0)})};
+  a.entries.push_back(stack);
+  sealEntryDescriptors(a);
   return a;
 }
 

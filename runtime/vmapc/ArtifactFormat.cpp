@@ -253,6 +253,17 @@ Status validateKernel(const KernelInfo &k) {
   for (uint64_t bytes : k.bindingBytes)
     if (bytes >= kMaxArrayBytes)
       return outOfRange(where + ": a binding of 2^62 bytes or more");
+  if (k.bindingAccess.size() != k.numBindings)
+    return invalid(where + ": " + std::to_string(k.bindingAccess.size()) +
+                   " binding accesses for " + std::to_string(k.numBindings) +
+                   " bindings");
+  for (size_t j = 0; j < k.bindingAccess.size(); ++j) {
+    uint8_t access = uint8_t(k.bindingAccess[j]);
+    if (access < 1 || access > 3)
+      return invalid(where + " binding " + std::to_string(j) +
+                     ": unknown access " + std::to_string(access) +
+                     " (1 read, 2 write, 3 read-write)");
+  }
   for (int d = 0; d < 3; ++d) {
     int64_t c = k.workgroupCount[d];
     if (c == 0 || c > kMaxWorkgroups || c < -kMaxWorkgroups)
@@ -284,9 +295,17 @@ static Status validateSchedule(const EntryInfo &e,
   // of their trip counts.
   struct Open {
     size_t end;
-    uint64_t trips;
+    /// The product of the trip counts, each taken as at least 1 (a bound),
+    /// and the times the body runs (0 inside a loop of no trips).
+    uint64_t trips, runs;
   };
   std::vector<Open> open;
+  // Workgroups of a full chunk so far, and which outputs some dispatch that
+  // runs writes.
+  uint64_t chunkWorkgroups = 0;
+  // The compiler validates an entry before its kernels are lowered, when
+  // what they access is not known yet (validateKernel requires it).
+  bool accessKnown = true;
   for (size_t i = 0; i < e.schedule.size(); ++i) {
     while (!open.empty() && open.back().end <= i)
       open.pop_back();
@@ -295,6 +314,7 @@ static Status validateSchedule(const EntryInfo &e,
     if (c.kind == Command::Kind::Loop) {
       size_t enclosingEnd = open.empty() ? e.schedule.size() : open.back().end;
       uint64_t trips = open.empty() ? 1 : open.back().trips;
+      uint64_t runs = open.empty() ? 1 : open.back().runs;
       if (c.bodySize > enclosingEnd - i - 1)
         return invalid(at + ": a loop body of " + std::to_string(c.bodySize) +
                        " commands leaves its enclosing body");
@@ -304,8 +324,10 @@ static Status validateSchedule(const EntryInfo &e,
       if (c.tripCount > kMaxTripCount ||
           (c.tripCount && trips > kMaxTripCount / c.tripCount))
         return outOfRange(at + ": nested loops repeat more than 2^32 times");
-      open.push_back(
-          {i + 1 + c.bodySize, trips * std::max<uint64_t>(c.tripCount, 1)});
+      // Both products are at most kMaxTripCount^2 < 2^64.
+      open.push_back({i + 1 + c.bodySize,
+                      trips * std::max<uint64_t>(c.tripCount, 1),
+                      runs * std::min<uint64_t>(c.tripCount, kMaxTripCount)});
       continue;
     }
     if (c.kind != Command::Kind::Dispatch)
@@ -331,6 +353,20 @@ static Status validateSchedule(const EntryInfo &e,
                        " examples along dimension " + std::to_string(d) +
                        ", more than the batch size " +
                        std::to_string(e.batchSize));
+    // Every count the runtime computes from this dispatch, bounded.
+    std::optional<uint64_t> workgroups =
+        workgroupsOfDispatch(k, e.batchSize, kMaxWorkgroupsPerDispatch);
+    if (!workgroups)
+      return outOfRange(at + ": kernel '" + k.name +
+                        "' runs more than 2^32 workgroups per dispatch");
+    uint64_t runs = open.empty() ? 1 : open.back().runs;
+    uint64_t perChunk = 0;
+    if (__builtin_mul_overflow(*workgroups, runs, &perChunk) ||
+        __builtin_add_overflow(chunkWorkgroups, perChunk, &chunkWorkgroups) ||
+        chunkWorkgroups > kMaxWorkgroupsPerChunk)
+      return outOfRange(at + ": the schedule runs more than 2^40 workgroups "
+                             "per chunk");
+    accessKnown = accessKnown && k.bindingAccess.size() == k.numBindings;
     for (size_t j = 0; j < c.bindings.size(); ++j) {
       const Binding &b = c.bindings[j];
       std::string binding = at + " binding " + std::to_string(j);
@@ -379,6 +415,49 @@ static Status validateSchedule(const EntryInfo &e,
                        std::to_string(src.loop) + " does not enclose it");
     }
   }
+  return accessKnown ? validateAccess(e, kernels) : Status();
+}
+
+Status validateAccess(const EntryInfo &e,
+                      const std::vector<KernelInfo> &kernels) {
+  std::string where = "entry '" + e.name + "' schedule";
+  std::vector<bool> written(e.outputs.size());
+  // Ends of the open loops' bodies; how many of them have no trips.
+  std::vector<size_t> open;
+  std::vector<bool> emptyLoop;
+  size_t empty = 0;
+  for (size_t i = 0; i < e.schedule.size(); ++i) {
+    while (!open.empty() && open.back() <= i) {
+      empty -= emptyLoop.back();
+      open.pop_back();
+      emptyLoop.pop_back();
+    }
+    const Command &c = e.schedule[i];
+    if (c.kind == Command::Kind::Loop) {
+      open.push_back(i + 1 + c.bodySize);
+      emptyLoop.push_back(c.tripCount == 0);
+      empty += c.tripCount == 0;
+      continue;
+    }
+    const KernelInfo &k = kernels[c.kernel];
+    for (size_t j = 0; j < c.bindings.size(); ++j) {
+      const Binding &b = c.bindings[j];
+      if (b.kind == Binding::Kind::Input && writes(k.bindingAccess[j]))
+        return invalid(where + " command " + std::to_string(i) + " binding " +
+                       std::to_string(j) + ": kernel '" + k.name +
+                       "' writes this binding, which is bound to input #" +
+                       std::to_string(b.index) +
+                       " (inputs are the caller's, read only)");
+      if (b.kind == Binding::Kind::Output && writes(k.bindingAccess[j]) &&
+          empty == 0)
+        written[b.index] = true;
+    }
+  }
+  // An output nothing writes would be returned as whatever its memory held.
+  for (size_t i = 0; i < e.outputs.size(); ++i)
+    if (!written[i] && exampleBytes(e.outputs[i]) > 0)
+      return invalid(where + ": no dispatch writes output #" +
+                     std::to_string(i) + " '" + e.outputs[i].name + "'");
   return Status();
 }
 
@@ -422,6 +501,99 @@ static bool readElfHeader(std::string_view c, uint16_t *type,
   return true;
 }
 
+/// The layout of the little-endian ELF64 object `c` (its header read by
+/// readElfHeader): its program and section header tables, every segment's
+/// file bytes and every section's (but SHT_NOBITS) lie inside `c`, and the
+/// section name table's index names a section; with `needsLoad`, it has a
+/// PT_LOAD segment. So neither dlopen nor the CUDA driver reads past the
+/// object (System V ABI, "ELF Header", "Program Header", "Sections").
+static Status validateElfLayout(const std::string &where, std::string_view c,
+                                bool needsLoad) {
+  auto u16At = [&](uint64_t off) {
+    uint16_t v;
+    std::memcpy(&v, c.data() + off, 2);
+    return v;
+  };
+  auto u32At = [&](uint64_t off) {
+    uint32_t v;
+    std::memcpy(&v, c.data() + off, 4);
+    return v;
+  };
+  auto u64At = [&](uint64_t off) {
+    uint64_t v;
+    std::memcpy(&v, c.data() + off, 8);
+    return v;
+  };
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "ELF fields are read in host order");
+  if (c[4] != 2 || c[5] != 1 || c[6] != 1)
+    return invalid(where + " is not a little-endian ELF64 object of version "
+                           "1");
+  // [offset, offset + count x size) inside the object, checked.
+  auto inside = [&](uint64_t offset, uint64_t count, uint64_t size) {
+    uint64_t bytes = 0, end = 0;
+    return !__builtin_mul_overflow(count, size, &bytes) &&
+           !__builtin_add_overflow(offset, bytes, &end) && end <= c.size();
+  };
+  uint64_t phoff = u64At(32), shoff = u64At(40);
+  uint16_t ehsize = u16At(52), phentsize = u16At(54), phnum = u16At(56);
+  uint16_t shentsize = u16At(58), shnum = u16At(60), shstrndx = u16At(62);
+  if (ehsize != 64)
+    return invalid(where + ": an ELF header of " + std::to_string(ehsize) +
+                   " bytes (ELF64's is 64)");
+  if (phnum && (phentsize != 56 || !inside(phoff, phnum, 56)))
+    return invalid(where + ": its " + std::to_string(phnum) +
+                   " program headers (at " + std::to_string(phoff) +
+                   ") are not 56-byte entries inside its " +
+                   std::to_string(c.size()) + " bytes");
+  if (shnum == 0 && (shoff != 0 || shstrndx != 0))
+    return invalid(where + ": extended ELF section numbering (no section "
+                           "count in the header) is not supported");
+  if (shnum && (shentsize != 64 || !inside(shoff, shnum, 64)))
+    return invalid(where + ": its " + std::to_string(shnum) +
+                   " section headers (at " + std::to_string(shoff) +
+                   ") are not 64-byte entries inside its " +
+                   std::to_string(c.size()) + " bytes");
+  if (shnum && shstrndx >= shnum)
+    return invalid(where + ": section name table index " +
+                   std::to_string(shstrndx) + " of " + std::to_string(shnum) +
+                   " sections");
+  bool hasLoad = false;
+  for (uint64_t i = 0; i < phnum; ++i) {
+    uint64_t h = phoff + i * 56;
+    uint32_t type = u32At(h);
+    uint64_t offset = u64At(h + 8), fileBytes = u64At(h + 32),
+             memBytes = u64At(h + 40);
+    if (!inside(offset, 1, fileBytes))
+      return invalid(where + ": segment " + std::to_string(i) + " (type " +
+                     std::to_string(type) + ") has file bytes [" +
+                     std::to_string(offset) + ", +" +
+                     std::to_string(fileBytes) + ") past the object's " +
+                     std::to_string(c.size()) + " bytes");
+    if (type == 1 /*PT_LOAD*/) {
+      hasLoad = true;
+      if (fileBytes > memBytes)
+        return invalid(where + ": loadable segment " + std::to_string(i) +
+                       " has more file bytes than memory bytes");
+    }
+  }
+  if (needsLoad && !hasLoad)
+    return invalid(where + " has no loadable segment");
+  for (uint64_t i = 0; i < shnum; ++i) {
+    uint64_t h = shoff + i * 64;
+    uint32_t type = u32At(h + 4);
+    uint64_t offset = u64At(h + 24), bytes = u64At(h + 32);
+    if (type != 0 /*SHT_NULL*/ && type != 8 /*SHT_NOBITS*/ &&
+        !inside(offset, 1, bytes))
+      return invalid(where + ": section " + std::to_string(i) + " (type " +
+                     std::to_string(type) + ") has bytes [" +
+                     std::to_string(offset) + ", +" + std::to_string(bytes) +
+                     ") past the object's " + std::to_string(c.size()) +
+                     " bytes");
+  }
+  return Status();
+}
+
 static Status validateElf(const std::string &where, std::string_view c) {
   // ELF64 header: e_ident[16], u16 e_type at 16, u16 e_machine at 18.
   uint16_t type = 0, machine = 0;
@@ -431,7 +603,7 @@ static Status validateElf(const std::string &where, std::string_view c) {
     return invalid(where + " is not an x86-64 ELF object");
   if (type != 3 /*ET_DYN*/)
     return invalid(where + " is not an ELF shared object (ET_DYN)");
-  return Status();
+  return validateElfLayout(where, c, /*needsLoad=*/true);
 }
 
 /// A cubin: a little-endian ELF64 object for NVIDIA GPUs (EM_CUDA, 190).
@@ -449,7 +621,7 @@ static Status validateCudaCode(const std::string &where, CodeKind kind,
   if (!readElfHeader(c, &type, &machine) || machine != 190 /*EM_CUDA*/)
     return invalid(where + " is not a CUDA cubin (an ELF object for NVIDIA "
                            "GPUs, EM_CUDA)");
-  return Status();
+  return validateElfLayout(where, c, /*needsLoad=*/false);
 }
 
 /// "sm_" and 2 or 3 digits.
@@ -607,25 +779,96 @@ Status validateArtifact(const Artifact &artifact) {
 // Entry descriptors
 //===----------------------------------------------------------------------===//
 
+std::vector<uint64_t> kernelDescriptorWords(const KernelInfo &kernel,
+                                            uint64_t scratchBytes) {
+  std::vector<uint64_t> words = {uint64_t(kKernelDescriptorMagic) |
+                                     uint64_t(kernel.numBindings) << 32,
+                                 kernel.numScalars};
+  for (int64_t count : kernel.workgroupCount)
+    words.push_back(uint64_t(count));
+  words.push_back(scratchBytes);
+  words.insert(words.end(), kernel.bindingBytes.begin(),
+               kernel.bindingBytes.end());
+  for (BindingAccess access : kernel.bindingAccess)
+    words.push_back(uint64_t(access));
+  return words;
+}
+
+uint64_t scheduleDigest(const EntryInfo &entry,
+                        const std::vector<KernelInfo> &kernels) {
+  // Words, not raw structs: no padding bytes, the same on every host.
+  std::string bytes;
+  auto word = [&](uint64_t w) {
+    for (int i = 0; i < 8; ++i)
+      bytes.push_back(char(w >> (8 * i)));
+  };
+  auto text = [&](const std::string &s) {
+    word(s.size());
+    bytes += s;
+  };
+  word(entry.batchSize);
+  word(entry.padsPartialChunks);
+  word(entry.arenaBytes);
+  for (const auto *list : {&entry.inputs, &entry.outputs}) {
+    word(list->size());
+    for (const ArgInfo &a : *list) {
+      word(uint64_t(a.dtype));
+      word(a.shape.size());
+      for (int64_t d : a.shape)
+        word(uint64_t(d));
+      word(uint64_t(int64_t(a.mappedAxis)));
+      word(a.stagingOffset);
+    }
+  }
+  word(entry.schedule.size());
+  for (const Command &c : entry.schedule) {
+    word(uint64_t(c.kind));
+    if (c.kind == Command::Kind::Loop) {
+      word(c.tripCount);
+      word(c.bodySize);
+      continue;
+    }
+    text(c.kernel < kernels.size() ? kernels[c.kernel].name : std::string());
+    word(c.bindings.size());
+    for (const Binding &b : c.bindings) {
+      word(uint64_t(b.kind));
+      word(b.index);
+      word(b.offset);
+    }
+    word(c.scalars.size());
+    for (const ScalarSource &s : c.scalars) {
+      word(uint64_t(s.kind));
+      word(s.loop);
+    }
+  }
+  return fnv1a64(bytes.data(), bytes.size());
+}
+
 std::vector<uint64_t>
-entryDescriptorWords(uint64_t batchSize, uint64_t arenaBytes,
-                     const std::vector<ArgDescriptor> &inputs,
-                     const std::vector<ArgDescriptor> &outputs) {
-  std::vector<uint64_t> words = {
-      kEntryDescriptorMagic, kEntryDescriptorVersion, batchSize, arenaBytes,
-      inputs.size(),         outputs.size()};
-  for (const auto *list : {&inputs, &outputs})
-    for (const ArgDescriptor &a : *list) {
-      words.push_back(a.exampleBytes);
-      words.push_back(uint64_t(a.mappedAxis));
+entryDescriptorWords(const EntryInfo &entry,
+                     const std::vector<KernelInfo> &kernels) {
+  std::vector<uint64_t> words = {kEntryDescriptorMagic,
+                                 kEntryDescriptorVersion,
+                                 entry.batchSize,
+                                 entry.arenaBytes,
+                                 entry.inputs.size(),
+                                 entry.outputs.size(),
+                                 scheduleDigest(entry, kernels)};
+  for (const auto *list : {&entry.inputs, &entry.outputs})
+    for (const ArgInfo &a : *list) {
+      words.push_back(uint64_t(exampleBytes(a)));
+      words.push_back(uint64_t(int64_t(a.mappedAxis)));
     }
   return words;
 }
 
 Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
-                             size_t size) {
+                             size_t size,
+                             std::vector<BindingAccess> *codeAccess) {
+  if (codeAccess)
+    codeAccess->assign(kernel.numBindings, BindingAccess::Read);
   std::string where = "kernel '" + kernel.name + "': ";
-  constexpr size_t headerBytes = offsetof(KernelDescriptor, bindingBytes);
+  constexpr size_t headerBytes = offsetof(KernelDescriptor, bindings);
   const auto *bytes = static_cast<const unsigned char *>(data);
   auto tooSmall = [&](size_t expected) {
     return dataLoss(where + "the code's descriptor is " + std::to_string(size) +
@@ -636,6 +879,12 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
     return tooSmall(headerBytes);
   uint32_t header[4];
   std::memcpy(header, bytes, sizeof(header));
+  int64_t grid[3];
+  uint64_t scratch;
+  std::memcpy(grid, bytes + offsetof(KernelDescriptor, workgroupCount),
+              sizeof(grid));
+  std::memcpy(&scratch, bytes + offsetof(KernelDescriptor, scratchBytes),
+              sizeof(scratch));
   if (header[0] != kKernelDescriptorMagic)
     return dataLoss(where + "the code's descriptor has a bad magic");
   auto mismatch = [&](const std::string &field, uint64_t manifest,
@@ -648,23 +897,53 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
     return mismatch("binding count", kernel.numBindings, header[1]);
   if (header[2] != kernel.numScalars)
     return mismatch("scalar count", kernel.numScalars, header[2]);
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] != kernel.workgroupCount[d])
+      return dataLoss(
+          where +
+          "the manifest disagrees with the code: "
+          "workgroup count along dimension " +
+          std::to_string(d) + ": " + std::to_string(kernel.workgroupCount[d]) +
+          " in the manifest, " + std::to_string(grid[d]) + " in the code");
+  if (scratch > kernel.scratchBytes)
+    return dataLoss(
+        where + "the manifest gives " + std::to_string(kernel.scratchBytes) +
+        " bytes of scratch, the code needs " + std::to_string(scratch));
   // The counts agree with the validated manifest (<= kMaxBindings): no
   // overflow.
-  if (size < headerBytes + kernel.numBindings * sizeof(uint64_t))
-    return tooSmall(headerBytes + kernel.numBindings * sizeof(uint64_t));
+  size_t expected = headerBytes + 2 * kernel.numBindings * sizeof(uint64_t);
+  if (size < expected)
+    return tooSmall(expected);
+  auto word = [&](size_t i) {
+    uint64_t w;
+    std::memcpy(&w, bytes + headerBytes + i * sizeof(uint64_t), sizeof(w));
+    return w;
+  };
   for (uint32_t i = 0; i < kernel.numBindings; ++i) {
-    uint64_t codeBytes;
-    std::memcpy(&codeBytes, bytes + headerBytes + i * sizeof(uint64_t),
-                sizeof(codeBytes));
-    if (codeBytes != kernel.bindingBytes[i])
+    if (word(i) != kernel.bindingBytes[i])
       return mismatch("bytes of binding " + std::to_string(i),
-                      kernel.bindingBytes[i], codeBytes);
+                      kernel.bindingBytes[i], word(i));
+    // The manifest's access is every code object's together: this one's
+    // may do less, not more.
+    uint64_t access = word(kernel.numBindings + i);
+    if (access < 1 || access > 3 ||
+        (access & ~uint64_t(kernel.bindingAccess[i])) != 0)
+      return dataLoss(where +
+                      "the manifest disagrees with the code: access "
+                      "of binding " +
+                      std::to_string(i) + " (1 read, 2 write, 3 read-write): " +
+                      std::to_string(unsigned(kernel.bindingAccess[i])) +
+                      " in the manifest, " + std::to_string(access) +
+                      " in the code, which does more");
+    if (codeAccess)
+      (*codeAccess)[i] = BindingAccess(access);
   }
   return Status();
 }
 
-Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
-                            size_t size) {
+Status checkEntryDescriptor(const EntryInfo &entry,
+                            const std::vector<KernelInfo> &kernels,
+                            const void *data, size_t size) {
   const auto *bytes = static_cast<const unsigned char *>(data);
   EntryDescriptorHeader h;
   if (!bytes || size < sizeof(h))
@@ -717,6 +996,18 @@ Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
       if (a.mappedAxis != arg.mappedAxis)
         return mismatch("mapped axis of " + name, arg.mappedAxis, a.mappedAxis);
     }
+  }
+  // Last: the fields above name what differs; this catches the rest.
+  uint64_t digest = scheduleDigest(entry, kernels);
+  if (h.scheduleDigest != digest) {
+    char text[80];
+    std::snprintf(text, sizeof(text),
+                  " (digest %016llx of the manifest, %016llx in the code)",
+                  (unsigned long long)digest,
+                  (unsigned long long)h.scheduleDigest);
+    return dataLoss("the manifest's schedule, arguments or arena are not "
+                    "those the code was compiled for" +
+                    std::string(text));
   }
   return Status();
 }
@@ -806,6 +1097,8 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
     m.u64(k.scratchBytes);
     for (uint64_t bytes : k.bindingBytes)
       m.u64(bytes);
+    for (BindingAccess access : k.bindingAccess)
+      m.u8(uint8_t(access));
   }
   m.u32(uint32_t(artifact.entries.size()));
   for (const EntryInfo &e : artifact.entries) {
@@ -1058,11 +1351,14 @@ static Status readManifest(ByteReader &r, Artifact *a,
     if (r.failed())
       return truncatedManifest(r);
     if (k.numBindings > kMaxBindings || k.numScalars > kMaxScalars ||
-        k.numBindings > r.remaining() / 8)
+        k.numBindings > r.remaining() / 9)
       return dataLoss("kernel '" + k.name + "': bad binding or scalar count");
     k.bindingBytes.resize(k.numBindings);
     for (uint64_t &bytes : k.bindingBytes)
       bytes = r.u64();
+    k.bindingAccess.resize(k.numBindings);
+    for (BindingAccess &access : k.bindingAccess)
+      access = BindingAccess(r.u8());
   }
   uint32_t numEntries = r.u32();
   if (r.failed())

@@ -1,4 +1,4 @@
-//===- ArtifactFormat.h - The .vmapc artifact format, version 4 -*- C++ -*-===//
+//===- ArtifactFormat.h - The .vmapc artifact format, version 5 -*- C++ -*-===//
 //
 // This header is THE definition of the `.vmapc` file format. The compiler
 // writes artifacts with `serializeArtifact`; the runtime reads them with
@@ -19,7 +19,7 @@
 // examples (vmapc/Schedule.h). An artifact may hold CPU objects, CUDA
 // objects or both; a device loads the objects it can run.
 //
-// ## File layout (format version 4)
+// ## File layout (format version 5)
 //
 // All integers are little-endian. Offsets and sizes are in bytes, counted from
 // the first byte of the file.
@@ -27,7 +27,7 @@
 //   Offset  Size  Field
 //   ------  ----  -----------------------------------------------------------
 //        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
-//        8     4  u32 format version (= 4)
+//        8     4  u32 format version (= 5)
 //       12     4  u32 reserved, must be 0
 //       16     8  u64 manifest offset (= 64: the manifest follows the header)
 //       24     8  u64 manifest size
@@ -54,6 +54,8 @@
 //              for ceil(n / T) on a chunk of n examples
 //     u64  scratch bytes: per-workgroup stack the kernel needs (CPU)
 //     binding count x u64: bytes the kernel may access through each binding
+//     binding count x u8: what it does through each (BindingAccess: 1 read,
+//              2 write, 3 read-write)
 //   u32 entry count E (1 <= E <= kMaxEntries), then E entries:
 //     str  entry name (unique in the artifact)
 //     u32  batch size B (>= 1): examples per chunk
@@ -142,13 +144,22 @@
 //   kernel's bytes fit in the arena; a loop's body stays inside its
 //   enclosing body, loops nest at most kMaxLoopDepth deep, a loop index
 //   scalar names an enclosing loop, and the trip counts of nested loops
-//   multiply to at most kMaxTripCount.
+//   multiply to at most kMaxTripCount. No input is bound to a binding the
+//   kernel writes, and every output of one byte or more is bound, in some
+//   dispatch that runs (no loop of 0 trips around it), to a binding the
+//   kernel writes. A dispatch runs at most kMaxWorkgroupsPerDispatch
+//   workgroups for a full chunk (the product of its grid at n = B), and a
+//   chunk's schedule at most kMaxWorkgroupsPerChunk (each dispatch's times
+//   the trip counts around it, summed); both in checked arithmetic.
 // * Kernels: workgroup counts are nonzero (a constant at most kMaxWorkgroups,
 //   a tile at most B of every entry that dispatches it), scratch at most
 //   kMaxScratchBytes. Code objects: known kind and level, at most one per
 //   kind and level, non-empty, 16-byte aligned, inside the code and
 //   disjoint. A CPU object is an x86-64 ELF shared object (ET_DYN) with no
-//   launch records; a cubin is an ELF object for NVIDIA GPUs (EM_CUDA), PTX
+//   launch records; a cubin is an ELF object for NVIDIA GPUs (EM_CUDA); both
+//   are little-endian ELF64 whose program and section header tables, every
+//   segment's file bytes and every section's (but SHT_NOBITS) lie inside
+//   the object (a CPU object has a PT_LOAD segment); PTX
 //   is text without a NUL byte (the loader appends the terminator the
 //   driver wants); a CUDA object has no CPU features and one launch record
 //   per kernel, within the limits above.
@@ -243,7 +254,7 @@ namespace vmapc {
 /// The 8 magic bytes at offset 0.
 inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
 /// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 4;
+inline constexpr uint32_t kFormatVersion = 5;
 /// Size of the fixed header; the manifest starts here.
 inline constexpr uint64_t kHeaderBytes = 64;
 /// The code offset is a multiple of this.
@@ -269,6 +280,13 @@ inline constexpr size_t kMaxLoopDepth = 64;
 inline constexpr uint64_t kMaxTripCount = uint64_t(1) << 32;
 /// Workgroups of one dispatch along one dimension (a constant count).
 inline constexpr int64_t kMaxWorkgroups = int64_t(1) << 31;
+/// Workgroups of one dispatch (the product of its grid) for a full chunk
+/// of B examples: CUDA's grid holds 2^31 - 1 x 65535 x 65535; a CPU pool
+/// runs 2^32 workgroups in minutes, not years.
+inline constexpr uint64_t kMaxWorkgroupsPerDispatch = uint64_t(1) << 32;
+/// Workgroups of one chunk's schedule: every dispatch's at n = B, times the
+/// trip counts of the loops around it, summed (checked arithmetic).
+inline constexpr uint64_t kMaxWorkgroupsPerChunk = uint64_t(1) << 40;
 /// Per-workgroup scratch a CPU kernel may keep on its stack.
 inline constexpr uint64_t kMaxScratchBytes = uint64_t(64) << 20;
 /// Threads of one CUDA thread block (the product of its three dims), and
@@ -327,18 +345,34 @@ inline constexpr const char *kCpuIsaLevels[] = {"x86-64", "x86-64-v3",
 /// The descriptor a code object carries per kernel
 /// (`vmapc_kernel_NAME_descriptor`): what the compiler built the kernel for,
 /// checked against the manifest when the code is loaded.
+/// The loader refuses (kDataLoss, naming the kernel and field) a manifest
+/// kernel whose counts, grid, binding bytes or accesses differ from the
+/// code's, or whose scratch is less than the code's (a CPU worker's stack
+/// is sized from the manifest).
 struct KernelDescriptor {
   /// kKernelDescriptorMagic.
   uint32_t magic;
   uint32_t numBindings;
   uint32_t numScalars;
   uint32_t reserved;
+  /// As KernelInfo::workgroupCount: the grid the code's workgroups tile.
+  int64_t workgroupCount[3];
+  /// Per-workgroup stack scratch of this code object's kernel (CPU; 0 in
+  /// a CUDA object, whose scratch is its launch record's shared memory).
+  uint64_t scratchBytes;
   /// Then `numBindings` u64s: the bytes the kernel accesses through each
-  /// binding, as the manifest's `KernelInfo::bindingBytes`.
-  uint64_t bindingBytes[1];
+  /// binding, as KernelInfo::bindingBytes; then `numBindings` u64s: what
+  /// it does through each, as KernelInfo::bindingAccess.
+  uint64_t bindings[1];
 };
-/// "VMK4": a kernel descriptor of format version 4.
-inline constexpr uint32_t kKernelDescriptorMagic = 0x344b4d56;
+/// "VMK5": a kernel descriptor of format version 5.
+inline constexpr uint32_t kKernelDescriptorMagic = 0x354b4d56;
+
+/// The descriptor of `kernel` (its counts, grid, binding bytes and
+/// accesses) with `scratchBytes`, as u64 words (the u32 fields in pairs,
+/// little-endian): what the compiler writes.
+std::vector<uint64_t> kernelDescriptorWords(const KernelInfo &kernel,
+                                            uint64_t scratchBytes);
 
 /// Element types. Stored as one byte in the manifest.
 enum class DType : uint8_t {
@@ -419,7 +453,7 @@ inline std::string entryDescriptorSymbol(const std::string &name) {
 /// Word 0 of every entry descriptor: the bytes "VMAPCDSC", little-endian.
 inline constexpr uint64_t kEntryDescriptorMagic = 0x4353444350414d56ull;
 /// The descriptor version this runtime reads and the compiler writes.
-inline constexpr uint64_t kEntryDescriptorVersion = 1;
+inline constexpr uint64_t kEntryDescriptorVersion = 2;
 
 /// The first words of an entry descriptor (see above).
 struct EntryDescriptorHeader {
@@ -429,41 +463,70 @@ struct EntryDescriptorHeader {
   uint64_t arenaBytes; ///< Bytes of the arena the code uses.
   uint64_t numInputs;
   uint64_t numOutputs;
+  uint64_t scheduleDigest; ///< scheduleDigest of the entry.
 };
 /// One argument of an entry descriptor.
 struct ArgDescriptor {
   uint64_t exampleBytes; ///< Bytes of one example (dims x dtype size).
   int64_t mappedAxis;    ///< The batch axis, or kNoAxis.
 };
-static_assert(sizeof(EntryDescriptorHeader) == 48 &&
+static_assert(sizeof(EntryDescriptorHeader) == 56 &&
                   sizeof(ArgDescriptor) == 16,
               "the descriptor is an array of u64 words");
 
-/// The words of an entry descriptor, as the compiler writes them.
+/// A digest of what `entry` computes and where, as the code was compiled
+/// for it: FNV-1a 64 over a canonical encoding (u64 little-endian words) of
+/// B, the padding flag, the arena bytes, every argument's dtype, shape,
+/// mapped axis and staging offset, and every command of the schedule: a
+/// dispatch's kernel (by name, from `kernels`), its bindings (kind, index,
+/// offset) and scalars (kind, loop); a loop's trip count and body size.
+/// The kernels' own fields (grids, binding bytes and accesses, scratch)
+/// are their descriptors'. Requires a schedule valid against `kernels`.
+uint64_t scheduleDigest(const EntryInfo &entry,
+                        const std::vector<KernelInfo> &kernels);
+
+/// The words of `entry`'s descriptor, as the compiler writes them.
 std::vector<uint64_t>
-entryDescriptorWords(uint64_t batchSize, uint64_t arenaBytes,
-                     const std::vector<ArgDescriptor> &inputs,
-                     const std::vector<ArgDescriptor> &outputs);
+entryDescriptorWords(const EntryInfo &entry,
+                     const std::vector<KernelInfo> &kernels);
 
 /// Checks the `size` bytes at `data`, the code's descriptor of `entry`
 /// (validated), against the manifest. Errors (kDataLoss): "the code's
 /// descriptor is N bytes, fewer than the M its counts need", "... has a bad
 /// magic", "... has version
-/// N (this runtime reads 1)", "the manifest disagrees with the code: FIELD:
+/// N (this runtime reads 2)", "the manifest disagrees with the code: FIELD:
 /// X in the manifest, Y in the code" for FIELD "batch size", "arena bytes",
 /// "input count", "output count", "bytes per example of input 'x'", "mapped
-/// axis of output 'y'", ...
-Status checkEntryDescriptor(const EntryInfo &entry, const void *data,
-                            size_t size);
+/// axis of output 'y'", ..., and "the manifest's schedule, arguments or
+/// arena are not those the code was compiled for (digest ...)".
+Status checkEntryDescriptor(const EntryInfo &entry,
+                            const std::vector<KernelInfo> &kernels,
+                            const void *data, size_t size);
 
 /// Checks the `size` bytes at `data`, the code's descriptor of `kernel`
 /// (validated), against the manifest. Errors (kDataLoss): "kernel 'k': the
 /// code's descriptor is N bytes, fewer than the M its header needs", "...
 /// has a bad magic", "kernel 'k': the manifest disagrees with the code:
 /// FIELD: X in the manifest, Y in the code" for FIELD "binding count",
-/// "scalar count", "bytes of binding I".
+/// "scalar count", "workgroup count along dimension D", "bytes of binding
+/// I", "access of binding I ...", and "the manifest gives N bytes of
+/// scratch, the code needs M". With `codeAccess`, sets it to the code's
+/// access of each binding (a subset of the manifest's).
 Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
-                             size_t size);
+                             size_t size,
+                             std::vector<BindingAccess> *codeAccess = nullptr);
+
+/// The access rules of `entry`'s (otherwise valid) schedule with `kernels`'
+/// binding accesses: no input is bound to a binding its kernel writes, and
+/// every output of one byte or more is written by a dispatch that runs.
+/// validateEntry applies it to the manifest's accesses; a loader applies it
+/// again to its code object's (checkKernelDescriptor's `codeAccess`),
+/// which may do less than the manifest says of all objects together.
+/// Errors (kInvalidArgument): "entry 'e' schedule command 0 binding 1:
+/// kernel 'k' writes this binding, which is bound to input #0 ...",
+/// "entry 'e' schedule: no dispatch writes output #1 'y'".
+Status validateAccess(const EntryInfo &entry,
+                      const std::vector<KernelInfo> &kernels);
 
 /// FNV-1a 64 of `size` bytes (offset basis 0xcbf29ce484222325, prime
 /// 0x100000001b3).
@@ -494,7 +557,10 @@ Status validateKernel(const KernelInfo &kernel);
 
 /// The rules of one entry alone (everything but the uniqueness of its name),
 /// its schedule against `kernels`; the compiler reports them at the entry's
-/// source location.
+/// source location. Kernels whose grids (0 counts) or binding accesses
+/// (none) are not known yet, as the compiler's before lowering, are checked
+/// for the rest; validateArtifact (and so serializeArtifact and the loader)
+/// requires both.
 Status validateEntry(const EntryInfo &entry,
                      const std::vector<KernelInfo> &kernels);
 

@@ -7,6 +7,7 @@
 #include "vmapc/ReadFile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace vmapc {
@@ -151,6 +152,10 @@ struct Executable::Impl {
   std::vector<int64_t> scalars;
   std::vector<int64_t> loopIndices;
   Stats stats;
+  /// Set while a call runs: the state above is one call's, so a second
+  /// call on another thread meanwhile is refused (kUnavailable) rather than
+  /// let in to share it.
+  std::atomic<bool> running{false};
 
   /// Runs commands [begin, end) of `schedule` for a chunk of `n` examples
   /// (`depth` loops around them). Every binding and count was validated at
@@ -158,6 +163,9 @@ struct Executable::Impl {
   Status runCommands(const std::vector<Command> &schedule, size_t begin,
                      size_t end, size_t depth, const EntryState &st,
                      uint64_t n);
+  /// Executable::run once the executable is this call's.
+  Status runOne(const Entry &entry, Span<HostArray> inputs,
+                Span<MutableHostArray> outputs, const RunOptions &options);
   /// Runs `info` on `total` examples of the checked arrays, chunk by chunk,
   /// between the backend's beginRun and endRun.
   Status runChunks(const EntryInfo &info, EntryState &st,
@@ -428,6 +436,22 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
   Impl &im = *impl;
   if (entry.index >= im.states.size() || &im.entries[entry.index] != &entry)
     return invalid("entry does not belong to this executable");
+  if (im.running.exchange(true, std::memory_order_acquire))
+    return Status::error(
+        StatusCode::kUnavailable,
+        "entry '" + entry.info().name +
+            "': this executable is running a call on another thread (an "
+            "executable runs one call at a time: load one per thread, or "
+            "hold a lock around its calls)");
+  Status status = im.runOne(entry, inputs, outputs, options);
+  im.running.store(false, std::memory_order_release);
+  return status;
+}
+
+Status Executable::Impl::runOne(const Entry &entry, Span<HostArray> inputs,
+                                Span<MutableHostArray> outputs,
+                                const RunOptions &options) {
+  Impl &im = *this;
   const EntryInfo &info = entry.info();
   EntryState &st = im.states[entry.index];
   if (inputs.size() != info.inputs.size())

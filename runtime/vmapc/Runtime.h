@@ -67,11 +67,18 @@
 // pointers stay valid as long as their Executable.
 //
 // Thread safety. `Device::open`, `loadBytes` and `loadFile` may be called
-// from any thread. One Executable has one arena, so calls on the same
-// Executable must not overlap (use one Executable per thread); the const
-// accessors may be called concurrently with each other. A CUDA executable
-// may be run from any thread: each call makes the device's primary context
-// current and restores the caller's before it returns.
+// from any thread, and a Device may be shared by executables running on
+// several threads at once: on "cpu" their dispatches take the device's
+// thread pool one at a time (a lock, not a queue: each dispatch already
+// uses every thread of the pool), which changes no result; a dispatch of
+// one small workgroup runs on the calling thread without it. One Executable
+// has one arena, so it runs one call at a time: a call made while another
+// runs on another thread returns kUnavailable ("this executable is running
+// a call on another thread") and touches nothing; use one Executable per
+// thread, or a lock around its calls. The const accessors may be called
+// concurrently with each other, not with `run` (`stats` changes). A CUDA
+// executable may be run from any thread: each call makes the device's
+// primary context current and restores the caller's before it returns.
 //
 //===----------------------------------------------------------------------===//
 

@@ -4,6 +4,26 @@
 
 namespace vmapc {
 
+std::optional<uint64_t> workgroupsOfDispatch(const KernelInfo &kernel,
+                                             uint64_t n, uint64_t limit) {
+  uint64_t along[3];
+  for (int d = 0; d < 3; ++d) {
+    // 0: not chosen yet (the compiler's kernels before tiling).
+    if (kernel.workgroupCount[d] == 0)
+      return 0;
+    along[d] = workgroupsFor(kernel.workgroupCount[d], n);
+    if (along[d] == 0)
+      return 0;
+  }
+  uint64_t total = along[0];
+  for (int d = 1; d < 3; ++d)
+    if (__builtin_mul_overflow(total, along[d], &total))
+      return std::nullopt;
+  if (total > limit)
+    return std::nullopt;
+  return total;
+}
+
 static std::string countString(int64_t count) {
   if (count == 0)
     return "?";

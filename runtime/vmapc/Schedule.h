@@ -1,5 +1,4 @@
-//===- Schedule.h - an entry point as a schedule of kernel dispatches -*- C++
-//-*-===//
+//===- Schedule.h - an entry as a schedule of kernel dispatches -*- C++ -*-===//
 //
 // Plain data, shared by the compiler (which writes it into the artifact) and
 // the runtime (which walks it for every chunk of examples). See
@@ -19,6 +18,7 @@
 #define VMAPC_SCHEDULE_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +68,21 @@ struct Command {
   uint32_t bodySize = 0;
 };
 
+/// What a kernel does through one binding: read it, write it, or both. The
+/// compiler reads it off the kernel's body (every op that touches the
+/// binding's memory, through views); the loader refuses a schedule that
+/// binds an entry's input to a binding the kernel writes.
+enum class BindingAccess : uint8_t {
+  Read = 1,
+  Write = 2,
+  ReadWrite = 3,
+};
+
+/// Whether `access` includes writing.
+inline bool writes(BindingAccess access) {
+  return (uint8_t(access) & uint8_t(BindingAccess::Write)) != 0;
+}
+
 /// A kernel: what every code object of the artifact exports for it.
 struct KernelInfo {
   /// The kernel's C symbol is "vmapc_kernel_" + name.
@@ -81,16 +96,27 @@ struct KernelInfo {
   /// Bytes the kernel may access through each binding (its memref type's
   /// size), so that a binding can be checked against what it points to.
   std::vector<uint64_t> bindingBytes;
+  /// What the kernel does through each binding.
+  std::vector<BindingAccess> bindingAccess;
 };
 
 /// The number of workgroups along one dimension for a chunk of `n`
-/// examples, from a `KernelInfo::workgroupCount` entry.
+/// examples, from a `KernelInfo::workgroupCount` entry (a validated one:
+/// nonzero, at least -2^31). Never wraps: ceil(n / T) is computed as
+/// n / T + (n % T != 0).
 inline uint64_t workgroupsFor(int64_t count, uint64_t n) {
   if (count > 0)
     return uint64_t(count);
-  uint64_t tile = uint64_t(-count);
-  return (n + tile - 1) / tile;
+  uint64_t tile = uint64_t(0) - uint64_t(count);
+  return n / tile + (n % tile != 0);
 }
+
+/// The workgroups of one dispatch of `kernel` for a chunk of `n` examples:
+/// the product of its grid (0 when a dimension has none), or nullopt when
+/// that product passes `limit` (or 64 bits): checked, never wrapped. A
+/// count of 0 (a grid not chosen yet) gives 0.
+std::optional<uint64_t> workgroupsOfDispatch(const KernelInfo &kernel,
+                                             uint64_t n, uint64_t limit);
 
 /// A readable listing of `commands` (one line per command, loops indented),
 /// with kernel names from `kernels` (a grid count of 0 prints as `?`):

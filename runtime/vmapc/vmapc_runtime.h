@@ -14,8 +14,11 @@
  * while reporting an error" (vmapc_status_free leaves it alone). No C++
  * exception or type crosses this boundary.
  *
- * Thread safety: as in Runtime.h. One executable must not be run from two
- * threads at once; distinct executables are independent.
+ * Thread safety: as in Runtime.h. A device may be shared by executables
+ * running on several threads at once. One executable runs one call at a
+ * time: a call while another runs on another thread returns
+ * VMAPC_STATUS_UNAVAILABLE and touches nothing (use one executable per
+ * thread, or a lock).
  *
  *===----------------------------------------------------------------------===*/
 

@@ -5,12 +5,13 @@
 // Scratch moves to 64-byte aligned allocas at the entry: the 8 x 32 tile
 // (1024 bytes), the partial tile's rows (bounded by min(8, n - i): 1024
 // bytes, viewed with the actual rows) and 3 floats (12 bytes, 64 with
-// alignment): 2112 bytes. Its dealloc is erased.
+// alignment): 2112 bytes. Its dealloc is erased. It reads x (access 1)
+// and writes out (2).
 // CHECK: #[[$TIMES8:.+]] = affine_map<()[s0] -> (s0 * 8)>
 // CHECK-LABEL: func.func private @rows(
 // CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<64x32xf32>, %[[OUT:[a-z0-9]+]]: memref<64x32xf32>, %[[N:[a-z0-9]+]]: index {sched.num_examples},
 // CHECK-SAME:      %[[WX:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: index)
-// CHECK-SAME:      sched.binding_bytes = array<i64: 8192, 8192>, sched.kernel, sched.scratch_bytes = 2112 : i64, sched.workgroup_count = array<i64: -8, 1, 1>
+// CHECK-SAME:      sched.binding_access = array<i64: 1, 2>, sched.binding_bytes = array<i64: 8192, 8192>, sched.kernel, sched.scratch_bytes = 2112 : i64, sched.workgroup_count = array<i64: -8, 1, 1>
 // CHECK-NEXT:    %[[TILE:.+]] = memref.alloca() {alignment = 64 : i64} : memref<8x32xf32>
 // CHECK-NEXT:    %[[BYTES:.+]] = memref.alloca() {alignment = 64 : i64} : memref<1024xi8>
 // CHECK-NEXT:    %[[THREE:.+]] = memref.alloca() {alignment = 64 : i64} : memref<3xf32>
@@ -29,7 +30,7 @@
 // A fixed 2-D grid: i = 16 x, j = 8 y.
 // CHECK-LABEL: func.func private @grid2(
 // CHECK-SAME:      %[[O:[a-z0-9]+]]: memref<64x32xf32>, %[[GX:[a-z0-9]+]]: index, %[[GY:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index)
-// CHECK-SAME:      sched.binding_bytes = array<i64: 8192>, sched.kernel, sched.scratch_bytes = 0 : i64
+// CHECK-SAME:      sched.binding_access = array<i64: 2>, sched.binding_bytes = array<i64: 8192>, sched.kernel, sched.scratch_bytes = 0 : i64
 // CHECK-NEXT:    arith.constant
 // CHECK-NEXT:    %[[GI:.+]] = affine.apply #{{.+}}()[%[[GX]]]
 // CHECK-NEXT:    %[[GJ:.+]] = affine.apply #[[$TIMES8]]()[%[[GY]]]

@@ -10,7 +10,7 @@
 // CHECK-LABEL: gpu.func @vmapc_kernel_scale(
 // CHECK-SAME:      %[[X:[a-z0-9]+]]: memref<64x32xf32>, %[[OUT:[a-z0-9]+]]: memref<64x32xf32>, %[[N64:[a-z0-9]+]]: i64) kernel
 // CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME:      sched.binding_bytes = array<i64: 8192, 8192>, sched.scratch_bytes = 1024 : i64, sched.workgroup_count = array<i64: -8, 1, 1>
+// CHECK-SAME:      sched.binding_access = array<i64: 1, 2>, sched.binding_bytes = array<i64: 8192, 8192>, sched.scratch_bytes = 1024 : i64, sched.workgroup_count = array<i64: -8, 1, 1>
 // CHECK-DAG:     %[[TID:.+]] = gpu.thread_id x
 // CHECK-DAG:     %[[SHARED:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG:     %[[BID:.+]] = gpu.block_id x
@@ -29,9 +29,10 @@
 // CHECK:         gpu.barrier
 // CHECK-NOT:     memref.alloc
 // CHECK:         gpu.return
-// The kernel's descriptor: "VMK4" | 2 bindings << 32, 1 scalar, the
-// bindings' bytes.
-// CHECK: llvm.mlir.global external constant @vmapc_kernel_scale_descriptor(dense<[{{[0-9]+}}, 1, 8192, 8192]>
+// The kernel's descriptor: "VMK5" | 2 bindings << 32, 1 scalar, the grid,
+// 0 scratch (a CUDA kernel's is its launch's shared memory), the bindings'
+// bytes and accesses (x read, out written).
+// CHECK: llvm.mlir.global external constant @vmapc_kernel_scale_descriptor(dense<[9484062038, 1, -8, 1, 1, 0, 8192, 8192, 1, 2]>
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

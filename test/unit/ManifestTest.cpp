@@ -20,13 +20,15 @@ using namespace mlir;
 namespace {
 
 /// A planned entry of batch 4 with `figures` as its arr.plan, the staging
-/// offset `staging` on its input and 64 on its output.
+/// offset `staging` on its input and 64 on its output. It has no
+/// dispatches, so its output is empty (f32[0] per example): an output of
+/// one byte or more must be written by some dispatch.
 std::string plannedEntry(const std::string &figures,
                          const std::string &staging = "0") {
   return R"mlir(
 func.func @e(%x: memref<4x3xf32> {arr.name = "x", arr.staging_offset = )mlir" +
          staging + R"mlir( : i64},
-             %out: memref<4xf32> {arr.output, arr.name = "out",
+             %out: memref<4x0xf32> {arr.output, arr.name = "out",
                                   arr.staging_offset = 64 : i64},
              %arena: memref<256xi8> {arr.arena})
     attributes {arr.batch = 4 : i64, arr.in_axes = [0], arr.out_axes = [0],
@@ -77,6 +79,14 @@ TEST_F(ReadManifest, ReadsAPlannedEntry) {
   ASSERT_EQ(entries[0].inputs.size(), 1u);
   EXPECT_EQ(entries[0].inputs[0].shape, std::vector<int64_t>{3});
   EXPECT_EQ(entries[0].inputs[0].stagingOffset, 0u);
+}
+
+TEST_F(ReadManifest, RefusesAnOutputNoDispatchWrites) {
+  std::vector<vmapc::EntryInfo> entries;
+  std::string source = plannedEntry(kFigures);
+  source.replace(source.find("memref<4x0xf32>"), 15, "memref<4xf32>");
+  EXPECT_EQ(read(source, entries),
+            "entry 'e' schedule: no dispatch writes output #0 'out'");
 }
 
 TEST_F(ReadManifest, RejectsANegativeFigure) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <tuple>
 
 namespace vmapc {
@@ -20,9 +21,13 @@ namespace {
 using KernelFn = void (*)(void *const *bindings, const int64_t *scalars,
                           int64_t x, int64_t y, int64_t z);
 
-/// Each worker's stack: room for the largest scratch a kernel may have,
-/// and for the kernel's own frames.
-constexpr size_t kWorkerStackBytes = kMaxScratchBytes + (size_t(8) << 20);
+/// A worker's stack beyond a kernel's scratch: the kernel's own frames
+/// (its scratch is its one large frame) and the pool's.
+constexpr size_t kFrameReserveBytes = size_t(1) << 20;
+/// The workers' stack when the device opens: room for the compiler's
+/// default scratch bound (`max-scratch-bytes`, 1 MiB). A load whose kernels
+/// need more restarts the workers with bigger stacks (CpuDevice::fitStacks).
+constexpr size_t kInitialStackBytes = (size_t(1) << 20) + kFrameReserveBytes;
 /// The calling thread runs workgroups of a kernel whose scratch is at most
 /// this (the stack of a thread the host made may be small).
 constexpr uint64_t kInlineScratchBytes = 256 << 10;
@@ -31,21 +36,66 @@ Status invalid(std::string message) {
   return Status::error(StatusCode::kInvalidArgument, std::move(message));
 }
 
+/// Executables of one device may run on several threads at once; their
+/// dispatches share the device's pool, one at a time under `poolMutex`: a
+/// lock rather than a queue, since each dispatch already has every thread
+/// of the pool (two at once would not run faster) and a lock keeps a run's
+/// dispatches in its own order without allocating. A dispatch of one
+/// workgroup that the caller runs itself takes no lock.
 class CpuDevice final : public backend::Device {
 public:
-  std::unique_ptr<ThreadPool> pool;
+  unsigned threads = 1;
   std::string forcedLevel;
+
+  /// Runs `count` workgroups on the pool (ThreadPool::run), one dispatch of
+  /// the device's executables at a time.
+  void runOnPool(uint64_t count, ThreadPool::WorkFn fn, void *context,
+                 bool callerHelps) {
+    std::lock_guard<std::mutex> lock(poolMutex);
+    pool->run(count, fn, context, callerHelps);
+  }
+  /// Makes sure every worker's stack holds `scratchBytes` of kernel scratch
+  /// and the frames around it: when the pool's stacks are smaller, starts a
+  /// new pool with bigger ones and swaps it in between dispatches (the old
+  /// one is kept when the new one cannot start).
+  Status fitStacks(uint64_t scratchBytes);
+  Status startPool(size_t stackBytes) {
+    return ThreadPool::create(threads, stackBytes, &pool);
+  }
 
   Status load(const Artifact &artifact,
               const std::vector<std::string_view> &code, uint64_t arenaBytes,
               std::unique_ptr<backend::Executable> *out) override;
   std::string describe() const override {
-    unsigned threads = pool->numThreads();
     return "cpu: " + std::to_string(threads) +
            (threads == 1 ? " thread" : " threads") +
            (forcedLevel.empty() ? "" : ", isa " + forcedLevel);
   }
+
+private:
+  std::mutex poolMutex;
+  std::unique_ptr<ThreadPool> pool;
 };
+
+Status CpuDevice::fitStacks(uint64_t scratchBytes) {
+  // scratchBytes <= kMaxScratchBytes (validated), so this does not wrap.
+  size_t need = size_t(scratchBytes) + kFrameReserveBytes;
+  {
+    std::lock_guard<std::mutex> lock(poolMutex);
+    if (pool->stackBytes() >= need)
+      return Status();
+  }
+  // Whole MiBs, so that loads of slightly different needs share a pool.
+  need = (need + (size_t(1) << 20) - 1) & ~((size_t(1) << 20) - 1);
+  std::unique_ptr<ThreadPool> bigger;
+  VMAPC_RETURN_IF_ERROR(ThreadPool::create(threads, need, &bigger));
+  {
+    std::lock_guard<std::mutex> lock(poolMutex);
+    if (pool->stackBytes() < bigger->stackBytes())
+      std::swap(pool, bigger);
+  }
+  return Status(); // `bigger` (the old pool, or the new one unused) joins
+}
 
 class CpuExecutable final : public backend::Executable {
 public:
@@ -123,7 +173,16 @@ struct DispatchContext {
 Status CpuExecutable::dispatch(uint32_t kernel, const uint64_t grid[3],
                                const backend::Address *bindings,
                                const int64_t *scalars) {
-  uint64_t total = grid[0] * grid[1] * grid[2];
+  // The schedule validator bounded this product at n = B (and grids grow
+  // with n, which is at most B); checked all the same.
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(grid[0], grid[1], &total) ||
+      __builtin_mul_overflow(total, grid[2], &total) ||
+      total > kMaxWorkgroupsPerDispatch)
+    return Status::error(StatusCode::kInternal,
+                         "dispatch of kernel " + std::to_string(kernel) +
+                             ": more workgroups than the limit of " +
+                             std::to_string(kMaxWorkgroupsPerDispatch));
   if (total == 0)
     return Status();
   static_assert(sizeof(backend::Address) == sizeof(void *),
@@ -137,7 +196,7 @@ Status CpuExecutable::dispatch(uint32_t kernel, const uint64_t grid[3],
     DispatchContext::run(&context, 0);
     return Status();
   }
-  device->pool->run(total, &DispatchContext::run, &context, callerHelps);
+  device->runOnPool(total, &DispatchContext::run, &context, callerHelps);
   return Status();
 }
 
@@ -152,7 +211,26 @@ Status CpuDevice::load(const Artifact &artifact,
   exe->level = artifact.codeObjects[index].level;
   VMAPC_RETURN_IF_ERROR(
       SharedObject::load(code[index].data(), code[index].size(), &exe->code));
-  // What the code was compiled for, against the manifest.
+  uint64_t maxScratch = 0;
+  // The kernels as this object has them: what they access may be less
+  // than the manifest says of every object.
+  std::vector<KernelInfo> asCompiled = artifact.kernels;
+  for (size_t k = 0; k < artifact.kernels.size(); ++k) {
+    const KernelInfo &kernel = artifact.kernels[k];
+    maxScratch = std::max(maxScratch, kernel.scratchBytes);
+    const void *fn = nullptr, *descriptor = nullptr;
+    size_t bytes = 0;
+    std::string symbol = "vmapc_kernel_" + kernel.name;
+    VMAPC_RETURN_IF_ERROR(exe->code->lookup(symbol, &fn));
+    VMAPC_RETURN_IF_ERROR(
+        exe->code->lookupData(symbol + "_descriptor", &descriptor, &bytes));
+    VMAPC_RETURN_IF_ERROR(checkKernelDescriptor(kernel, descriptor, bytes,
+                                                &asCompiled[k].bindingAccess));
+    exe->kernels.push_back(reinterpret_cast<KernelFn>(const_cast<void *>(fn)));
+    exe->scratch.push_back(kernel.scratchBytes);
+  }
+  // What the code was compiled for, against the manifest: each kernel
+  // (above), then each entry's schedule over them.
   for (const EntryInfo &entry : artifact.entries) {
     const void *descriptor = nullptr;
     size_t bytes = 0;
@@ -162,19 +240,13 @@ Status CpuDevice::load(const Artifact &artifact,
             ->lookupData(entryDescriptorSymbol(entry.name), &descriptor, &bytes)
             .withPrefix(where));
     VMAPC_RETURN_IF_ERROR(
-        checkEntryDescriptor(entry, descriptor, bytes).withPrefix(where));
+        checkEntryDescriptor(entry, artifact.kernels, descriptor, bytes)
+            .withPrefix(where));
+    if (Status s = validateAccess(entry, asCompiled); !s.ok())
+      return Status::error(StatusCode::kDataLoss,
+                           "the code (" + exe->level + "): " + s.message());
   }
-  for (const KernelInfo &kernel : artifact.kernels) {
-    const void *fn = nullptr, *descriptor = nullptr;
-    size_t bytes = 0;
-    std::string symbol = "vmapc_kernel_" + kernel.name;
-    VMAPC_RETURN_IF_ERROR(exe->code->lookup(symbol, &fn));
-    VMAPC_RETURN_IF_ERROR(
-        exe->code->lookupData(symbol + "_descriptor", &descriptor, &bytes));
-    VMAPC_RETURN_IF_ERROR(checkKernelDescriptor(kernel, descriptor, bytes));
-    exe->kernels.push_back(reinterpret_cast<KernelFn>(const_cast<void *>(fn)));
-    exe->scratch.push_back(kernel.scratchBytes);
-  }
+  VMAPC_RETURN_IF_ERROR(fitStacks(maxScratch));
   VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(std::max<uint64_t>(arenaBytes, 1),
                                              kArenaAlignment, "the arena",
                                              &exe->arenaBuffer));
@@ -305,8 +377,8 @@ Status openCpuDevice(std::string_view options,
   }
   auto device = std::make_shared<CpuDevice>();
   device->forcedLevel = level;
-  VMAPC_RETURN_IF_ERROR(ThreadPool::create(
-      threads ? threads : hardwareThreads(), kWorkerStackBytes, &device->pool));
+  device->threads = threads ? threads : hardwareThreads();
+  VMAPC_RETURN_IF_ERROR(device->startPool(kInitialStackBytes));
   *out = std::move(device);
   return Status();
 }

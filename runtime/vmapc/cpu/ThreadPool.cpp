@@ -2,6 +2,8 @@
 
 #include "vmapc/cpu/ThreadPool.h"
 
+#include <cerrno>
+#include <cstring>
 #include <pthread.h>
 #include <sched.h>
 #include <thread>
@@ -44,6 +46,7 @@ Status ThreadPool::create(unsigned threads, size_t stackBytes,
                          "cannot initialise thread attributes");
   if (stackBytes < size_t(PTHREAD_STACK_MIN))
     stackBytes = size_t(PTHREAD_STACK_MIN);
+  pool->workerStackBytes = stackBytes;
   if (pthread_attr_setstacksize(&attr, stackBytes) != 0) {
     pthread_attr_destroy(&attr);
     return Status::error(StatusCode::kResourceExhausted,
@@ -55,12 +58,21 @@ Status ThreadPool::create(unsigned threads, size_t stackBytes,
     pthread_t thread;
     // The worker reads its id from `starting`, then clears it.
     pool->starting.store(i, std::memory_order_release);
-    if (pthread_create(&thread, &attr, &ThreadPool::workerMain, pool.get()) !=
-        0) {
+    int error =
+        pthread_create(&thread, &attr, &ThreadPool::workerMain, pool.get());
+    if (error != 0) {
       pthread_attr_destroy(&attr);
-      return Status::error(StatusCode::kResourceExhausted,
-                           "cannot start worker thread " + std::to_string(i) +
-                               " of " + std::to_string(threads));
+      // The workers already started stop as `pool` goes.
+      return Status::error(
+          StatusCode::kResourceExhausted,
+          "cannot start worker thread " + std::to_string(i + 1) + " of " +
+              std::to_string(numWorkers) + " (stack of " +
+              std::to_string(stackBytes >> 10) +
+              " KiB): " + std::strerror(error) +
+              (error == EAGAIN ? " (address space or thread limit: ulimit "
+                                 "-v, ulimit -u; fewer threads with "
+                                 "cpu:threads=K)"
+                               : ""));
     }
     pool->workers.push_back(static_cast<unsigned long>(thread));
     // Wait until the worker has read its id.

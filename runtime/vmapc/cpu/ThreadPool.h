@@ -38,7 +38,8 @@ public:
 
   /// A pool of `threads` (>= 1) threads: the caller and max(threads - 1, 1)
   /// workers with `stackBytes` of stack each. Errors: kInvalidArgument for
-  /// 0 threads, kResourceExhausted when a thread cannot be created.
+  /// 0 threads, kResourceExhausted when a thread cannot be created (the
+  /// message says which, with what stack, and why: pthread_create's error).
   static Status create(unsigned threads, size_t stackBytes,
                        std::unique_ptr<ThreadPool> *out);
   ~ThreadPool();
@@ -47,6 +48,8 @@ public:
 
   /// The threads that run a dispatch: the caller and the workers.
   unsigned numThreads() const { return threads; }
+  /// Each worker's stack, in bytes (at least what `create` was asked for).
+  size_t stackBytes() const { return workerStackBytes; }
 
   /// Runs fn(context, i) for i in [0, count) on at most numThreads()
   /// threads, the caller among them if `callerHelps`, and waits for all of
@@ -61,6 +64,7 @@ private:
   uint64_t drain(WorkFn fn, void *context, uint64_t count);
 
   unsigned threads = 1;
+  size_t workerStackBytes = 0;
   std::vector<unsigned long> workers; // pthread_t
   /// Workers with an id below this take part in the current job.
   unsigned allowed = 0;

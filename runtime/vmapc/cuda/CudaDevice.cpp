@@ -285,6 +285,9 @@ Status CudaDevice::load(const Artifact &artifact,
   // the GPU's limits.
   size_t maxParams = 1;
   std::vector<unsigned char> bytes;
+  // The kernels as this module has them: what they access may be less
+  // than the manifest says of every object.
+  std::vector<KernelInfo> asCompiled = artifact.kernels;
   for (size_t k = 0; k < artifact.kernels.size(); ++k) {
     const KernelInfo &kernel = artifact.kernels[k];
     CudaExecutable::Kernel &K = exe->kernels.emplace_back();
@@ -302,14 +305,14 @@ Status CudaDevice::load(const Artifact &artifact,
       return dataLoss(where + "the CUDA module has no kernel " + symbol);
     VMAPC_RETURN_IF_ERROR(
         driver->check(r, (where + "cuModuleGetFunction " + symbol).c_str()));
-    VMAPC_RETURN_IF_ERROR(readGlobal(*driver, exe->module,
-                                     symbol + "_descriptor",
-                                     offsetof(KernelDescriptor, bindingBytes) +
-                                         sizeof(uint64_t) * kernel.numBindings,
-                                     &bytes)
-                              .withPrefix(where));
     VMAPC_RETURN_IF_ERROR(
-        checkKernelDescriptor(kernel, bytes.data(), bytes.size()));
+        readGlobal(*driver, exe->module, symbol + "_descriptor",
+                   offsetof(KernelDescriptor, bindings) +
+                       2 * sizeof(uint64_t) * kernel.numBindings,
+                   &bytes)
+            .withPrefix(where));
+    VMAPC_RETURN_IF_ERROR(checkKernelDescriptor(
+        kernel, bytes.data(), bytes.size(), &asCompiled[k].bindingAccess));
     const GpuLaunch &l = K.launch;
     uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
     if (l.block[0] > limits.maxBlock[0] || l.block[1] > limits.maxBlock[1] ||
@@ -346,9 +349,11 @@ Status CudaDevice::load(const Artifact &artifact,
                            (entry.inputs.size() + entry.outputs.size()),
                    &bytes)
             .withPrefix(where));
-    VMAPC_RETURN_IF_ERROR(
-        checkEntryDescriptor(entry, bytes.data(), bytes.size())
-            .withPrefix(where));
+    VMAPC_RETURN_IF_ERROR(checkEntryDescriptor(entry, artifact.kernels,
+                                               bytes.data(), bytes.size())
+                              .withPrefix(where));
+    if (Status s = validateAccess(entry, asCompiled); !s.ok())
+      return dataLoss("the CUDA code: " + s.message());
     for (const Command &c : entry.schedule) {
       if (c.kind != Command::Kind::Dispatch)
         continue;
