@@ -5,6 +5,10 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "vmapc/ArtifactFormat.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -40,6 +44,14 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
       translateModuleToLLVMIR(module, llvmContext, "vmapc");
   if (!llvmModule)
     return module.emitError("cannot translate the module to LLVM IR");
+  // What the object is compiled for, which the loader checks against the
+  // manifest's level for it (ArtifactFormat.h, kCodeLevelSymbol).
+  auto *levelText =
+      llvm::ConstantDataArray::getString(llvmContext, level, /*AddNull=*/true);
+  new llvm::GlobalVariable(*llvmModule, levelText->getType(),
+                           /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, levelText,
+                           vmapc::kCodeLevelSymbol);
 
   // LLVM knows the psABI levels as CPU names: the code uses what the level
   // guarantees (SSE2; AVX2 + FMA; AVX-512) and nothing the host happens to

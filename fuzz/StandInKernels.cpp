@@ -13,8 +13,8 @@
 // it made, in this object's bytes: kernels k0 .. k7 with room for
 // kMaxBindings bindings, entries e0 .. e2 with room for 7 arguments. Each
 // descriptor starts with a marker (word 0: kMarker | KIND << 8 | INDEX, KIND
-// 1 for a kernel and 2 for an entry; word 1: kMarker2) by which the harness
-// finds it.
+// 1 for a kernel, 2 for an entry, 3 for the code level; word 1: kMarker2) by
+// which the harness finds it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +57,11 @@ VMAPC_FUZZ_KERNEL(4)
 VMAPC_FUZZ_KERNEL(5)
 VMAPC_FUZZ_KERNEL(6)
 VMAPC_FUZZ_KERNEL(7)
+// The ISA level the object was compiled for (kCodeLevelSymbol): 16 bytes,
+// a NUL-terminated string the harness writes over the marker.
+extern "C" __attribute__((visibility("default")))
+const uint64_t vmapc_code_level[2] = {kMarker | (3 << 8), kMarker2};
+
 VMAPC_FUZZ_ENTRY(0)
 VMAPC_FUZZ_ENTRY(1)
 VMAPC_FUZZ_ENTRY(2)

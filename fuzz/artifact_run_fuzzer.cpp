@@ -267,6 +267,12 @@ private:
       if (oneIn(8))
         o.cpuFeatures.push_back(kFeatures[fdp.ConsumeIntegralInRange(0, 3)]);
       o.bytes = code;
+      // The level the object says it was compiled for: its own, but for
+      // one object in 32.
+      std::string level = oneIn(32) ? kLevels[(i + 1) % 3] : kLevels[i];
+      std::vector<uint64_t> words(2);
+      std::memcpy(words.data(), level.c_str(), level.size() + 1);
+      writeDescriptor(o.bytes, 3, 0, words, 2);
       a.codeObjects.push_back(std::move(o));
     }
   }
@@ -388,6 +394,9 @@ private:
         count = -fdp.ConsumeIntegralInRange<int64_t>(
             1, std::max<int64_t>(1, std::min<int64_t>(e.batchSize, 16)) +
                    (oneIn(32) ? 1 : 0));
+      else if (oneIn(32))
+        // Each count within its limit, their product past the dispatch's.
+        count = oneIn(2) ? kMaxWorkgroups : kMaxWorkgroups / 2;
       else
         count = fdp.ConsumeIntegralInRange<int64_t>(oneIn(64) ? 0 : 1, 3);
     }
@@ -421,7 +430,8 @@ private:
         size_t at = e.schedule.size();
         Command loop;
         loop.kind = Command::Kind::Loop;
-        loop.tripCount = fdp.ConsumeIntegralInRange<uint64_t>(0, 3);
+        loop.tripCount = oneIn(32) ? uint64_t(1) << 20
+                                   : fdp.ConsumeIntegralInRange<uint64_t>(0, 3);
         e.schedule.push_back(loop);
         commands(a, e, depth + 1, budget);
         e.schedule[at].bodySize =

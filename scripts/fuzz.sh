@@ -3,7 +3,7 @@
 #
 # Builds the libFuzzer harnesses (scripts/build-sanitized.sh: clang-22, ASan +
 # UBSan, in ./build-asan or $BUILD_DIR) and runs each named one (default: all
-# four) for SECONDS (default 60), one after the other, on one core. Each run
+# five) for SECONDS (default 60), one after the other, on one core. Each run
 # starts from the corpus in the tree (fuzz/corpus/NAME), the seeds the build
 # generates (BUILD/fuzz/seeds/NAME) and what earlier runs kept
 # (BUILD/fuzz/work/NAME/corpus, where new inputs go). Prints per fuzzer the
@@ -20,7 +20,8 @@ seconds=${1:-60}
 shift || true
 names=("$@")
 ((${#names[@]})) || names=(artifact_reader_fuzzer artifact_run_fuzzer
-                           npy_reader_fuzzer arr_frontend_fuzzer)
+                           artifact_edit_fuzzer npy_reader_fuzzer
+                           arr_frontend_fuzzer)
 
 mkdir -p "$build"
 BUILD_DIR=$build bash "$root/scripts/build-sanitized.sh" >"$build/fuzz-build.log" 2>&1 ||
@@ -28,6 +29,7 @@ BUILD_DIR=$build bash "$root/scripts/build-sanitized.sh" >"$build/fuzz-build.log
 
 # Per harness: the input size limit and the dictionary.
 declare -A maxLen=([artifact_reader_fuzzer]=65536 [artifact_run_fuzzer]=1024
+                   [artifact_edit_fuzzer]=25
                    [npy_reader_fuzzer]=4096 [arr_frontend_fuzzer]=4096)
 declare -A dict=([arr_frontend_fuzzer]=$root/fuzz/arr.dict
                  [npy_reader_fuzzer]=$root/fuzz/npy.dict)

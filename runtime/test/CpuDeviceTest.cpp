@@ -411,4 +411,18 @@ TEST_F(CpuDeviceTest, ScratchTooLargeForTheCallerRunsOnAWorker) {
   }
 }
 
+// A manifest that labels one level's code as another's (here the v4 bytes
+// as baseline x86-64, which a CPU without AVX-512 would run and fault on) is
+// refused: the object says what it was compiled for.
+TEST_F(CpuDeviceTest, CodeOfAnotherLevelIsRefused) {
+  Artifact a = makeTestArtifact(
+      {testCodeObject("x86-64", readFileBytes(VMAPC_TEST_KERNELS_V4))});
+  std::string b = serialize(a);
+  std::unique_ptr<Executable> e;
+  Status s = Executable::loadBytes(cpu, b.data(), b.size(), &e);
+  EXPECT_EQ(s.message(), "code object #0: compiled for ISA level "
+                         "'x86-64-v4', the manifest says 'x86-64'");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+}
+
 } // namespace

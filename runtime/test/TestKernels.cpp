@@ -247,6 +247,18 @@ VMAPC_NO_REDZONE const uint32_t vmapc_kernel_truncated_descriptor[4] = {
 #undef VMAPC_KERNEL
 #undef VMAPC_KERNEL_DESCRIPTOR
 
+// The ISA level the object is built for, as the compiler records it.
+#if VMAPC_TEST_LEVEL == 0
+#define VMAPC_TEST_LEVEL_NAME "x86-64"
+#elif VMAPC_TEST_LEVEL == 1
+#define VMAPC_TEST_LEVEL_NAME "x86-64-v3"
+#else
+#define VMAPC_TEST_LEVEL_NAME "x86-64-v4"
+#endif
+extern "C" __attribute__((visibility("default")))
+const char vmapc_code_level[] = VMAPC_TEST_LEVEL_NAME;
+#undef VMAPC_TEST_LEVEL_NAME
+
 // The entry descriptors of TestUtil.h's manifests: B, arena bytes, I, O,
 // the schedule digest (0 here: TestUtil.h's sealEntryDescriptors writes
 // the manifest's into the object's bytes, as the compiler would have), then

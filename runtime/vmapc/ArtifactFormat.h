@@ -205,33 +205,40 @@
 // stream. The kernel and entry descriptors below are module globals with the
 // same names and bytes (little-endian), read back at load.
 //
-// ## The entry descriptor (version 1)
+// ## The entry descriptor (version 2)
 //
 // Per entry NAME, every code object also exports a read-only object
-// `vmapc_entry_NAME_descriptor` (`entryDescriptorSymbol`; the entry itself
-// is the manifest's schedule): what the code was
+// `vmapc_entry_NAME_descriptor` (`entryDescriptorSymbol`): what the code was
 // compiled for, written by the compiler (passes/EmitEntryDescriptors.cpp)
-// from the planned program's types, apart from the manifest. It is an array
-// of u64 words (host byte order, 8-byte aligned), `EntryDescriptorHeader`
-// then one `ArgDescriptor` per input, then per output:
+// from the planned entry, as the manifest is read (readEntry), into the code
+// itself. It is an array of u64 words (host byte order, 8-byte aligned),
+// `EntryDescriptorHeader` then one `ArgDescriptor` per input, then per
+// output:
 //
 //   Word  Field
 //   ----  ------------------------------------------------------------------
 //      0  magic (kEntryDescriptorMagic, the bytes "VMAPCDSC")
-//      1  descriptor version (kEntryDescriptorVersion = 1)
+//      1  descriptor version (kEntryDescriptorVersion = 2)
 //      2  batch size B
 //      3  arena bytes
 //      4  input count I
 //      5  output count O
-//   6+2k  argument k (inputs, then outputs): bytes of one example
-//   7+2k  argument k: mapped axis (as i64; -1 = none)
+//      6  schedule digest (`scheduleDigest`: the arguments' dtypes, shapes,
+//         axes and staging offsets, the padding flag, and every command:
+//         kernel names, bindings, scalars, loops)
+//   7+2k  argument k (inputs, then outputs): bytes of one example
+//   8+2k  argument k: mapped axis (as i64; -1 = none)
 //
 // The loader (Executable::loadBytes) resolves it in the code object (an
-// ELF object symbol, or a CUDA module global, of at least (6 + 2 (I + O)) x
-// 8 bytes) and refuses, as
-// kDataLoss naming the field, a manifest that disagrees with it: a manifest
-// edited apart from its code would make the runtime pass buffers of the
-// wrong size. Like the checksum, it catches mismatch, not tampering.
+// ELF object symbol, or a CUDA module global, of at least (7 + 2 (I + O)) x
+// 8 bytes) and refuses, as kDataLoss naming the field, a manifest that
+// disagrees with it: a manifest edited apart from its code would make the
+// runtime pass buffers of the wrong size, bind them elsewhere, or repeat
+// dispatches another number of times. With the kernel descriptors (grids,
+// accesses, scratch) and the code level (`kCodeLevelSymbol`), every field
+// of the manifest that the runtime acts on is the code's or is validated;
+// the rest (names, the report's figures) changes no result. Like the
+// checksum, it catches mismatch, not tampering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -444,6 +451,12 @@ struct Artifact {
   std::vector<EntryInfo> entries;
   std::vector<CodeObject> codeObjects;
 };
+
+/// Every CPU code object exports this read-only NUL-terminated string: the
+/// ISA level it was compiled for ("x86-64-v3"), which the loader requires
+/// to be the manifest's level of the object (so that a manifest pointing
+/// one level's record at another level's bytes is refused, not run).
+inline constexpr const char kCodeLevelSymbol[] = "vmapc_code_level";
 
 /// The symbol of entry `name`'s descriptor in a code object:
 /// "vmapc_entry_" + name + "_descriptor".

@@ -211,6 +211,20 @@ Status CpuDevice::load(const Artifact &artifact,
   exe->level = artifact.codeObjects[index].level;
   VMAPC_RETURN_IF_ERROR(
       SharedObject::load(code[index].data(), code[index].size(), &exe->code));
+  {
+    const void *level = nullptr;
+    size_t bytes = 0;
+    VMAPC_RETURN_IF_ERROR(
+        exe->code->lookupData(kCodeLevelSymbol, &level, &bytes));
+    std::string_view text(static_cast<const char *>(level), bytes);
+    text = text.substr(0, text.find('\0'));
+    if (text != exe->level)
+      return Status::error(StatusCode::kDataLoss,
+                           "code object #" + std::to_string(index) +
+                               ": compiled for ISA level '" +
+                               std::string(text) + "', the manifest says '" +
+                               exe->level + "'");
+  }
   uint64_t maxScratch = 0;
   // The kernels as this object has them: what they access may be less
   // than the manifest says of every object.
