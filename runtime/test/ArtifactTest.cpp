@@ -1039,6 +1039,118 @@ TEST_F(ArtifactTest, OverlappingSlotsAreFoundInAnyOrder) {
   EXPECT_TRUE(validateArtifact(artifact).ok());
 }
 
+// A code object is checked as an ELF object before dlopen sees it: its
+// header tables, every segment's file bytes and every section's lie inside
+// the bytes the manifest gives it (a size shortened below what its program
+// headers say once made dlopen fault).
+TEST_F(ArtifactTest, CodeObjectsAreCheckedAsElfObjects) {
+  const std::string &so = artifact.codeObjects[0].bytes;
+  uint64_t phoff = u64At(so, 32), shoff = u64At(so, 40);
+  uint32_t shnum = uint32_t(u64At(so, 60) & 0xffff);
+  auto refused = [&](std::string bytes) {
+    Artifact a = artifact;
+    a.codeObjects[0].bytes = std::move(bytes);
+    Status s = validateArtifact(a);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+    return s.message();
+  };
+  // Shortened below its section header table.
+  EXPECT_EQ(refused(so.substr(0, 4096)),
+            "code object #0 (x86-64): its " + std::to_string(shnum) +
+                " section headers (at " + std::to_string(shoff) +
+                ") are not 64-byte entries inside its 4096 bytes");
+  // A loadable segment's file bytes past the object.
+  std::string b = so;
+  putU64(b, phoff + 32, so.size()); // p_filesz of the first segment
+  putU64(b, phoff + 8, 4096);       // p_offset
+  EXPECT_EQ(refused(b).rfind("code object #0 (x86-64): segment 0 (type ", 0),
+            0u);
+  // A section's bytes past the object.
+  b = so;
+  putU64(b, shoff + 64 + 32, so.size()); // sh_size of section 1
+  EXPECT_EQ(refused(b).rfind("code object #0 (x86-64): section 1 (type ", 0),
+            0u);
+  // The section name table's index past the table.
+  b = so;
+  b[62] = char(shnum & 0xff), b[63] = char(shnum >> 8);
+  EXPECT_EQ(refused(b), "code object #0 (x86-64): section name table index " +
+                            std::to_string(shnum) + " of " +
+                            std::to_string(shnum) + " sections");
+  // A program header table that wraps around 64 bits.
+  b = so;
+  putU64(b, 32, ~uint64_t(0) - 8);
+  EXPECT_NE(refused(b).find("program headers (at 18446744073709551607) are "
+                            "not 56-byte entries inside"),
+            std::string::npos);
+  // Big-endian or 32-bit.
+  b = so;
+  b[5] = 2;
+  EXPECT_EQ(refused(b), "code object #0 (x86-64) is not an x86-64 ELF object");
+}
+
+// Every count derived from a grid is bounded, in checked arithmetic: a
+// grid of (2^31, 2^31, 4) workgroups once wrapped to 0 and ran nothing.
+TEST_F(ArtifactTest, WorkgroupsPerDispatchAndPerChunkAreBounded) {
+  auto refused = [&](auto edit) {
+    Artifact a = artifact;
+    edit(a);
+    Status s = validateArtifact(a);
+    EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.message();
+    return s.message();
+  };
+  EXPECT_EQ(refused([](Artifact &a) {
+              a.kernels[kReduceTotal].workgroupCount[0] = kMaxWorkgroups;
+              a.kernels[kReduceTotal].workgroupCount[1] = kMaxWorkgroups;
+              a.kernels[kReduceTotal].workgroupCount[2] = 4;
+            }),
+            "entry 'reduce' schedule command 1: kernel 'reduce_total' runs "
+            "more than 2^32 workgroups per dispatch");
+  // 2^31 workgroups at most per dispatch, 2^20 times: past 2^40 per chunk.
+  EXPECT_EQ(refused([](Artifact &a) {
+              a.kernels[kReduceTotal].workgroupCount[0] = kMaxWorkgroups;
+              EntryInfo &e = a.entries[entryIndex(a, "reduce")];
+              e.schedule.insert(e.schedule.begin() + 1,
+                                loop(uint64_t(1) << 20, 1));
+            }),
+            "entry 'reduce' schedule command 2: the schedule runs more than "
+            "2^40 workgroups per chunk");
+  // At the limits themselves: taken.
+  Artifact a = artifact;
+  a.kernels[kReduceTotal].workgroupCount[0] = kMaxWorkgroups;
+  a.kernels[kReduceTotal].workgroupCount[1] = 2;
+  EXPECT_TRUE(validateArtifact(a).ok());
+  // A loop of no trips: its dispatches count for nothing, and write
+  // nothing.
+  a = artifact;
+  EntryInfo &e = a.entries[entryIndex(a, "reduce")];
+  e.schedule.insert(e.schedule.begin() + 1, loop(0, 1));
+  EXPECT_EQ(validateArtifact(a).message(),
+            "entry 'reduce' schedule: no dispatch writes output #2 'total'");
+}
+
+// The schedule's access rules: an input bound where the kernel writes, an
+// output no dispatch writes.
+TEST_F(ArtifactTest, InputsAreNeverWrittenAndOutputsAlways) {
+  Artifact a = artifact;
+  // reduce_total writes its binding 1, here the input s.
+  a.entries[entryIndex(a, "reduce")].schedule[1].bindings[1] = inputBinding(1);
+  a.entries[entryIndex(a, "reduce")].outputs.pop_back();
+  EXPECT_EQ(validateArtifact(a).message(),
+            "entry 'reduce' schedule command 1 binding 1: kernel "
+            "'reduce_total' writes this binding, which is bound to input #1 "
+            "(inputs are the caller's, read only)");
+  a = artifact;
+  a.entries[entryIndex(a, "reduce")].schedule[1].bindings[1] =
+      arenaBinding(192);
+  EXPECT_EQ(validateArtifact(a).message(),
+            "entry 'reduce' schedule: no dispatch writes output #2 'total'");
+  a = artifact;
+  a.kernels[kReduceTotal].bindingAccess[1] = BindingAccess(4);
+  EXPECT_EQ(validateArtifact(a).message(),
+            "kernel 'reduce_total' binding 1: unknown access 4 (1 read, 2 "
+            "write, 3 read-write)");
+}
+
 TEST_F(ArtifactTest, HeaderSizesThatWouldOverflowAreRejected) {
   std::string b = serialize(artifact);
   struct Case {
