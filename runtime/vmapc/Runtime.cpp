@@ -451,9 +451,8 @@ Status Executable::run(const Entry &entry, Span<HostArray> inputs,
 Status Executable::Impl::runOne(const Entry &entry, Span<HostArray> inputs,
                                 Span<MutableHostArray> outputs,
                                 const RunOptions &options) {
-  Impl &im = *this;
   const EntryInfo &info = entry.info();
-  EntryState &st = im.states[entry.index];
+  EntryState &st = states[entry.index];
   if (inputs.size() != info.inputs.size())
     return invalid("entry '" + info.name + "' takes " +
                    std::to_string(info.inputs.size()) + " inputs (" +
@@ -517,13 +516,13 @@ Status Executable::Impl::runOne(const Entry &entry, Span<HostArray> inputs,
 
   // Everything is checked; from here on nothing allocates, and only the
   // device can fail.
-  backend::Executable &device = *im.backend;
+  backend::Executable &device = *backend;
   VMAPC_RETURN_IF_ERROR(device.beginRun(options));
-  Status status = im.runChunks(info, st, inputs, outputs, uint64_t(n),
-                               options.deviceArrays);
+  Status status =
+      runChunks(info, st, inputs, outputs, uint64_t(n), options.deviceArrays);
   VMAPC_RETURN_IF_ERROR(device.endRun(std::move(status)));
-  im.stats.calls += 1;
-  im.stats.examples += uint64_t(n);
+  stats.calls += 1;
+  stats.examples += uint64_t(n);
   return Status();
 }
 
