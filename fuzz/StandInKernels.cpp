@@ -27,7 +27,7 @@ extern "C" void vmapc_fuzz_on_workgroup(int kernel, void *const *bindings,
 namespace {
 constexpr uint64_t kMarker = 0x5afe5afe00000000ull;
 constexpr uint64_t kMarker2 = 0xfa11fa11fa11fa11ull;
-/// Bindings a stand-in kernel's descriptor has room for (6 words of header,
+/// Bindings a stand-in kernel's descriptor has room for (8 words of header,
 /// then 2 per binding).
 constexpr int kMaxBindings = 8;
 /// Arguments an entry's descriptor has room for (7 words, then 2 each).
@@ -41,7 +41,7 @@ constexpr int kMaxArgs = 7;
     vmapc_fuzz_on_workgroup(K, bindings, scalars, x, y, z);                    \
   }                                                                            \
   extern "C" __attribute__((visibility("default")))                            \
-  const uint64_t vmapc_kernel_k##K##_descriptor[6 + 2 * kMaxBindings] = {      \
+  const uint64_t vmapc_kernel_k##K##_descriptor[8 + 2 * kMaxBindings] = {      \
       kMarker | (1 << 8) | K, kMarker2};
 
 #define VMAPC_FUZZ_ENTRY(E)                                                    \

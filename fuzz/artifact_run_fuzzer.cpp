@@ -451,7 +451,7 @@ private:
     if (oneIn(16))
       words[fdp.ConsumeIntegralInRange<size_t>(0, words.size() - 1)] +=
           fdp.ConsumeIntegralInRange<uint64_t>(1, 3);
-    writeDescriptor(code, 1, index, words, 6 + 2 * kStandInBindings);
+    writeDescriptor(code, 1, index, words, 8 + 2 * kStandInBindings);
   }
 
   /// The entry's descriptor as the compiler would write it, but for one

@@ -45,6 +45,23 @@ FailureOr<LLVM::GlobalOp> vmapc::createKernelDescriptor(OpBuilder &b,
                                 int64_t(numScalars)};
   words.append(counts.begin(), counts.end());
   words.push_back(scratch);
+  // The launch: a CUDA kernel's block (gpu.known_block_size) and dynamic
+  // shared memory (its scratch), as the launch record says; 1 x 1 x 1 and
+  // 0 on the CPU.
+  uint64_t block[3] = {1, 1, 1}, shared = 0;
+  if (!withScratch) {
+    auto known = kernel->getAttrOfType<DenseI32ArrayAttr>("known_block_size");
+    if (!known)
+      known = kernel->getAttrOfType<DenseI32ArrayAttr>("gpu.known_block_size");
+    if (known)
+      for (auto [i, threads] : llvm::enumerate(known.asArrayRef()))
+        block[i] = uint64_t(uint32_t(threads));
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>(
+            SchedDialect::kScratchBytesAttrName))
+      shared = uint64_t(attr.getInt());
+  }
+  words.push_back(int64_t(block[0] | block[1] << 32));
+  words.push_back(int64_t(block[2] | shared << 32));
   words.append(bytes.asArrayRef().begin(), bytes.asArrayRef().end());
   words.append(access.asArrayRef().begin(), access.asArrayRef().end());
   auto i64 = b.getI64Type();

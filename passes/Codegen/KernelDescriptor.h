@@ -23,7 +23,10 @@ namespace vmapc {
 /// `sched.binding_access` and `sched.workgroup_count` (none: one
 /// workgroup, 1 x 1 x 1), and with
 /// `withScratch` (CPU) `sched.scratch_bytes` (else 0: a CUDA kernel's
-/// scratch is its launch's shared memory). Written as an array of
+/// scratch is its launch's shared memory), and the launch: without
+/// `withScratch` (CUDA) the block of `known_block_size` and
+/// `sched.scratch_bytes` of dynamic shared memory, as the launch record
+/// says; on the CPU 1 x 1 x 1 and 0. Written as an array of
 /// little-endian i64 words (u32 fields in pairs), 8-byte aligned: the same
 /// bytes on every target. Fails, with an error on `kernel`, when the
 /// binding attributes are missing or an attribute has the wrong size.

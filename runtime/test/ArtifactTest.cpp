@@ -1347,11 +1347,13 @@ TEST_F(ArtifactTest, KernelDescriptorChecks) {
     uint32_t header[4];
     int64_t grid[3];
     uint64_t scratch;
+    uint32_t launch[4];
     uint64_t bytes[3];
     uint64_t access[4]; // one u64 of padding after the three bindings
   } d = {{kKernelDescriptorMagic, 3, 1, 0},
          {-1, 1, 1},
          0,
+         {1, 1, 1, 0},
          {64, 16, 64},
          {1, 1, 2, 0}};
   static_assert(sizeof(d) == offsetof(KernelDescriptor, bindings) + 56,
@@ -1435,6 +1437,22 @@ TEST_F(ArtifactTest, KernelDescriptorChecks) {
   k = affine;
   k.scratchBytes = 8192;
   EXPECT_TRUE(checkKernelDescriptor(k, &edited, size).ok());
+  // The launch record: a CUDA object's is the code's, a CPU object's is
+  // 1 x 1 x 1 with 0 shared bytes.
+  GpuLaunch launch;
+  launch.block[0] = 256;
+  launch.sharedBytes = 1024;
+  EXPECT_EQ(checkKernelDescriptor(affine, &d, size, nullptr, launch).message(),
+            "kernel 'affine': the manifest disagrees with the code: launch: "
+            "block 256 x 1 x 1 with 1024 shared bytes in the manifest, 1 x 1 "
+            "x 1 with 0 in the code");
+  edited = d;
+  edited.launch[0] = 256;
+  edited.launch[3] = 1024;
+  EXPECT_TRUE(
+      checkKernelDescriptor(affine, &edited, size, nullptr, launch).ok());
+  EXPECT_NE(check(&edited, size).find("launch: block 1 x 1 x 1"),
+            std::string::npos);
 }
 
 TEST_F(ArtifactTest, DescribeSchedule) {

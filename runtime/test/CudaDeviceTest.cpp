@@ -220,14 +220,37 @@ std::string hex(const void *data, size_t size) {
   return s;
 }
 
+/// The launch records of the CUDA code objects.
+std::vector<GpuLaunch> launchRecords() {
+  std::vector<GpuLaunch> l(5);
+  l[kAffineK].block[0] = 64;
+  l[kAxis1K].block[0] = 32, l[kAxis1K].block[1] = 2;
+  l[kAxis1K].sharedBytes = 1024;
+  l[kSquareK].block[0] = 128;
+  l[kAccumulateK].block[0] = 64;
+  l[kTotalK].sharedBytes = 64 << 10; // past 48 KiB: the kernel opts in
+  return l;
+}
+
+/// The launch record of kernel `k` of `a`: its CUDA objects' (as
+/// setCudaCode made them, or a test edited them), else launchRecords()'.
+GpuLaunch launchOf(const Artifact &a, size_t k) {
+  for (const CodeObject &o : a.codeObjects)
+    if (isCudaCode(o.kind) && k < o.launches.size())
+      return o.launches[k];
+  std::vector<GpuLaunch> l = launchRecords();
+  return k < l.size() ? l[k] : GpuLaunch{};
+}
+
 /// FakeCuda.h's module text for the kernels and entries of `a`, with their
 /// descriptors as the compiler would write them.
 std::string moduleText(const Artifact &a) {
   std::string text = "vmapc-fake-cuda-module\n";
-  for (const KernelInfo &k : a.kernels) {
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    const KernelInfo &k = a.kernels[i];
     text += "kernel vmapc_kernel_" + k.name + " " +
             std::to_string(k.numBindings + k.numScalars) + "\n";
-    std::vector<uint64_t> words = kernelDescriptorWords(k, 0);
+    std::vector<uint64_t> words = kernelDescriptorWords(k, 0, launchOf(a, i));
     std::string bytes = hex(words.data(), 8 * words.size());
     text += "global vmapc_kernel_" + k.name + "_descriptor " + bytes + "\n";
   }
@@ -255,8 +278,9 @@ std::string ptxText(const Artifact &a, unsigned maxThreads = 1024) {
               std::to_string(static_cast<const unsigned char *>(data)[i]);
     text += "};\n";
   };
-  for (const KernelInfo &k : a.kernels) {
-    std::vector<uint64_t> words = kernelDescriptorWords(k, 0);
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    const KernelInfo &k = a.kernels[i];
+    std::vector<uint64_t> words = kernelDescriptorWords(k, 0, launchOf(a, i));
     global("vmapc_kernel_" + k.name + "_descriptor", words.data(),
            8 * words.size());
   }
@@ -276,18 +300,6 @@ std::string ptxText(const Artifact &a, unsigned maxThreads = 1024) {
             ", 1, 1\n{\n\tld.global.f32 %f1, [%rd1];\n\tret;\n}\n";
   }
   return text;
-}
-
-/// The launch records of the CUDA code objects.
-std::vector<GpuLaunch> launchRecords() {
-  std::vector<GpuLaunch> l(5);
-  l[kAffineK].block[0] = 64;
-  l[kAxis1K].block[0] = 32, l[kAxis1K].block[1] = 2;
-  l[kAxis1K].sharedBytes = 1024;
-  l[kSquareK].block[0] = 128;
-  l[kAccumulateK].block[0] = 64;
-  l[kTotalK].sharedBytes = 64 << 10; // past 48 KiB: the kernel opts in
-  return l;
 }
 
 /// An sm_90 cubin and PTX of the kernels of `a` (replacing its code).
@@ -1076,7 +1088,7 @@ TEST_F(CudaDeviceTest, CodeThatDisagreesWithItsManifestIsDataLoss) {
   setCudaCode(a, text);
   Status s = loadError(a);
   EXPECT_EQ(s.message(), "kernel 'affine': the code's descriptor is 4 bytes, "
-                         "fewer than the 48 its header needs");
+                         "fewer than the 64 its header needs");
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
 }
 

@@ -498,7 +498,7 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
        "object",
        [](Artifact &a) { a.kernels[kAffine].name = "undescribed"; }},
       {"kernel 'truncated': the code's descriptor is 16 bytes, fewer than "
-       "the 48 its header needs",
+       "the 64 its header needs",
        [](Artifact &a) { a.kernels[kAffine].name = "truncated"; }},
       {"kernel 'badmagic': the code's descriptor has a bad magic",
        [](Artifact &a) { a.kernels[kAffine].name = "badmagic"; }},

@@ -35,6 +35,8 @@ template <size_t N> struct Descriptor {
   uint32_t reserved;
   int64_t workgroupCount[3];
   uint64_t scratchBytes;
+  uint32_t block[3];
+  uint32_t sharedBytes;
   uint64_t bindingBytes[N];
   uint64_t bindingAccess[N];
 };
@@ -50,7 +52,8 @@ constexpr Descriptor<N>
 describe(uint32_t numScalars, int64_t x, int64_t y, int64_t z,
          const char (&access)[N + 1], const uint64_t (&bytes)[N],
          uint32_t magic = vmapc::kKernelDescriptorMagic) {
-  Descriptor<N> d{magic, uint32_t(N), numScalars, 0, {x, y, z}, 0, {}, {}};
+  Descriptor<N> d{magic, uint32_t(N), numScalars, 0,  {x, y, z},
+                  0,     {1, 1, 1},   0,          {}, {}};
   for (size_t i = 0; i < N; ++i) {
     d.bindingBytes[i] = bytes[i];
     d.bindingAccess[i] = access[i] == 'r' ? 1 : access[i] == 'w' ? 2 : 3;

@@ -780,13 +780,17 @@ Status validateArtifact(const Artifact &artifact) {
 //===----------------------------------------------------------------------===//
 
 std::vector<uint64_t> kernelDescriptorWords(const KernelInfo &kernel,
-                                            uint64_t scratchBytes) {
+                                            uint64_t scratchBytes,
+                                            const GpuLaunch &launch) {
   std::vector<uint64_t> words = {uint64_t(kKernelDescriptorMagic) |
                                      uint64_t(kernel.numBindings) << 32,
                                  kernel.numScalars};
   for (int64_t count : kernel.workgroupCount)
     words.push_back(uint64_t(count));
   words.push_back(scratchBytes);
+  words.push_back(uint64_t(launch.block[0]) | uint64_t(launch.block[1]) << 32);
+  words.push_back(uint64_t(launch.block[2]) | uint64_t(launch.sharedBytes)
+                                                  << 32);
   words.insert(words.end(), kernel.bindingBytes.begin(),
                kernel.bindingBytes.end());
   for (BindingAccess access : kernel.bindingAccess)
@@ -864,7 +868,8 @@ entryDescriptorWords(const EntryInfo &entry,
 
 Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
                              size_t size,
-                             std::vector<BindingAccess> *codeAccess) {
+                             std::vector<BindingAccess> *codeAccess,
+                             const GpuLaunch &launch) {
   if (codeAccess)
     codeAccess->assign(kernel.numBindings, BindingAccess::Read);
   std::string where = "kernel '" + kernel.name + "': ";
@@ -885,6 +890,9 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
               sizeof(grid));
   std::memcpy(&scratch, bytes + offsetof(KernelDescriptor, scratchBytes),
               sizeof(scratch));
+  uint32_t codeLaunch[4];
+  std::memcpy(codeLaunch, bytes + offsetof(KernelDescriptor, block),
+              sizeof(codeLaunch));
   if (header[0] != kKernelDescriptorMagic)
     return dataLoss(where + "the code's descriptor has a bad magic");
   auto mismatch = [&](const std::string &field, uint64_t manifest,
@@ -905,6 +913,17 @@ Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
           "workgroup count along dimension " +
           std::to_string(d) + ": " + std::to_string(kernel.workgroupCount[d]) +
           " in the manifest, " + std::to_string(grid[d]) + " in the code");
+  if (codeLaunch[0] != launch.block[0] || codeLaunch[1] != launch.block[1] ||
+      codeLaunch[2] != launch.block[2] || codeLaunch[3] != launch.sharedBytes)
+    return dataLoss(
+        where + "the manifest disagrees with the code: launch: block " +
+        std::to_string(launch.block[0]) + " x " +
+        std::to_string(launch.block[1]) + " x " +
+        std::to_string(launch.block[2]) + " with " +
+        std::to_string(launch.sharedBytes) + " shared bytes in the manifest, " +
+        std::to_string(codeLaunch[0]) + " x " + std::to_string(codeLaunch[1]) +
+        " x " + std::to_string(codeLaunch[2]) + " with " +
+        std::to_string(codeLaunch[3]) + " in the code");
   if (scratch > kernel.scratchBytes)
     return dataLoss(
         where + "the manifest gives " + std::to_string(kernel.scratchBytes) +

@@ -353,9 +353,9 @@ inline constexpr const char *kCpuIsaLevels[] = {"x86-64", "x86-64-v3",
 /// (`vmapc_kernel_NAME_descriptor`): what the compiler built the kernel for,
 /// checked against the manifest when the code is loaded.
 /// The loader refuses (kDataLoss, naming the kernel and field) a manifest
-/// kernel whose counts, grid, binding bytes or accesses differ from the
-/// code's, or whose scratch is less than the code's (a CPU worker's stack
-/// is sized from the manifest).
+/// kernel whose counts, grid, binding bytes, accesses or launch record
+/// differ from the code's, or whose scratch is less than the code's (a CPU
+/// worker's stack is sized from the manifest).
 struct KernelDescriptor {
   /// kKernelDescriptorMagic.
   uint32_t magic;
@@ -367,6 +367,10 @@ struct KernelDescriptor {
   /// Per-workgroup stack scratch of this code object's kernel (CPU; 0 in
   /// a CUDA object, whose scratch is its launch record's shared memory).
   uint64_t scratchBytes;
+  /// The launch the code was compiled for: a CUDA object's launch record
+  /// (threads per block, dynamic shared bytes); 1, 1, 1 and 0 on the CPU.
+  uint32_t block[3];
+  uint32_t sharedBytes;
   /// Then `numBindings` u64s: the bytes the kernel accesses through each
   /// binding, as KernelInfo::bindingBytes; then `numBindings` u64s: what
   /// it does through each, as KernelInfo::bindingAccess.
@@ -376,10 +380,11 @@ struct KernelDescriptor {
 inline constexpr uint32_t kKernelDescriptorMagic = 0x354b4d56;
 
 /// The descriptor of `kernel` (its counts, grid, binding bytes and
-/// accesses) with `scratchBytes`, as u64 words (the u32 fields in pairs,
-/// little-endian): what the compiler writes.
+/// accesses) with `scratchBytes` and `launch`, as u64 words (the u32
+/// fields in pairs, little-endian): what the compiler writes.
 std::vector<uint64_t> kernelDescriptorWords(const KernelInfo &kernel,
-                                            uint64_t scratchBytes);
+                                            uint64_t scratchBytes,
+                                            const GpuLaunch &launch = {});
 
 /// Element types. Stored as one byte in the manifest.
 enum class DType : uint8_t {
@@ -523,11 +528,15 @@ Status checkEntryDescriptor(const EntryInfo &entry,
 /// FIELD: X in the manifest, Y in the code" for FIELD "binding count",
 /// "scalar count", "workgroup count along dimension D", "bytes of binding
 /// I", "access of binding I ...", and "the manifest gives N bytes of
-/// scratch, the code needs M". With `codeAccess`, sets it to the code's
-/// access of each binding (a subset of the manifest's).
+/// scratch, the code needs M", "the launch record (block X x Y x Z, S
+/// shared bytes) is not the code's (...)". With `codeAccess`, sets it to
+/// the code's access of each binding (a subset of the manifest's).
+/// `launch` is the object's launch record of the kernel (CUDA), or the
+/// default (1 x 1 x 1, 0 bytes) on the CPU.
 Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
                              size_t size,
-                             std::vector<BindingAccess> *codeAccess = nullptr);
+                             std::vector<BindingAccess> *codeAccess = nullptr,
+                             const GpuLaunch &launch = {});
 
 /// The access rules of `entry`'s (otherwise valid) schedule with `kernels`'
 /// binding accesses: no input is bound to a binding its kernel writes, and

@@ -7,7 +7,9 @@
 // passes the ids through. Its descriptor: magic "VMK5" (0x354b4d56), 2
 // bindings, 1 scalar, 0 (u32 each, as little-endian i64 words: 0x354b4d56 |
 // 2 << 32 = 9484062038, then 1), the grid (-8, 1, 1), the scratch bytes,
-// then the bytes of each binding and its access (1 read, 2 write).
+// the launch (a block of 1 x 1 x 1, 0 shared bytes: u32 pairs 1 | 1 << 32 =
+// 4294967297, then 1), then the bytes of each binding and its access (1
+// read, 2 write).
 
 // CHECK-LABEL: llvm.func internal @k(
 // CHECK-SAME:      %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64) {
@@ -21,7 +23,7 @@
 // CHECK-NEXT:    %[[N:.+]] = llvm.load %[[PN]] : !llvm.ptr -> i64
 // CHECK-NEXT:    llvm.call @k(%[[A]], %[[B]], %[[N]], %[[X]], %[[Y]], %[[Z]])
 // CHECK-NEXT:    llvm.return
-// CHECK:       llvm.mlir.global external constant @vmapc_kernel_k_descriptor(dense<[9484062038, 1, -8, 1, 1, 128, 1024, 64, 1, 2]> : tensor<10xi64>) {{.+}} : !llvm.array<10 x i64>
+// CHECK:       llvm.mlir.global external constant @vmapc_kernel_k_descriptor(dense<[9484062038, 1, -8, 1, 1, 128, 4294967297, 1, 1024, 64, 1, 2]> : tensor<12xi64>) {{.+}} : !llvm.array<12 x i64>
 // Functions that are not kernels get no entry point.
 // CHECK-LABEL: llvm.func @helper(
 // CHECK-NOT:   vmapc_kernel_helper
@@ -41,7 +43,7 @@ llvm.func @helper(%a: !llvm.ptr) {
 // CHECK-NOT:     -> i64
 // CHECK:         llvm.call @copy(%{{.+}}, %{{.+}}, %[[CX]], %[[CY]], %[[CZ]])
 // CHECK-SAME: : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
-// CHECK:       @vmapc_kernel_copy_descriptor(dense<[9484062038, 0, 1, 1, 1, 0, 16, 16, 1, 2]>
+// CHECK:       @vmapc_kernel_copy_descriptor(dense<[9484062038, 0, 1, 1, 1, 0, 4294967297, 1, 16, 16, 1, 2]>
 llvm.func @copy(%a: !llvm.ptr, %b: !llvm.ptr, %x: i64, %y: i64, %z: i64) attributes {sched.kernel, sched.binding_bytes = array<i64: 16, 16>, sched.binding_access = array<i64: 1, 2>} {
   llvm.return
 }

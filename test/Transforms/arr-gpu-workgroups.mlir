@@ -30,9 +30,11 @@
 // CHECK-NOT:     memref.alloc
 // CHECK:         gpu.return
 // The kernel's descriptor: "VMK5" | 2 bindings << 32, 1 scalar, the grid,
-// 0 scratch (a CUDA kernel's is its launch's shared memory), the bindings'
-// bytes and accesses (x read, out written).
-// CHECK: llvm.mlir.global external constant @vmapc_kernel_scale_descriptor(dense<[9484062038, 1, -8, 1, 1, 0, 8192, 8192, 1, 2]>
+// 0 scratch (a CUDA kernel's is its launch's shared memory), the launch
+// (256 | 1 << 32, then 1 | 1024 << 32: a block of 256 x 1 x 1 threads with
+// 1024 shared bytes), the bindings' bytes and accesses (x read, out
+// written).
+// CHECK: llvm.mlir.global external constant @vmapc_kernel_scale_descriptor(dense<[9484062038, 1, -8, 1, 1, 0, 4294967552, 4398046511105, 8192, 8192, 1, 2]>
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

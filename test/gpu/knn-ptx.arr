@@ -14,8 +14,8 @@
 # The block's dynamic shared memory, CUDA's `extern __shared__`.
 # CHECK:       .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 # CHECK:       .visible .global .align 8 .b8 vmapc_entry_classify_descriptor[104]
-# CHECK:       .visible .global .align 8 .b8 vmapc_kernel_classify_dispatch_0_descriptor[80]
-# CHECK:       .visible .global .align 8 .b8 vmapc_kernel_classify_dispatch_1_descriptor[96]
+# CHECK:       .visible .global .align 8 .b8 vmapc_kernel_classify_dispatch_0_descriptor[96]
+# CHECK:       .visible .global .align 8 .b8 vmapc_kernel_classify_dispatch_1_descriptor[112]
 
 # The transpose of the references: two bindings, 256 threads.
 # CHECK-LABEL: .visible .entry vmapc_kernel_classify_dispatch_0(

@@ -311,8 +311,9 @@ Status CudaDevice::load(const Artifact &artifact,
                        2 * sizeof(uint64_t) * kernel.numBindings,
                    &bytes)
             .withPrefix(where));
-    VMAPC_RETURN_IF_ERROR(checkKernelDescriptor(
-        kernel, bytes.data(), bytes.size(), &asCompiled[k].bindingAccess));
+    VMAPC_RETURN_IF_ERROR(
+        checkKernelDescriptor(kernel, bytes.data(), bytes.size(),
+                              &asCompiled[k].bindingAccess, K.launch));
     const GpuLaunch &l = K.launch;
     uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
     if (l.block[0] > limits.maxBlock[0] || l.block[1] > limits.maxBlock[1] ||
