@@ -6,7 +6,6 @@
 #include "codegen/CudaObject.h"
 #include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
-#include "passes/Codegen/BindingAccess.h"
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/ReadSchedule.h"
 #include "passes/GpuPipeline.h"
@@ -164,8 +163,8 @@ static LogicalResult addCudaObjects(ModuleOp module,
     if (auto shared = fn->getAttrOfType<IntegerAttr>(
             sched::SchedDialect::kScratchBytesAttrName))
       launch.sharedBytes = uint32_t(shared.getInt());
-    if (auto access =
-            fn->getAttrOfType<DenseI64ArrayAttr>(kBindingAccessAttrName)) {
+    if (auto access = fn->getAttrOfType<DenseI64ArrayAttr>(
+            sched::SchedDialect::kBindingAccessAttrName)) {
       std::vector<BindingAccess> each;
       for (int64_t a : access.asArrayRef())
         each.push_back(BindingAccess(a));

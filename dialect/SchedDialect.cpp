@@ -73,9 +73,7 @@ LogicalResult SchedDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name << "' must be an i64 array";
     return success();
   }
-  // `sched.binding_access` (array of i64, with `sched.binding_bytes`): what
-  // the kernel does through each binding (passes/Codegen/BindingAccess.h).
-  if (name == "sched.binding_access") {
+  if (name == kBindingAccessAttrName) {
     auto access = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     if (!access || llvm::any_of(access.asArrayRef(),
                                 [](int64_t a) { return a < 1 || a > 3; }))

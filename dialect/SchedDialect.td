@@ -46,6 +46,10 @@ def Sched_Dialect : Dialect {
     - `sched.binding_bytes` (array of i64, on a kernel after
       `--arr-cpu-workgroups`): the bytes of each binding, which the kernel's
       descriptor in the code object repeats.
+    - `sched.binding_access` (array of i64, with `sched.binding_bytes`):
+      what the kernel does through each binding, 1 read, 2 write, 3 both
+      (passes/Codegen/BindingAccess.h), which the manifest and the kernel's
+      descriptor record.
   }];
   let cppNamespace = "::vmapc::sched";
   let hasOperationAttrVerify = 1;
@@ -64,6 +68,8 @@ def Sched_Dialect : Dialect {
         "sched.scratch_bytes";
     static constexpr ::llvm::StringLiteral kBindingBytesAttrName =
         "sched.binding_bytes";
+    static constexpr ::llvm::StringLiteral kBindingAccessAttrName =
+        "sched.binding_access";
   }];
 }
 

@@ -74,19 +74,6 @@ struct Counts {
   std::abort();
 }
 
-std::string readFile(const std::string &path) {
-  std::string bytes;
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return bytes;
-  char buf[65536];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
-    bytes.append(buf, got);
-  std::fclose(f);
-  return bytes;
-}
-
 /// The arrays of `entry` for N = 2B + 1 examples (two chunks and a
 /// partial one), inputs filled from `seed`.
 Call makeCall(const EntryInfo &entry, uint32_t seed) {
@@ -121,7 +108,10 @@ Call makeCall(const EntryInfo &entry, uint32_t seed) {
 /// Loads `bytes` and computes its results, or returns false.
 bool addSubject(const std::string &path) {
   Subject s;
-  s.bytes = readFile(path);
+  HostBuffer file;
+  if (!readArtifactFile(path, &file).ok())
+    return false;
+  s.bytes.assign(reinterpret_cast<const char *>(file.data()), file.size());
   std::unique_ptr<Executable> exe;
   if (!Executable::loadBytes(cpu, s.bytes.data(), s.bytes.size(), &exe).ok())
     return false; // a synthetic seed (stand-in code), or a CUDA-only one

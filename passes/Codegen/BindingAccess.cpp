@@ -2,6 +2,8 @@
 
 #include "passes/Codegen/BindingAccess.h"
 
+#include "dialect/SchedDialect.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -62,6 +64,6 @@ SmallVector<int64_t> vmapc::bindingAccess(FunctionOpInterface kernel) {
 
 void vmapc::setBindingAccess(FunctionOpInterface kernel) {
   kernel->setAttr(
-      kBindingAccessAttrName,
+      vmapc::sched::SchedDialect::kBindingAccessAttrName,
       DenseI64ArrayAttr::get(kernel->getContext(), bindingAccess(kernel)));
 }

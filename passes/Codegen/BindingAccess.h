@@ -18,12 +18,6 @@
 
 namespace vmapc {
 
-/// `sched.binding_access` (array of i64, on a kernel with
-/// `sched.binding_bytes`): per binding, 1 read, 2 write, 3 read-write.
-/// The sched dialect verifies it.
-inline constexpr llvm::StringLiteral kBindingAccessAttrName =
-    "sched.binding_access";
-
 /// Per memref argument of `kernel` (bindings, in order), its access as a
 /// BindingAccess value (1 read, 2 write, 3 read-write), read off the
 /// memory effects (MemoryEffectOpInterface) of every op that uses the
@@ -33,7 +27,8 @@ inline constexpr llvm::StringLiteral kBindingAccessAttrName =
 /// "writes", never the other way. A binding nothing touches reads as read.
 llvm::SmallVector<int64_t> bindingAccess(mlir::FunctionOpInterface kernel);
 
-/// Sets `sched.binding_access` on `kernel` from bindingAccess.
+/// Sets `sched.binding_access` (SchedDialect.td) on `kernel` from
+/// bindingAccess.
 void setBindingAccess(mlir::FunctionOpInterface kernel);
 
 } // namespace vmapc

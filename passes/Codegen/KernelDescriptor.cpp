@@ -3,7 +3,6 @@
 #include "passes/Codegen/KernelDescriptor.h"
 
 #include "dialect/SchedDialect.h"
-#include "passes/Codegen/BindingAccess.h"
 #include "vmapc/ArtifactFormat.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -19,14 +18,15 @@ FailureOr<LLVM::GlobalOp> vmapc::createKernelDescriptor(OpBuilder &b,
   using sched::SchedDialect;
   auto bytes = kernel->getAttrOfType<DenseI64ArrayAttr>(
       SchedDialect::kBindingBytesAttrName);
-  auto access =
-      kernel->getAttrOfType<DenseI64ArrayAttr>(kBindingAccessAttrName);
+  auto access = kernel->getAttrOfType<DenseI64ArrayAttr>(
+      SchedDialect::kBindingAccessAttrName);
   auto grid = kernel->getAttrOfType<DenseI64ArrayAttr>(
       SchedDialect::kWorkgroupCountAttrName);
   if (!bytes || !access || bytes.size() != access.size())
     return kernel->emitOpError("has no '")
            << SchedDialect::kBindingBytesAttrName << "' and '"
-           << kBindingAccessAttrName << "' of one size for its descriptor";
+           << SchedDialect::kBindingAccessAttrName
+           << "' of one size for its descriptor";
   // A kernel without a grid is one workgroup.
   SmallVector<int64_t> counts = {1, 1, 1};
   if (grid && grid.size() != 3)

@@ -5,7 +5,6 @@
 #include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
 #include "passes/BufferPlan.h"
-#include "passes/Codegen/BindingAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -41,8 +40,8 @@ std::vector<KernelInfo> vmapc::readKernels(ModuleOp module) {
             sched::SchedDialect::kScratchBytesAttrName))
       info.scratchBytes = scratch.getInt();
     // Unknown (none) until the kernel is lowered (--arr-cpu-workgroups).
-    if (auto access =
-            fn->getAttrOfType<DenseI64ArrayAttr>(kBindingAccessAttrName))
+    if (auto access = fn->getAttrOfType<DenseI64ArrayAttr>(
+            sched::SchedDialect::kBindingAccessAttrName))
       for (int64_t a : access.asArrayRef())
         info.bindingAccess.push_back(BindingAccess(a));
     kernels.push_back(std::move(info));

@@ -300,8 +300,7 @@ static Status validateSchedule(const EntryInfo &e,
     uint64_t trips, runs;
   };
   std::vector<Open> open;
-  // Workgroups of a full chunk so far, and which outputs some dispatch that
-  // runs writes.
+  // Workgroups of a full chunk so far.
   uint64_t chunkWorkgroups = 0;
   // The compiler validates an entry before its kernels are lowered, when
   // what they access is not known yet (validateKernel requires it).
@@ -422,21 +421,16 @@ Status validateAccess(const EntryInfo &e,
                       const std::vector<KernelInfo> &kernels) {
   std::string where = "entry '" + e.name + "' schedule";
   std::vector<bool> written(e.outputs.size());
-  // Ends of the open loops' bodies; how many of them have no trips.
-  std::vector<size_t> open;
-  std::vector<bool> emptyLoop;
-  size_t empty = 0;
+  // The open loops: where each body ends, and whether it runs (no loop of
+  // 0 trips around it).
+  std::vector<std::pair<size_t, bool>> open;
   for (size_t i = 0; i < e.schedule.size(); ++i) {
-    while (!open.empty() && open.back() <= i) {
-      empty -= emptyLoop.back();
+    while (!open.empty() && open.back().first <= i)
       open.pop_back();
-      emptyLoop.pop_back();
-    }
+    bool runs = open.empty() || open.back().second;
     const Command &c = e.schedule[i];
     if (c.kind == Command::Kind::Loop) {
-      open.push_back(i + 1 + c.bodySize);
-      emptyLoop.push_back(c.tripCount == 0);
-      empty += c.tripCount == 0;
+      open.push_back({i + 1 + c.bodySize, runs && c.tripCount > 0});
       continue;
     }
     const KernelInfo &k = kernels[c.kernel];
@@ -448,8 +442,7 @@ Status validateAccess(const EntryInfo &e,
                        "' writes this binding, which is bound to input #" +
                        std::to_string(b.index) +
                        " (inputs are the caller's, read only)");
-      if (b.kind == Binding::Kind::Output && writes(k.bindingAccess[j]) &&
-          empty == 0)
+      if (b.kind == Binding::Kind::Output && writes(k.bindingAccess[j]) && runs)
         written[b.index] = true;
     }
   }
@@ -509,21 +502,15 @@ static bool readElfHeader(std::string_view c, uint16_t *type,
 /// object (System V ABI, "ELF Header", "Program Header", "Sections").
 static Status validateElfLayout(const std::string &where, std::string_view c,
                                 bool needsLoad) {
-  auto u16At = [&](uint64_t off) {
-    uint16_t v;
-    std::memcpy(&v, c.data() + off, 2);
+  // A field of `c` in host order (little-endian, asserted below).
+  auto field = [&](uint64_t off, auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, c.data() + off, sizeof(v));
     return v;
   };
-  auto u32At = [&](uint64_t off) {
-    uint32_t v;
-    std::memcpy(&v, c.data() + off, 4);
-    return v;
-  };
-  auto u64At = [&](uint64_t off) {
-    uint64_t v;
-    std::memcpy(&v, c.data() + off, 8);
-    return v;
-  };
+  auto u16At = [&](uint64_t off) { return field(off, uint16_t(0)); };
+  auto u32At = [&](uint64_t off) { return field(off, uint32_t(0)); };
+  auto u64At = [&](uint64_t off) { return field(off, uint64_t(0)); };
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                 "ELF fields are read in host order");
   if (c[4] != 2 || c[5] != 1 || c[6] != 1)
