@@ -1,7 +1,14 @@
-//===- ArrOps.cpp - arr op verifiers and folders --------------------------===//
+//===- ArrOps.cpp - arr op verifiers, type rules and folders --------------===//
+//
+// The ops' verifiers and `inferReturnTypes` call the type rules of
+// TypeInference.cpp; what is left here is structure (regions, symbols) and
+// folding.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dialect/ArrDialect.h"
 #include "dialect/Limits.h"
+#include "dialect/TypeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -17,31 +24,8 @@ using namespace vmapc::arr;
 #include "dialect/ArrOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//
-// Helpers
+// Size limits
 //===----------------------------------------------------------------------===//
-
-/// Checks that `dims` are unique, sorted and in [0, rank).
-static LogicalResult verifyDimList(Operation *op, ArrayRef<int64_t> dims,
-                                   int64_t rank, StringRef what) {
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    if (d < 0 || d >= rank)
-      return op->emitOpError() << what << " dimension " << d
-                               << " is out of range for rank " << rank;
-    if (i > 0 && dims[i - 1] >= d)
-      return op->emitOpError() << what << " dimensions must be increasing";
-  }
-  return success();
-}
-
-/// The shape of `shape` without the dimensions in `dims` (sorted).
-static SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape,
-                                     ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> result;
-  for (auto [i, s] : llvm::enumerate(shape))
-    if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
-      result.push_back(s);
-  return result;
-}
 
 LogicalResult vmapc::arr::verifyWithinSizeLimits(Operation *op) {
   auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
@@ -80,24 +64,8 @@ LogicalResult ConstantOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BroadcastInDimOp::verify() {
-  auto in = getOperand().getType();
-  auto out = getResult().getType();
-  if (in.getElementType() != out.getElementType())
-    return emitOpError("element types of operand and result differ");
-  ArrayRef<int64_t> dims = getDims();
-  if (static_cast<int64_t>(dims.size()) != in.getRank())
-    return emitOpError() << "needs one dimension per operand dimension ("
-                         << in.getRank() << "), got " << dims.size();
-  if (failed(verifyDimList(*this, dims, out.getRank(), "broadcast")))
-    return failure();
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    int64_t s = in.getDimSize(i);
-    if (s != 1 && s != out.getDimSize(d))
-      return emitOpError() << "operand dimension " << i << " of size " << s
-                           << " cannot broadcast to result dimension " << d
-                           << " of size " << out.getDimSize(d);
-  }
-  return success();
+  return verifyBroadcastInDimOp(getLoc(), getOperand().getType(), getDims(),
+                                getResult().getType());
 }
 
 OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
@@ -110,26 +78,11 @@ OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
 // TransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TransposeOp::verify() {
-  auto in = getOperand().getType();
-  auto out = getResult().getType();
-  ArrayRef<int64_t> perm = getPerm();
-  if (static_cast<int64_t>(perm.size()) != in.getRank())
-    return emitOpError() << "permutation has " << perm.size()
-                         << " entries for rank " << in.getRank();
-  SmallVector<bool> seen(perm.size(), false);
-  for (int64_t p : perm) {
-    if (p < 0 || p >= in.getRank() || seen[p])
-      return emitOpError("perm is not a permutation");
-    seen[p] = true;
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(in.getDimSize(p));
-  if (out != RankedTensorType::get(shape, in.getElementType()))
-    return emitOpError() << "result type should be "
-                         << RankedTensorType::get(shape, in.getElementType());
-  return success();
+LogicalResult
+TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                              Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  return inferTransposeOp(location, adaptor.getOperand().getType(),
+                          adaptor.getPerm(), types);
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
@@ -143,14 +96,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::verify() {
-  auto in = getOperand().getType();
-  auto out = getResult().getType();
-  if (in.getElementType() != out.getElementType())
-    return emitOpError("element types of operand and result differ");
-  if (in.getNumElements() != out.getNumElements())
-    return emitOpError() << "cannot reshape " << in.getNumElements()
-                         << " elements into " << out.getNumElements();
-  return success();
+  return verifyReshapeOp(getLoc(), getOperand().getType(),
+                         getResult().getType());
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
@@ -173,37 +120,11 @@ OpFoldResult ConvertOp::fold(FoldAdaptor) {
 // ConcatOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConcatOp::verify() {
-  if (getPieces().empty())
-    return emitOpError("needs at least one operand");
-  auto out = getResult().getType();
-  int64_t dim = getDimAttr().getInt();
-  if (dim < 0 || dim >= out.getRank())
-    return emitOpError() << "dim " << dim << " is out of range for rank "
-                         << out.getRank();
-  int64_t total = 0;
-  for (auto [i, piece] : llvm::enumerate(getPieces())) {
-    auto t = cast<RankedTensorType>(piece.getType());
-    if (t.getElementType() != out.getElementType() ||
-        t.getRank() != out.getRank())
-      return emitOpError() << "operand " << i << " has type " << t
-                           << ", which differs from the result's dtype or rank";
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (d != dim && t.getDimSize(d) != out.getDimSize(d))
-        return emitOpError()
-               << "operand " << i << " has size " << t.getDimSize(d)
-               << " on dimension " << d << ", the result " << out.getDimSize(d);
-    // Sizes are within the limits (Arr_Tensor), so only the sum can grow.
-    std::optional<int64_t> sum = llvm::checkedAdd(total, t.getDimSize(dim));
-    if (!sum || *sum > vmapc::kMaxDimSize)
-      return emitOpError() << "operands add up to more than "
-                           << vmapc::kMaxDimSize << " on dimension " << dim;
-    total = *sum;
-  }
-  if (total != out.getDimSize(dim))
-    return emitOpError() << "operands add up to " << total << " on dimension "
-                         << dim << ", the result has " << out.getDimSize(dim);
-  return success();
+LogicalResult
+ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  return inferConcatOp(location, TypeRange(adaptor.getPieces()),
+                       static_cast<int64_t>(adaptor.getDim()), types);
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor) {
@@ -217,37 +138,8 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SliceOp::verify() {
-  auto in = getOperand().getType();
-  auto out = getResult().getType();
-  if (in.getElementType() != out.getElementType())
-    return emitOpError("element types of operand and result differ");
-  ArrayRef<int64_t> start = getStart(), stride = getStride();
-  if (static_cast<int64_t>(start.size()) != in.getRank() ||
-      static_cast<int64_t>(stride.size()) != in.getRank() ||
-      out.getRank() != in.getRank())
-    return emitOpError() << "needs one start and one stride per dimension of "
-                            "the operand and a result of the same rank";
-  for (int64_t d = 0; d < in.getRank(); ++d) {
-    int64_t n = out.getDimSize(d), size = in.getDimSize(d);
-    if (stride[d] == 0)
-      return emitOpError() << "stride of dimension " << d << " is 0";
-    if (ShapedType::isDynamic(n) || ShapedType::isDynamic(size))
-      return emitOpError("needs static shapes");
-    // An empty result dimension reads nothing (a batch of 0 examples).
-    if (n == 0)
-      continue;
-    std::optional<int64_t> span = llvm::checkedMul(stride[d], n - 1);
-    std::optional<int64_t> last =
-        span ? llvm::checkedAdd(start[d], *span) : std::nullopt;
-    if (!last)
-      return emitOpError() << "dimension " << d
-                           << ": start + stride * (size - 1) overflows";
-    if (start[d] < 0 || start[d] >= size || *last < 0 || *last >= size)
-      return emitOpError() << "dimension " << d << " reads indices " << start[d]
-                           << " to " << *last << ", outside [0, " << size
-                           << ")";
-  }
-  return success();
+  return verifySliceOp(getLoc(), getOperand().getType(), getStart(),
+                       getStride(), getResult().getType());
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
@@ -263,25 +155,25 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult IotaOp::verify() {
-  int64_t rank = getResult().getType().getRank();
-  int64_t dim = getDimAttr().getInt();
-  if (dim < 0 || dim >= rank)
-    return emitOpError() << "dim " << dim << " is out of range for rank "
-                         << rank;
-  return success();
+  return verifyIotaOp(getLoc(), getDimAttr().getInt(), getResult().getType());
 }
 
 //===----------------------------------------------------------------------===//
 // ForOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult ForOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> location,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferForOp(location, TypeRange(adaptor.getInits()), types);
+}
+
 LogicalResult ForOp::verify() {
   if (getTripCountAttr().getInt() < 0 ||
       getTripCountAttr().getInt() > vmapc::kMaxDimSize)
     return emitOpError() << "trip_count must be in [0, " << vmapc::kMaxDimSize
                          << "]";
-  if (getInits().getTypes() != getResultTypes())
-    return emitOpError("result types must equal the types of the inits");
   Block &body = getBodyBlock();
   auto index = RankedTensorType::get({}, IntegerType::get(getContext(), 32));
   size_t numArgs = 1 + getConsts().size() + getInits().size();
@@ -315,101 +207,28 @@ LogicalResult ForOp::verify() {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-template <typename OpT> static LogicalResult verifyReduce(OpT op) {
-  auto in = op.getOperand().getType();
-  auto out = op.getResult().getType();
-  if (failed(verifyDimList(op, op.getDims(), in.getRank(), "reduced")))
-    return failure();
-  auto expected = RankedTensorType::get(dropDims(in.getShape(), op.getDims()),
-                                        in.getElementType());
-  if (out != expected)
-    return op.emitOpError() << "result type should be " << expected;
-  return success();
-}
-
 template <typename OpT> static OpFoldResult foldReduce(OpT op) {
   if (op.getDims().empty())
     return op.getOperand();
   return {};
 }
 
-LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
-LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this); }
-LogicalResult ReduceMinOp::verify() { return verifyReduce(*this); }
 OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldReduce(*this); }
 OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldReduce(*this); }
 OpFoldResult ReduceMinOp::fold(FoldAdaptor) { return foldReduce(*this); }
 
-template <typename OpT> static LogicalResult verifyArgReduce(OpT op) {
-  auto in = op.getOperand().getType();
-  int64_t axis = op.getAxisAttr().getInt();
-  if (axis < 0 || axis >= in.getRank())
-    return op.emitOpError()
-           << "axis " << axis << " is out of range for rank " << in.getRank();
-  auto expected =
-      RankedTensorType::get(dropDims(in.getShape(), {axis}),
-                            op.getResult().getType().getElementType());
-  if (op.getResult().getType() != expected)
-    return op.emitOpError() << "result type should be " << expected;
-  return success();
-}
-
-LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }
-LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
 
 //===----------------------------------------------------------------------===//
 // DotGeneralOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult DotGeneralOp::verify() {
-  auto lhs = getLhs().getType();
-  auto rhs = getRhs().getType();
-  if (lhs.getElementType() != rhs.getElementType() ||
-      lhs.getElementType() != getResult().getType().getElementType())
-    return emitOpError("operands and result must have one element type");
-  if (getLhsBatch().size() != getRhsBatch().size())
-    return emitOpError("lhs_batch and rhs_batch differ in length");
-  if (getLhsContract().size() != getRhsContract().size())
-    return emitOpError("lhs_contract and rhs_contract differ in length");
-  auto checkSide = [&](RankedTensorType t, ArrayRef<int64_t> batch,
-                       ArrayRef<int64_t> contract,
-                       StringRef side) -> LogicalResult {
-    SmallVector<bool> used(t.getRank(), false);
-    for (int64_t d : llvm::concat<const int64_t>(batch, contract)) {
-      if (d < 0 || d >= t.getRank() || used[d])
-        return emitOpError() << side << " dimension " << d
-                             << " is out of range or used twice";
-      used[d] = true;
-    }
-    return success();
-  };
-  if (failed(checkSide(lhs, getLhsBatch(), getLhsContract(), "lhs")) ||
-      failed(checkSide(rhs, getRhsBatch(), getRhsContract(), "rhs")))
-    return failure();
-  SmallVector<int64_t> shape;
-  for (auto [l, r] : llvm::zip(getLhsBatch(), getRhsBatch())) {
-    if (lhs.getDimSize(l) != rhs.getDimSize(r))
-      return emitOpError() << "batch dimensions " << l << " and " << r
-                           << " differ in size";
-    shape.push_back(lhs.getDimSize(l));
-  }
-  for (auto [l, r] : llvm::zip(getLhsContract(), getRhsContract()))
-    if (lhs.getDimSize(l) != rhs.getDimSize(r))
-      return emitOpError() << "contracting dimensions " << l << " and " << r
-                           << " differ in size (" << lhs.getDimSize(l) << " vs "
-                           << rhs.getDimSize(r) << ")";
-  auto addFree = [&](RankedTensorType t, ArrayRef<int64_t> batch,
-                     ArrayRef<int64_t> contract) {
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-        shape.push_back(t.getDimSize(d));
-  };
-  addFree(lhs, getLhsBatch(), getLhsContract());
-  addFree(rhs, getRhsBatch(), getRhsContract());
-  auto expected = RankedTensorType::get(shape, lhs.getElementType());
-  if (getResult().getType() != expected)
-    return emitOpError() << "result type should be " << expected;
-  return success();
+LogicalResult
+DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                               Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  return inferDotGeneralOp(
+      location, adaptor.getLhs().getType(), adaptor.getRhs().getType(),
+      adaptor.getLhsBatch(), adaptor.getRhsBatch(), adaptor.getLhsContract(),
+      adaptor.getRhsContract(), types);
 }
 
 //===----------------------------------------------------------------------===//
@@ -458,31 +277,20 @@ LogicalResult VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (size < 0 || size > vmapc::kMaxDimSize)
     return emitOpError() << "axis_size must be in [0, " << vmapc::kMaxDimSize
                          << "]";
-  // Operand i is the callee's parameter with `size` inserted at in_axes[i].
-  auto check = [&](Type actual, Type perExample, BatchDim axis, StringRef what,
-                   unsigned i) -> LogicalResult {
-    auto pe = dyn_cast<RankedTensorType>(perExample);
-    if (!pe)
-      return emitOpError() << what << " " << i << " is not a ranked tensor";
-    Type expected = pe;
-    if (axis) {
-      if (*axis < 0 || *axis > pe.getRank())
-        return emitOpError()
-               << what << " " << i << ": axis " << *axis
-               << " is out of range for rank " << pe.getRank() + 1;
-      expected = insertDim(pe, *axis, size);
-    }
-    if (actual != expected)
-      return emitOpError() << what << " " << i << " has type " << actual
-                           << ", expected " << expected;
+  SmallVector<Type> operandTypes, resultTypes;
+  if (failed(inferVmapCallOp(getLoc(), fnType, getInAxesList(),
+                             getOutAxesList(), size, operandTypes,
+                             resultTypes)))
+    return failure();
+  auto check = [&](TypeRange actual, TypeRange expected,
+                   StringRef what) -> LogicalResult {
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(actual, expected)))
+      if (std::get<0>(pair) != std::get<1>(pair))
+        return emitOpError() << what << " " << i << " has type "
+                             << std::get<0>(pair) << ", expected "
+                             << std::get<1>(pair);
     return success();
   };
-  SmallVector<BatchDim> in = getInAxesList(), out = getOutAxesList();
-  for (auto [i, arg] : llvm::enumerate(getArgs()))
-    if (failed(check(arg.getType(), fnType.getInput(i), in[i], "operand", i)))
-      return failure();
-  for (auto [i, res] : llvm::enumerate(getResults()))
-    if (failed(check(res.getType(), fnType.getResult(i), out[i], "result", i)))
-      return failure();
-  return success();
+  return failure(failed(check(getArgs().getTypes(), operandTypes, "operand")) ||
+                 failed(check(getResultTypes(), resultTypes, "result")));
 }

@@ -1,7 +1,9 @@
 //===- ArrOps.td - arr dialect operations ------------------*- tablegen -*-===//
 //
-// Every op documents its per-example semantics; its batching rule lives in
-// BatchingRules.cpp (one generic rule per family, as JAX's defvectorized /
+// Every op documents its per-example semantics. Its type rule lives in
+// TypeInference.cpp (an op whose result types follow from its operands and
+// attributes implements InferTypeOpInterface through it), its batching rule
+// in BatchingRules.cpp (one generic rule per family, as JAX's defvectorized /
 // defbroadcasting / defreducer).
 //
 //===----------------------------------------------------------------------===//
@@ -48,13 +50,18 @@ def Arr_ConstantOp : Arr_Op<"constant",
 
 //===----------------------------------------------------------------------===//
 // Elementwise ops: operands and results of one shape (broadcasting is explicit).
+// Where the result type is an operand's (SameOperandsAndResultType,
+// AllTypesMatch), ODS implements InferTypeOpInterface from the trait.
 // Batching rule: JAX's broadcasting rule (batchElementwise).
 //===----------------------------------------------------------------------===//
 
-class Arr_ElementwiseOp<string mnemonic, list<Trait> traits = []>
+// `inferBody` (given for ops whose result type follows from the operands)
+// defines `inferReturnTypes` of an op with InferTypeOpAdaptor.
+class Arr_ElementwiseOp<string mnemonic, list<Trait> traits = [],
+                        code inferBody = [{}]>
     : Arr_Op<mnemonic, !listconcat(traits,
         [Pure, Elementwise, SameOperandsAndResultShape, Arr_Batchable])> {
-  let extraClassDefinition = [{
+  let extraClassDefinition = inferBody # [{
     ::llvm::LogicalResult $cppClass::batch(
         ::vmapc::arr::BatchingContext &ctx, ::mlir::ValueRange operands,
         ::llvm::ArrayRef<::vmapc::arr::BatchDim> operandBatchDims,
@@ -163,7 +170,15 @@ def Arr_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
   let cppNamespace = "::vmapc::arr";
 }
 
-def Arr_CmpOp : Arr_ElementwiseOp<"cmp", [SameTypeOperands]> {
+def Arr_CmpOp : Arr_ElementwiseOp<"cmp", [SameTypeOperands,
+                                         InferTypeOpAdaptor], [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::vmapc::arr::inferCmpOp(location, adaptor.getLhs().getType(),
+          adaptor.getRhs().getType(), types);
+    }
+}]> {
   let summary = "Elementwise comparison, giving bool";
   let description = [{
     Ordered comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`); any NaN operand
@@ -201,7 +216,8 @@ def Arr_BroadcastInDimOp : Arr_Op<"broadcast_in_dim", [Pure, Arr_Batchable]> {
   let hasFolder = 1;
 }
 
-def Arr_TransposeOp : Arr_Op<"transpose", [Pure, Arr_Batchable]> {
+def Arr_TransposeOp : Arr_Op<"transpose",
+    [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
   let summary = "Permutes the dimensions of a tensor";
   let description = [{
     Result dimension i is operand dimension `perm[i]` (numpy's
@@ -214,7 +230,6 @@ def Arr_TransposeOp : Arr_Op<"transpose", [Pure, Arr_Batchable]> {
   let results = (outs Arr_Tensor:$result);
   let assemblyFormat =
       "$operand `,` `perm` `=` $perm attr-dict `:` functional-type($operand, $result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -234,7 +249,8 @@ def Arr_ReshapeOp : Arr_Op<"reshape", [Pure, Arr_Batchable]> {
 }
 
 
-def Arr_ConcatOp : Arr_Op<"concat", [Pure, Arr_Batchable]> {
+def Arr_ConcatOp : Arr_Op<"concat",
+    [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
   let summary = "Concatenates tensors along `dim`";
   let description = [{
     numpy's `concatenate(..., axis=dim)`: one or more operands of one dtype
@@ -252,7 +268,6 @@ def Arr_ConcatOp : Arr_Op<"concat", [Pure, Arr_Batchable]> {
   let results = (outs Arr_Tensor:$result);
   let assemblyFormat =
       "$pieces `dim` `=` $dim attr-dict `:` functional-type($pieces, $result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -302,7 +317,7 @@ def Arr_IotaOp : Arr_Op<"iota", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Arr_ReduceOp<string mnemonic, string what>
-    : Arr_Op<mnemonic, [Pure, Arr_Batchable]> {
+    : Arr_Op<mnemonic, [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
   let summary = what # " over the dimensions `dims`";
   let description = [{
     The result is the operand's shape without `dims` (sorted, unique).
@@ -314,9 +329,14 @@ class Arr_ReduceOp<string mnemonic, string what>
   let results = (outs Arr_NumericTensor:$result);
   let assemblyFormat =
       "$operand `,` `dims` `=` $dims attr-dict `:` functional-type($operand, $result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
   let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::vmapc::arr::inferReduceOp(location,
+          adaptor.getOperand().getType(), adaptor.getDims(), types);
+    }
     ::llvm::LogicalResult $cppClass::batch(
         ::vmapc::arr::BatchingContext &ctx, ::mlir::ValueRange operands,
         ::llvm::ArrayRef<::vmapc::arr::BatchDim> operandBatchDims,
@@ -333,7 +353,7 @@ def Arr_ReduceMaxOp : Arr_ReduceOp<"reduce_max", "Maximum">;
 def Arr_ReduceMinOp : Arr_ReduceOp<"reduce_min", "Minimum">;
 
 class Arr_ArgReduceOp<string mnemonic, string what>
-    : Arr_Op<mnemonic, [Pure, Arr_Batchable]> {
+    : Arr_Op<mnemonic, [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
   let summary = "Index of the " # what # " along `axis`";
   let description = [{
     Gives `i32` indices; the lowest index wins ties. The result is the
@@ -346,8 +366,13 @@ class Arr_ArgReduceOp<string mnemonic, string what>
   let results = (outs Arr_IndexTensor:$result);
   let assemblyFormat =
       "$operand `,` `axis` `=` $axis attr-dict `:` functional-type($operand, $result)";
-  let hasVerifier = 1;
   let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::vmapc::arr::inferArgReduceOp(location,
+          adaptor.getOperand().getType(), adaptor.getAxis(), types);
+    }
     ::llvm::LogicalResult $cppClass::batch(
         ::vmapc::arr::BatchingContext &ctx, ::mlir::ValueRange operands,
         ::llvm::ArrayRef<::vmapc::arr::BatchDim> operandBatchDims,
@@ -366,7 +391,8 @@ def Arr_ArgMaxOp : Arr_ArgReduceOp<"argmax", "maximum">;
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Arr_DotGeneralOp : Arr_Op<"dot_general", [Pure, Arr_Batchable]> {
+def Arr_DotGeneralOp : Arr_Op<"dot_general",
+    [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
   let summary = "General tensor contraction (StableHLO dot_general)";
   let description = [{
     Contracts `lhs_contract[i]` of `lhs` with `rhs_contract[i]` of `rhs`,
@@ -393,7 +419,6 @@ def Arr_DotGeneralOp : Arr_Op<"dot_general", [Pure, Arr_Batchable]> {
     `,` `lhs_contract` `=` $lhs_contract `,` `rhs_contract` `=` $rhs_contract
     attr-dict `:` functional-type(operands, $result)
   }];
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -402,7 +427,7 @@ def Arr_DotGeneralOp : Arr_Op<"dot_general", [Pure, Arr_Batchable]> {
 
 def Arr_ForOp : Arr_Op<"for", [IsolatedFromAbove, RecursiveMemoryEffects,
     RecursivelySpeculatable, SingleBlock, AttrSizedOperandSegments,
-    Arr_Batchable]> {
+    Arr_Batchable, InferTypeOpAdaptor]> {
   let summary = "A loop with a static trip count and loop-carried values";
   let description = [{
     JAX's `fori_loop`/`scan` with explicit constants: the body runs

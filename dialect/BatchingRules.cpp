@@ -5,7 +5,11 @@
 // rule (batchElementwise, batchReducer); shape ops and dot_general have their
 // own. An unbatched operand is never copied B times: it is either left
 // unbatched (dot_general) or given a batch dimension by `arr.broadcast_in_dim`,
-// which lowers to an indexing map.
+// which lowers to an indexing map. A rule rebuilds the op on batched operands
+// and lets its type rule (TypeInference.h) infer the batched result types, as
+// JAX re-binds the primitive; only an op whose result type is part of the op
+// (a broadcast's or reshape's shape, a slice's sizes, a conversion's dtype)
+// gets its per-example result type with the batch dimension inserted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,12 +43,7 @@ Value vmapc::arr::moveBatchDim(OpBuilder &b, Location loc, Value value,
     if (d != from)
       perm.push_back(d);
   perm.insert(perm.begin() + to, from);
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  return TransposeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-      b.getDenseI64ArrayAttr(perm));
+  return TransposeOp::create(b, loc, value, b.getDenseI64ArrayAttr(perm));
 }
 
 Value vmapc::arr::broadcastBatchDim(OpBuilder &b, Location loc, Value value,
@@ -67,18 +66,38 @@ int64_t vmapc::arr::firstBatchDim(ArrayRef<BatchDim> dims) {
   return **llvm::find_if(dims, [](BatchDim d) { return d.has_value(); });
 }
 
-/// Recreates `op` with new operands, its attributes, and its result types
-/// batched at `dim`.
-static Operation *recreateBatched(OpBuilder &b, Operation *op,
-                                  ValueRange operands, int64_t dim,
-                                  int64_t batchSize,
-                                  ArrayRef<NamedAttribute> attrs) {
+/// Rebuilds `op` on `operands` with `attrs` (JAX's `prim.bind`). An op with
+/// InferTypeOpInterface gets the result types its type rule infers; any other
+/// its per-example result types with a dimension of `batchSize` inserted at
+/// `dim`. Fails, with the type rule's error at the op, when the batched
+/// operands do not fit the rule (a bug in a batching rule).
+static FailureOr<Operation *> rebind(OpBuilder &b, Operation *op,
+                                     ValueRange operands,
+                                     ArrayRef<NamedAttribute> attrs,
+                                     int64_t dim, int64_t batchSize) {
   OperationState state(op->getLoc(), op->getName());
   state.addOperands(operands);
   state.addAttributes(attrs);
+  bool inferred = op->getName().hasInterface<InferTypeOpInterface>();
   for (Type t : op->getResultTypes())
-    state.addTypes(insertDim(cast<RankedTensorType>(t), dim, batchSize));
-  return b.create(state);
+    state.addTypes(inferred ? t
+                            : insertDim(cast<RankedTensorType>(t), dim,
+                                        batchSize));
+  Operation *rebuilt = b.create(state);
+  if (!inferred)
+    return rebuilt;
+  // The rule reads the operands and the properties of the op just built.
+  SmallVector<Type> types;
+  if (failed(cast<InferTypeOpInterface>(rebuilt).inferReturnTypes(
+          rebuilt->getContext(), rebuilt->getLoc(), rebuilt->getOperands(),
+          rebuilt->getRawDictionaryAttrs(), rebuilt->getPropertiesStorage(),
+          rebuilt->getRegions(), types))) {
+    rebuilt->erase();
+    return failure();
+  }
+  for (auto [result, type] : llvm::zip_equal(rebuilt->getResults(), types))
+    result.setType(type);
+  return rebuilt;
 }
 
 static bool elementwiseRuleBroken = false;
@@ -110,9 +129,11 @@ vmapc::arr::batchElementwise(Operation *op, BatchingContext &ctx,
       aligned = ReshapeOp::create(b, op->getLoc(), aligned.getType(), v);
     newOperands.push_back(aligned);
   }
-  Operation *batched = recreateBatched(b, op, newOperands, dim,
-                                       ctx.getBatchSize(), op->getAttrs());
-  for (Value r : batched->getResults()) {
+  FailureOr<Operation *> batched = rebind(b, op, newOperands, op->getAttrs(),
+                                          dim, ctx.getBatchSize());
+  if (failed(batched))
+    return failure();
+  for (Value r : (*batched)->getResults()) {
     results.push_back(r);
     resultDims.push_back(dim);
   }
@@ -140,9 +161,11 @@ LogicalResult vmapc::arr::batchReducer(Operation *op, BatchingContext &ctx,
       attrs.push_back(attr);
     }
   }
-  Operation *batched =
-      recreateBatched(b, op, operand, 0, ctx.getBatchSize(), attrs);
-  results.push_back(batched->getResult(0));
+  FailureOr<Operation *> batched =
+      rebind(b, op, operand, attrs, 0, ctx.getBatchSize());
+  if (failed(batched))
+    return failure();
+  results.push_back((*batched)->getResult(0));
   resultDims.push_back(0);
   return success();
 }
@@ -178,9 +201,8 @@ LogicalResult TransposeOp::batch(BatchingContext &ctx, ValueRange operands,
   for (int64_t p : getPerm())
     perm.push_back(p < bd ? p : p + 1);
   OpBuilder &b = ctx.getBuilder();
-  results.push_back(TransposeOp::create(
-      b, getLoc(), insertDim(getType(), 0, ctx.getBatchSize()), operands[0],
-      b.getDenseI64ArrayAttr(perm)));
+  results.push_back(TransposeOp::create(b, getLoc(), operands[0],
+                                        b.getDenseI64ArrayAttr(perm)));
   resultDims.push_back(0);
   return success();
 }
@@ -210,9 +232,8 @@ LogicalResult ConcatOp::batch(BatchingContext &ctx, ValueRange operands,
     pieces.push_back(toBatchDim(b, getLoc(), v, d, bd, ctx.getBatchSize()));
   int64_t oldDim = getDimAttr().getInt();
   int64_t dim = oldDim < bd ? oldDim : oldDim + 1;
-  results.push_back(ConcatOp::create(
-      b, getLoc(), insertDim(getType(), bd, ctx.getBatchSize()), pieces,
-      b.getI64IntegerAttr(dim)));
+  results.push_back(
+      ConcatOp::create(b, getLoc(), pieces, b.getI64IntegerAttr(dim)));
   resultDims.push_back(bd);
   return success();
 }
@@ -321,14 +342,10 @@ LogicalResult ForOp::batch(BatchingContext &ctx, ValueRange operands,
 
   // The batched loop.
   SmallVector<Value> newInits;
-  SmallVector<Type> resultTypes;
-  for (auto [init, d, isBatched] : llvm::zip(inits, initDims, carried)) {
+  for (auto [init, d, isBatched] : llvm::zip(inits, initDims, carried))
     newInits.push_back(isBatched ? toBatchDim(b, loc, init, d, 0, batchSize)
                                  : init);
-    resultTypes.push_back(newInits.back().getType());
-  }
-  auto loop =
-      ForOp::create(b, loc, resultTypes, getTripCountAttr(), consts, newInits);
+  auto loop = ForOp::create(b, loc, getTripCountAttr(), consts, newInits);
   SmallVector<Type> types;
   SmallVector<BatchDim> argDims;
   bodySignature(carried, types, argDims);
@@ -417,9 +434,9 @@ LogicalResult DotGeneralOp::batch(BatchingContext &ctx, ValueRange operands,
         freeDimsBefore(bd, rb, rc);
   }
   results.push_back(DotGeneralOp::create(
-      b, getLoc(), insertDim(getType(), resultDim, ctx.getBatchSize()), lhs,
-      rhs, b.getDenseI64ArrayAttr(lb), b.getDenseI64ArrayAttr(rb),
-      b.getDenseI64ArrayAttr(lc), b.getDenseI64ArrayAttr(rc)));
+      b, getLoc(), lhs, rhs, b.getDenseI64ArrayAttr(lb),
+      b.getDenseI64ArrayAttr(rb), b.getDenseI64ArrayAttr(lc),
+      b.getDenseI64ArrayAttr(rc)));
   resultDims.push_back(resultDim);
   return success();
 }

@@ -116,7 +116,8 @@ func.func @convert_to_f64(%a: tensor<4xf32>) -> tensor<4xf64> {
 //===----------------------------------------------------------------------===//
 
 func.func @concat_no_operands() -> tensor<3xf32> {
-  // expected-error @+1 {{'arr.concat' op needs at least one operand}}
+  // expected-error @+2 {{needs at least one operand}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat dim = 0 : () -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
@@ -124,7 +125,8 @@ func.func @concat_no_operands() -> tensor<3xf32> {
 // -----
 
 func.func @concat_dim_too_large(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'arr.concat' op dim 2 is out of range for rank 2}}
+  // expected-error @+2 {{dim 2 is out of range for rank 2}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %a dim = 2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
@@ -132,7 +134,8 @@ func.func @concat_dim_too_large(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
 // -----
 
 func.func @concat_dim_negative(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'arr.concat' op dim -1 is out of range for rank 2}}
+  // expected-error @+2 {{dim -1 is out of range for rank 2}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %a dim = -1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
@@ -140,7 +143,8 @@ func.func @concat_dim_negative(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
 // -----
 
 func.func @concat_scalar(%a: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'arr.concat' op dim 0 is out of range for rank 0}}
+  // expected-error @+2 {{dim 0 is out of range for rank 0}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %a dim = 0 : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
@@ -148,7 +152,8 @@ func.func @concat_scalar(%a: tensor<f32>) -> tensor<f32> {
 // -----
 
 func.func @concat_dtype(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'arr.concat' op operand 1 has type 'tensor<2x3xi32>', which differs from the result's dtype or rank}}
+  // expected-error @+2 {{operand 1 has type 'tensor<2x3xi32>', which differs from operand 0's dtype or rank ('tensor<2x3xf32>')}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %b dim = 1 : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
@@ -156,7 +161,8 @@ func.func @concat_dtype(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) -> tensor<2x6x
 // -----
 
 func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'arr.concat' op operand 1 has type 'tensor<3xf32>', which differs from the result's dtype or rank}}
+  // expected-error @+2 {{operand 1 has type 'tensor<3xf32>', which differs from operand 0's dtype or rank ('tensor<2x3xf32>')}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %b dim = 1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
@@ -164,7 +170,8 @@ func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x6xf32
 // -----
 
 func.func @concat_other_dim_size(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{'arr.concat' op operand 1 has size 4 on dimension 0, the result 2}}
+  // expected-error @+2 {{operand 1 has size 4 on dimension 0, operand 0 2}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %b dim = 1 : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
@@ -172,7 +179,8 @@ func.func @concat_other_dim_size(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> te
 // -----
 
 func.func @concat_sum(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{'arr.concat' op operands add up to 7 on dimension 1, the result has 8}}
+  // expected-error @+2 {{'arr.concat' op inferred type(s) 'tensor<2x7xf32>' are incompatible with return type(s) of operation 'tensor<2x8xf32>'}}
+  // expected-error @+1 {{'arr.concat' op failed to infer returned types}}
   %0 = arr.concat %a, %b dim = 1 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
@@ -184,7 +192,7 @@ func.func @concat_sum(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) -> tensor<2x8xf3
 //===----------------------------------------------------------------------===//
 
 func.func @slice_dtype(%a: tensor<8xf32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'arr.slice' op element types of operand and result differ}}
+  // expected-error @+1 {{element types of operand and result differ}}
   %0 = arr.slice %a, start = [0], stride = [2] : (tensor<8xf32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -192,7 +200,7 @@ func.func @slice_dtype(%a: tensor<8xf32>) -> tensor<4xi32> {
 // -----
 
 func.func @slice_start_count(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{'arr.slice' op needs one start and one stride per dimension of the operand and a result of the same rank}}
+  // expected-error @+1 {{needs one start and one stride per dimension of the operand and a result of the same rank}}
   %0 = arr.slice %a, start = [0], stride = [2, 2] : (tensor<8x6xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -200,7 +208,7 @@ func.func @slice_start_count(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
 // -----
 
 func.func @slice_stride_count(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{'arr.slice' op needs one start and one stride per dimension of the operand and a result of the same rank}}
+  // expected-error @+1 {{needs one start and one stride per dimension of the operand and a result of the same rank}}
   %0 = arr.slice %a, start = [0, 0], stride = [2, 2, 1] : (tensor<8x6xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -208,7 +216,7 @@ func.func @slice_stride_count(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
 // -----
 
 func.func @slice_result_rank(%a: tensor<8x6xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'arr.slice' op needs one start and one stride per dimension of the operand and a result of the same rank}}
+  // expected-error @+1 {{needs one start and one stride per dimension of the operand and a result of the same rank}}
   %0 = arr.slice %a, start = [0, 0], stride = [2, 1] : (tensor<8x6xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -216,7 +224,7 @@ func.func @slice_result_rank(%a: tensor<8x6xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @slice_stride_zero(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{'arr.slice' op stride of dimension 1 is 0}}
+  // expected-error @+1 {{stride of dimension 1 is 0}}
   %0 = arr.slice %a, start = [0, 0], stride = [2, 0] : (tensor<8x6xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -226,7 +234,7 @@ func.func @slice_stride_zero(%a: tensor<8x6xf32>) -> tensor<4x3xf32> {
 // An empty result dimension is valid (a batch of 0 examples) and reads
 // nothing, but its start must still be in bounds.
 func.func @slice_empty_out_of_bounds(%a: tensor<8x0xf32>) -> tensor<2x0xf32> {
-  // expected-error @+1 {{'arr.slice' op dimension 0 reads indices 7 to 9, outside [0, 8)}}
+  // expected-error @+1 {{dimension 0 reads indices 7 to 9, outside [0, 8)}}
   %0 = arr.slice %a, start = [7, 0], stride = [2, 1] : (tensor<8x0xf32>) -> tensor<2x0xf32>
   return %0 : tensor<2x0xf32>
 }
@@ -234,7 +242,7 @@ func.func @slice_empty_out_of_bounds(%a: tensor<8x0xf32>) -> tensor<2x0xf32> {
 // -----
 
 func.func @slice_overflow(%a: tensor<4xf32>) -> tensor<5xf32> {
-  // expected-error @+1 {{'arr.slice' op dimension 0: start + stride * (size - 1) overflows}}
+  // expected-error @+1 {{dimension 0: start + stride * (size - 1) overflows}}
   %0 = arr.slice %a, start = [0], stride = [4611686018427387904] : (tensor<4xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
@@ -254,7 +262,7 @@ func.func @for_negative_trip_count(%a: tensor<f32>) -> tensor<f32> {
 
 func.func @slice_past_end(%a: tensor<8xf32>) -> tensor<5xf32> {
   // x[0:10:2] would read 0, 2, 4, 6, 8.
-  // expected-error @+1 {{'arr.slice' op dimension 0 reads indices 0 to 8, outside [0, 8)}}
+  // expected-error @+1 {{dimension 0 reads indices 0 to 8, outside [0, 8)}}
   %0 = arr.slice %a, start = [0], stride = [2] : (tensor<8xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
@@ -262,7 +270,7 @@ func.func @slice_past_end(%a: tensor<8xf32>) -> tensor<5xf32> {
 // -----
 
 func.func @slice_start_past_end(%a: tensor<8xf32>) -> tensor<1xf32> {
-  // expected-error @+1 {{'arr.slice' op dimension 0 reads indices 8 to 8, outside [0, 8)}}
+  // expected-error @+1 {{dimension 0 reads indices 8 to 8, outside [0, 8)}}
   %0 = arr.slice %a, start = [8], stride = [1] : (tensor<8xf32>) -> tensor<1xf32>
   return %0 : tensor<1xf32>
 }
@@ -270,7 +278,7 @@ func.func @slice_start_past_end(%a: tensor<8xf32>) -> tensor<1xf32> {
 // -----
 
 func.func @slice_negative_start(%a: tensor<8xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'arr.slice' op dimension 0 reads indices -1 to 1, outside [0, 8)}}
+  // expected-error @+1 {{dimension 0 reads indices -1 to 1, outside [0, 8)}}
   %0 = arr.slice %a, start = [-1], stride = [2] : (tensor<8xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
@@ -279,7 +287,7 @@ func.func @slice_negative_start(%a: tensor<8xf32>) -> tensor<2xf32> {
 
 func.func @slice_negative_stride_before_start(%a: tensor<8x6xf32>) -> tensor<8x3xf32> {
   // Dimension 1: 4, 2, 0 are in bounds; 3 elements from 3 by -2 reach -1.
-  // expected-error @+1 {{'arr.slice' op dimension 1 reads indices 3 to -1, outside [0, 6)}}
+  // expected-error @+1 {{dimension 1 reads indices 3 to -1, outside [0, 6)}}
   %0 = arr.slice %a, start = [0, 3], stride = [1, -2] : (tensor<8x6xf32>) -> tensor<8x3xf32>
   return %0 : tensor<8x3xf32>
 }
@@ -287,7 +295,7 @@ func.func @slice_negative_stride_before_start(%a: tensor<8x6xf32>) -> tensor<8x3
 // -----
 
 func.func @slice_negative_stride_start_past_end(%a: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'arr.slice' op dimension 0 reads indices 8 to 1, outside [0, 8)}}
+  // expected-error @+1 {{dimension 0 reads indices 8 to 1, outside [0, 8)}}
   %0 = arr.slice %a, start = [8], stride = [-1] : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
@@ -299,7 +307,7 @@ func.func @slice_negative_stride_start_past_end(%a: tensor<8xf32>) -> tensor<8xf
 //===----------------------------------------------------------------------===//
 
 func.func @iota_dim(%a: tensor<5xi32>) -> tensor<5xi32> {
-  // expected-error @+1 {{'arr.iota' op dim 1 is out of range for rank 1}}
+  // expected-error @+1 {{dim 1 is out of range for rank 1}}
   %0 = arr.iota dim = 1 : tensor<5xi32>
   return %0 : tensor<5xi32>
 }
@@ -316,7 +324,7 @@ func.func @iota_negative_dim() -> tensor<5x2xf32> {
 // -----
 
 func.func @iota_scalar() -> tensor<i32> {
-  // expected-error @+1 {{'arr.iota' op dim 0 is out of range for rank 0}}
+  // expected-error @+1 {{dim 0 is out of range for rank 0}}
   %0 = arr.iota dim = 0 : tensor<i32>
   return %0 : tensor<i32>
 }
@@ -336,10 +344,12 @@ func.func @iota_bool() -> tensor<5xi1> {
 //===----------------------------------------------------------------------===//
 
 func.func @for_result_types(%a: tensor<3xf32>) -> tensor<3xi32> {
-  // expected-error @+1 {{'arr.for' op result types must equal the types of the inits}}
+  // expected-error @+2 {{'arr.for' op inferred type(s) 'tensor<3xf32>' are incompatible with return type(s) of operation 'tensor<3xi32>'}}
+  // expected-error @+1 {{'arr.for' op failed to infer returned types}}
   %r = arr.for 2 iter_args(%a : tensor<3xf32>) -> (tensor<3xi32>) {
   ^bb0(%i: tensor<i32>, %x: tensor<3xf32>):
-    arr.yield %x : tensor<3xf32>
+    %y = arr.convert %x : tensor<3xf32> -> tensor<3xi32>
+    arr.yield %y : tensor<3xi32>
   }
   return %r : tensor<3xi32>
 }

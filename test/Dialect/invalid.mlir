@@ -17,6 +17,7 @@ func.func @broadcast_dims_count(%a: tensor<3xf32>) -> tensor<2x3xf32> {
 // -----
 
 func.func @not_a_permutation(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+2 {{'arr.transpose' op failed to infer returned types}}
   // expected-error @+1 {{perm is not a permutation}}
   %0 = arr.transpose %a, perm = [0, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
@@ -25,7 +26,8 @@ func.func @not_a_permutation(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
 // -----
 
 func.func @transpose_type(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{result type should be 'tensor<3x2xf32>'}}
+  // expected-error @+2 {{'arr.transpose' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'arr.transpose' op failed to infer returned types}}
   %0 = arr.transpose %a, perm = [1, 0] : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
@@ -41,6 +43,7 @@ func.func @reshape_count(%a: tensor<2x3xf32>) -> tensor<7xf32> {
 // -----
 
 func.func @reduce_range(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{'arr.reduce_sum' op failed to infer returned types}}
   // expected-error @+1 {{reduced dimension 2 is out of range for rank 2}}
   %0 = arr.reduce_sum %a, dims = [2] : (tensor<2x3xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
@@ -49,7 +52,8 @@ func.func @reduce_range(%a: tensor<2x3xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @reduce_type(%a: tensor<2x3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{result type should be 'tensor<2xf32>'}}
+  // expected-error @+2 {{'arr.reduce_max' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  // expected-error @+1 {{'arr.reduce_max' op failed to infer returned types}}
   %0 = arr.reduce_max %a, dims = [1] : (tensor<2x3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
@@ -57,6 +61,7 @@ func.func @reduce_type(%a: tensor<2x3xf32>) -> tensor<3xf32> {
 // -----
 
 func.func @argmin_axis(%a: tensor<4xf32>) -> tensor<i32> {
+  // expected-error @+2 {{'arr.argmin' op failed to infer returned types}}
   // expected-error @+1 {{axis 1 is out of range for rank 1}}
   %0 = arr.argmin %a, axis = 1 : (tensor<4xf32>) -> tensor<i32>
   return %0 : tensor<i32>
@@ -65,6 +70,7 @@ func.func @argmin_axis(%a: tensor<4xf32>) -> tensor<i32> {
 // -----
 
 func.func @dot_contract(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+2 {{'arr.dot_general' op failed to infer returned types}}
   // expected-error @+1 {{contracting dimensions 1 and 0 differ in size (3 vs 4)}}
   %0 = arr.dot_general %a, %b, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
@@ -73,7 +79,8 @@ func.func @dot_contract(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5x
 // -----
 
 func.func @dot_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) -> tensor<5x2xf32> {
-  // expected-error @+1 {{result type should be 'tensor<2x5xf32>'}}
+  // expected-error @+2 {{'arr.dot_general' op inferred type(s) 'tensor<2x5xf32>' are incompatible with return type(s) of operation 'tensor<5x2xf32>'}}
+  // expected-error @+1 {{'arr.dot_general' op failed to infer returned types}}
   %0 = arr.dot_general %a, %b, lhs_batch = [], rhs_batch = [], lhs_contract = [1], rhs_contract = [0] : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<5x2xf32>
   return %0 : tensor<5x2xf32>
 }
