@@ -118,10 +118,10 @@ def linalg_ops(fn_text):
 
 
 def plan_attr(fn_text):
-    m = re.search(r"arr\.plan = \{([^}]*)\}", fn_text)
+    m = re.search(r"arr\.plan = #arr\.plan<([^>]*)>", fn_text)
     if not m:
         raise ToolError("no arr.plan attribute on the entry:\n" + fn_text[:400])
-    return {k: int(v) for k, v in re.findall(r"(\w+) = (-?\d+) : i64", m.group(1))}
+    return {k: int(v) for k, v in re.findall(r"(\w+) = (-?\d+)", m.group(1))}
 
 
 def entry_attrs(fn_text):

@@ -1,6 +1,7 @@
 //===- Compile.cpp - from arr IR to a .vmapc artifact ---------------------===//
 
 #include "codegen/Compile.h"
+#include "dialect/ArrDialect.h"
 
 #include "codegen/CpuObject.h"
 #include "codegen/CudaObject.h"
@@ -48,7 +49,7 @@ LogicalResult vmapc::readManifest(ModuleOp module,
                                   std::vector<EntryInfo> &entries,
                                   const std::vector<KernelInfo> &kernels) {
   for (auto fn : module.getOps<func::FuncOp>()) {
-    if (!fn->hasAttr("arr.batch") || fn.isPrivate())
+    if (!vmapc::arr::isEntry(fn))
       continue;
     FailureOr<EntryInfo> entry = readEntry(fn, kernels);
     if (failed(entry))

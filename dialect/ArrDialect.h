@@ -38,6 +38,9 @@ public:
 #include "dialect/ArrEnums.h.inc"
 #include "dialect/BatchingOpInterface.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialect/ArrAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialect/ArrOps.h.inc"
 
@@ -46,6 +49,10 @@ class DialectRegistry;
 } // namespace mlir
 
 namespace vmapc::arr {
+/// Whether `op` is an entry point: a function marked `arr.batch` (which the
+/// dialect verifies is a public func.func with a body).
+bool isEntry(mlir::Operation *op);
+
 /// Attaches the batching rules of ops from other dialects (`func.call`:
 /// batch the callee for the call's batching signature).
 void registerExternalBatchingModels(mlir::DialectRegistry &registry);

@@ -2,7 +2,7 @@
 //
 // What the parser produces and the importer reads. The tree is untyped:
 // names are resolved, types inferred and shapes checked during import
-// (frontend/Import.cpp). Every node keeps the source location of the token
+// (frontend/MLIRGen.cpp and the parts it calls). Every node keeps the source location of the token
 // that names it (an operator, a call's callee, a literal).
 //
 //===----------------------------------------------------------------------===//

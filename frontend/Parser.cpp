@@ -109,12 +109,8 @@ private:
   bool parseSignedInt(std::optional<int64_t> &value, llvm::StringRef what);
   ExprPtr parseArrayLiteral();
   ExprPtr parseExpr();
-  ExprPtr parseOr();
-  ExprPtr parseAnd();
-  ExprPtr parseNot();
-  ExprPtr parseComparison();
-  ExprPtr parseAdditive();
-  ExprPtr parseMultiplicative();
+  ExprPtr parseBinary(unsigned minPrecedence);
+  ExprPtr parseNotOrUnary(unsigned minPrecedence);
   ExprPtr parseUnary();
   ExprPtr parsePower();
   ExprPtr parsePostfix();
@@ -527,20 +523,51 @@ bool Parser::parseFor(Stmt &stmt) {
   return true;
 }
 
-static std::optional<BinaryOp> comparison(Token::Kind kind) {
+namespace {
+/// A binary operator of the precedence table: its op and how tightly it
+/// binds (higher binds tighter). Python's precedence; every operator here is
+/// left-associative, except that comparisons do not chain. `not` binds
+/// between `and` and the comparisons, unary `-` and `**` tighter than every
+/// operator here (parseUnary, parsePower).
+struct BinaryOperator {
+  BinaryOp op;
+  unsigned precedence;
+};
+} // namespace
+
+static constexpr unsigned kOrPrecedence = 1;
+static constexpr unsigned kNotPrecedence = 3;
+static constexpr unsigned kComparisonPrecedence = 4;
+
+/// The precedence table.
+static std::optional<BinaryOperator> binaryOperator(Token::Kind kind) {
   switch (kind) {
+  case Token::kwOr:
+    return BinaryOperator{BinaryOp::logicalOr, kOrPrecedence};
+  case Token::kwAnd:
+    return BinaryOperator{BinaryOp::logicalAnd, 2};
   case Token::less:
-    return BinaryOp::lt;
+    return BinaryOperator{BinaryOp::lt, kComparisonPrecedence};
   case Token::lessEqual:
-    return BinaryOp::le;
+    return BinaryOperator{BinaryOp::le, kComparisonPrecedence};
   case Token::greater:
-    return BinaryOp::gt;
+    return BinaryOperator{BinaryOp::gt, kComparisonPrecedence};
   case Token::greaterEqual:
-    return BinaryOp::ge;
+    return BinaryOperator{BinaryOp::ge, kComparisonPrecedence};
   case Token::equalEqual:
-    return BinaryOp::eq;
+    return BinaryOperator{BinaryOp::eq, kComparisonPrecedence};
   case Token::notEqual:
-    return BinaryOp::ne;
+    return BinaryOperator{BinaryOp::ne, kComparisonPrecedence};
+  case Token::plus:
+    return BinaryOperator{BinaryOp::add, 5};
+  case Token::minus:
+    return BinaryOperator{BinaryOp::sub, 5};
+  case Token::star:
+    return BinaryOperator{BinaryOp::mul, 6};
+  case Token::slash:
+    return BinaryOperator{BinaryOp::div, 6};
+  case Token::at:
+    return BinaryOperator{BinaryOp::matmul, 6};
   default:
     return std::nullopt;
   }
@@ -550,18 +577,31 @@ ExprPtr Parser::parseExpr() {
   DepthGuard guard(depth);
   if (tooDeep())
     return nullptr;
-  return parseOr();
+  return parseBinary(kOrPrecedence);
 }
 
-ExprPtr Parser::parseOr() {
-  ExprPtr lhs = parseAnd();
-  while (lhs && tok.is(Token::kwOr)) {
+/// Precedence climbing: an operand, then every operator of the table that
+/// binds at least as tightly as `minPrecedence`, each with a right operand of
+/// the operators that bind more tightly than it.
+ExprPtr Parser::parseBinary(unsigned minPrecedence) {
+  ExprPtr lhs = parseNotOrUnary(minPrecedence);
+  while (lhs) {
+    std::optional<BinaryOperator> op = binaryOperator(tok.kind);
+    if (!op || op->precedence < minPrecedence)
+      return lhs;
     llvm::SMLoc loc = tok.getLoc();
     consume();
-    ExprPtr rhs = parseAnd();
+    ExprPtr rhs = parseBinary(op->precedence + 1);
     if (!rhs)
       return nullptr;
-    lhs = std::make_unique<BinaryExpr>(loc, BinaryOp::logicalOr, std::move(lhs),
+    if (op->precedence == kComparisonPrecedence) {
+      std::optional<BinaryOperator> next = binaryOperator(tok.kind);
+      if (next && next->precedence == kComparisonPrecedence) {
+        error("comparisons cannot be chained; use parentheses");
+        return nullptr;
+      }
+    }
+    lhs = std::make_unique<BinaryExpr>(loc, op->op, std::move(lhs),
                                        std::move(rhs));
     if (!checkHeight(*lhs))
       return nullptr;
@@ -569,93 +609,23 @@ ExprPtr Parser::parseOr() {
   return lhs;
 }
 
-ExprPtr Parser::parseAnd() {
-  ExprPtr lhs = parseNot();
-  while (lhs && tok.is(Token::kwAnd)) {
-    llvm::SMLoc loc = tok.getLoc();
-    consume();
-    ExprPtr rhs = parseNot();
-    if (!rhs)
-      return nullptr;
-    lhs = std::make_unique<BinaryExpr>(loc, BinaryOp::logicalAnd,
-                                       std::move(lhs), std::move(rhs));
-    if (!checkHeight(*lhs))
-      return nullptr;
-  }
-  return lhs;
-}
-
-ExprPtr Parser::parseNot() {
+/// `not x` where `not` may stand (an operand of `or` or `and`), whose
+/// operand is a comparison or another `not`; else a unary expression. Where
+/// `not` may stand counts one level of nesting, whether or not it is there.
+ExprPtr Parser::parseNotOrUnary(unsigned minPrecedence) {
+  if (minPrecedence > kNotPrecedence)
+    return parseUnary();
   DepthGuard guard(depth);
   if (tooDeep())
     return nullptr;
-  if (tok.is(Token::kwNot)) {
-    llvm::SMLoc loc = tok.getLoc();
-    consume();
-    ExprPtr operand = parseNot();
-    if (!operand)
-      return nullptr;
-    return std::make_unique<UnaryExpr>(loc, std::move(operand), true);
-  }
-  return parseComparison();
-}
-
-ExprPtr Parser::parseComparison() {
-  ExprPtr lhs = parseAdditive();
-  if (!lhs)
-    return nullptr;
-  std::optional<BinaryOp> op = comparison(tok.kind);
-  if (!op)
-    return lhs;
+  if (!tok.is(Token::kwNot))
+    return parseUnary();
   llvm::SMLoc loc = tok.getLoc();
   consume();
-  ExprPtr rhs = parseAdditive();
-  if (!rhs)
+  ExprPtr operand = parseBinary(kNotPrecedence);
+  if (!operand)
     return nullptr;
-  if (comparison(tok.kind)) {
-    error("comparisons cannot be chained; use parentheses");
-    return nullptr;
-  }
-  auto result =
-      std::make_unique<BinaryExpr>(loc, *op, std::move(lhs), std::move(rhs));
-  if (!checkHeight(*result))
-    return nullptr;
-  return result;
-}
-
-ExprPtr Parser::parseAdditive() {
-  ExprPtr lhs = parseMultiplicative();
-  while (lhs && (tok.is(Token::plus) || tok.is(Token::minus))) {
-    BinaryOp op = tok.is(Token::plus) ? BinaryOp::add : BinaryOp::sub;
-    llvm::SMLoc loc = tok.getLoc();
-    consume();
-    ExprPtr rhs = parseMultiplicative();
-    if (!rhs)
-      return nullptr;
-    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
-    if (!checkHeight(*lhs))
-      return nullptr;
-  }
-  return lhs;
-}
-
-ExprPtr Parser::parseMultiplicative() {
-  ExprPtr lhs = parseUnary();
-  while (lhs &&
-         (tok.is(Token::star) || tok.is(Token::slash) || tok.is(Token::at))) {
-    BinaryOp op = tok.is(Token::star)    ? BinaryOp::mul
-                  : tok.is(Token::slash) ? BinaryOp::div
-                                         : BinaryOp::matmul;
-    llvm::SMLoc loc = tok.getLoc();
-    consume();
-    ExprPtr rhs = parseUnary();
-    if (!rhs)
-      return nullptr;
-    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
-    if (!checkHeight(*lhs))
-      return nullptr;
-  }
-  return lhs;
+  return std::make_unique<UnaryExpr>(loc, std::move(operand), true);
 }
 
 ExprPtr Parser::parseUnary() {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/BufferPlan.h"
+#include "dialect/ArrDialect.h"
 
 #include "dialect/Limits.h"
 
@@ -397,7 +398,8 @@ FailureOr<BufferPlan> Planner::run() {
 
   // Staging arguments.
   for (BlockArgument arg : func.getArguments()) {
-    if (!func.getArgAttr(arg.getArgNumber(), "arr.staging"))
+    if (!func.getArgAttr(arg.getArgNumber(),
+                         vmapc::arr::ArrDialect::kStagingAttrName))
       continue;
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type)
@@ -409,15 +411,16 @@ FailureOr<BufferPlan> Planner::run() {
                               << " of type " << type << " " << whyNoSize(type);
     PlannedBuffer row;
     row.kind = PlannedBuffer::Kind::Staging;
-    if (auto name =
-            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "arr.name"))
+    if (auto name = func.getArgAttrOfType<StringAttr>(
+            arg.getArgNumber(), vmapc::arr::ArrDialect::kNameAttrName))
       row.name = name.str();
     else
       row.name = "arg" + std::to_string(arg.getArgNumber());
     row.root = arg;
     row.bytes = *bytes;
     bool isOutput =
-        func.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+        func.getArgAttr(arg.getArgNumber(),
+                        vmapc::arr::ArrDialect::kOutputAttrName) != nullptr;
     std::optional<LiveInterval> range;
     Operation *first = nullptr;
     if (failed(collectAccesses(arg, range, first)))
@@ -603,7 +606,7 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
 
   auto arenaType = MemRefType::get({plan.arenaBytes}, IntegerType::get(ctx, 8));
   NamedAttrList arenaAttrs;
-  arenaAttrs.append(kArenaAttrName, UnitAttr::get(ctx));
+  arenaAttrs.append(vmapc::arr::ArrDialect::kArenaAttrName, UnitAttr::get(ctx));
   unsigned arenaIndex = func.getNumArguments();
   if (failed(func.insertArgument(arenaIndex, arenaType,
                                  arenaAttrs.getDictionary(ctx), func.getLoc())))
@@ -624,7 +627,8 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
   for (const PlannedBuffer &row : plan.buffers) {
     if (row.kind == PlannedBuffer::Kind::Staging) {
       auto arg = cast<BlockArgument>(row.root);
-      func.setArgAttr(arg.getArgNumber(), kStagingOffsetAttrName,
+      func.setArgAttr(arg.getArgNumber(),
+                      vmapc::arr::ArrDialect::kStagingOffsetAttrName,
                       IntegerAttr::get(i64, row.offset));
       continue;
     }
@@ -648,14 +652,10 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
   for (Operation *op : deallocs)
     op->erase();
 
-  NamedAttrList figures;
-  figures.append("arena_bytes", IntegerAttr::get(i64, plan.arenaBytes));
-  figures.append("lower_bound", IntegerAttr::get(i64, plan.lowerBound));
-  figures.append("naive_sum", IntegerAttr::get(i64, plan.naiveSum));
-  figures.append("in_place", IntegerAttr::get(i64, plan.inPlace));
-  figures.append("buffers", IntegerAttr::get(i64, static_cast<int64_t>(
-                                                      plan.buffers.size())));
-  func->setAttr(kPlanAttrName, figures.getDictionary(ctx));
+  func->setAttr(vmapc::arr::ArrDialect::kPlanAttrName,
+                vmapc::arr::BufferPlanAttr::get(
+                    ctx, plan.arenaBytes, plan.lowerBound, plan.naiveSum,
+                    plan.inPlace, static_cast<int64_t>(plan.buffers.size())));
 
   // Nothing may allocate any more.
   WalkResult leftover = func.walk([&](Operation *op) -> WalkResult {

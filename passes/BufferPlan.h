@@ -45,7 +45,8 @@
 //    `%arena: memref<ARENAxi8> {arr.arena}`; every allocation becomes
 //    `memref.view %arena[%offset][]`; deallocs of planned buffers are erased;
 //    staging arguments get `arr.staging_offset = N : i64`; the function gets
-//    `arr.plan = {arena_bytes, lower_bound, naive_sum, in_place, buffers}`.
+//    `arr.plan = #arr.plan<arena_bytes, lower_bound, naive_sum, in_place,
+//    buffers>` (dialect/ArrAttrs.td).
 //    The runtime must allocate the arena aligned to at least `alignment`.
 //
 // Figures: the lower bound is the largest sum of the exact sizes of slots
@@ -177,12 +178,6 @@ computeBufferPlan(mlir::func::FuncOp func,
 /// an `Allocate` effect, or a call of malloc and friends) remains.
 mlir::LogicalResult applyBufferPlan(mlir::func::FuncOp func,
                                     const BufferPlan &plan);
-
-/// Name of the attributes written by `applyBufferPlan`.
-inline constexpr llvm::StringLiteral kArenaAttrName = "arr.arena";
-inline constexpr llvm::StringLiteral kStagingOffsetAttrName =
-    "arr.staging_offset";
-inline constexpr llvm::StringLiteral kPlanAttrName = "arr.plan";
 
 } // namespace vmapc
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "passes/Dispatch/ReadSchedule.h"
 #include "passes/Passes.h"
 
@@ -32,7 +33,7 @@ struct ArrEmitEntryDescriptorsPass
     // The kernels' names, as the manifest numbers them.
     std::vector<vmapc::KernelInfo> kernels = vmapc::readKernels(module);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      if (!fn->hasAttr("arr.batch") || fn.isPrivate() || fn.isExternal())
+      if (!vmapc::arr::isEntry(fn))
         continue;
       FailureOr<vmapc::EntryInfo> entry = vmapc::readEntry(fn, kernels);
       if (failed(entry))

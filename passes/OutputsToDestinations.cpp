@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "passes/Passes.h"
 
 #include "passes/ArrToLinalg/Utils.h"
@@ -30,7 +31,7 @@ struct ArrOutputsToDestinationsPass
   using ArrOutputsToDestinationsBase::ArrOutputsToDestinationsBase;
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      if (!fn->hasAttr("arr.batch") || fn.isExternal())
+      if (!vmapc::arr::isEntry(fn))
         continue;
       if (failed(convert(fn)))
         return signalPassFailure();
@@ -39,15 +40,18 @@ struct ArrOutputsToDestinationsPass
 
   LogicalResult convert(func::FuncOp fn) {
     MLIRContext *ctx = fn.getContext();
-    auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
-    auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
+    auto inAxes =
+        fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kInAxesAttrName);
+    auto outAxes =
+        fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kOutAxesAttrName);
     // Inputs are read-only: the runtime may pass the caller's own memory
     // (a whole chunk of a mapped input, or an unmapped input), so nothing
     // may be computed in place in them (a loop carry initialised from an
     // input, say); bufferization copies such a value into the arena first.
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       if (stageAll || isMapped(inAxes, i))
-        fn.setArgAttr(i, "arr.staging", UnitAttr::get(ctx));
+        fn.setArgAttr(i, vmapc::arr::ArrDialect::kStagingAttrName,
+                      UnitAttr::get(ctx));
       fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                     BoolAttr::get(ctx, false));
     }
@@ -59,15 +63,17 @@ struct ArrOutputsToDestinationsPass
       if (!isa<RankedTensorType>(type))
         return fn.emitOpError("entry results must be ranked tensors");
       SmallVector<NamedAttribute> attrs(fn.getResultAttrs(i));
-      attrs.emplace_back(StringAttr::get(ctx, "arr.output"),
-                         UnitAttr::get(ctx));
+      attrs.emplace_back(
+          StringAttr::get(ctx, vmapc::arr::ArrDialect::kOutputAttrName),
+          UnitAttr::get(ctx));
       attrs.emplace_back(
           StringAttr::get(
               ctx, bufferization::BufferizationDialect::kWritableAttrName),
           BoolAttr::get(ctx, true));
       if (stageAll || isMapped(outAxes, i))
-        attrs.emplace_back(StringAttr::get(ctx, "arr.staging"),
-                           UnitAttr::get(ctx));
+        attrs.emplace_back(
+            StringAttr::get(ctx, vmapc::arr::ArrDialect::kStagingAttrName),
+            UnitAttr::get(ctx));
       if (failed(fn.insertArgument(numInputs + i, type,
                                    DictionaryAttr::get(ctx, attrs),
                                    ret.getLoc())))

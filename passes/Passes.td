@@ -148,7 +148,8 @@ def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::vmapc::arr::ArrDialect"];
   let options = [
     Option<"alignment", "alignment", "int64_t", "256",
            "Alignment of every offset in the arena, in bytes (the runtime "

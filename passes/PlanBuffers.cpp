@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "passes/BufferPlan.h"
 #include "passes/Passes.h"
 
@@ -50,7 +51,8 @@ struct ArrPlanBuffersPass
       // Already planned: an arena argument is present.
       if (llvm::any_of(llvm::seq<unsigned>(0, func.getNumArguments()),
                        [&](unsigned i) {
-                         return func.getArgAttr(i, vmapc::kArenaAttrName);
+                         return func.getArgAttr(
+                             i, vmapc::arr::ArrDialect::kArenaAttrName);
                        }))
         continue;
       FailureOr<vmapc::BufferPlan> plan =

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -153,8 +154,8 @@ LogicalResult PlanChecker::collectBuffers(BlockArgument arena,
                                           int64_t arenaBytes) {
   bool ok = true;
   for (BlockArgument arg : func.getArguments()) {
-    auto offset = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                     "arr.staging_offset");
+    auto offset = func.getArgAttrOfType<IntegerAttr>(
+        arg.getArgNumber(), vmapc::arr::ArrDialect::kStagingOffsetAttrName);
     if (!offset)
       continue;
     std::optional<int64_t> bytes = bytesOf(arg.getType());
@@ -278,7 +279,8 @@ void PlanChecker::computeLiveness(int index) {
   // slot after it.
   int64_t endPoint = static_cast<int64_t>(schedule.size()) - 1;
   auto arg = cast<BlockArgument>(buffer.value);
-  if (func.getArgAttr(arg.getArgNumber(), "arr.output")) {
+  if (func.getArgAttr(arg.getArgNumber(),
+                      vmapc::arr::ArrDialect::kOutputAttrName)) {
     buffer.first = buffer.first.value_or(endPoint);
     buffer.last = endPoint;
   } else {
@@ -359,7 +361,8 @@ LogicalResult PlanChecker::check() {
 
   BlockArgument arena;
   for (BlockArgument arg : func.getArguments()) {
-    if (!func.getArgAttr(arg.getArgNumber(), "arr.arena"))
+    if (!func.getArgAttr(arg.getArgNumber(),
+                         vmapc::arr::ArrDialect::kArenaAttrName))
       continue;
     if (arena) {
       func.emitError() << "has more than one arr.arena argument";
@@ -369,7 +372,7 @@ LogicalResult PlanChecker::check() {
   }
   if (!arena) {
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      if (func.getArgAttr(i, "arr.staging_offset")) {
+      if (func.getArgAttr(i, vmapc::arr::ArrDialect::kStagingOffsetAttrName)) {
         func.emitError() << "has a staging offset but no arr.arena argument";
         return failure();
       }

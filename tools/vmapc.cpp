@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Compile.h"
+#include "dialect/ArrDialect.h"
 #include "frontend/Import.h"
 #include "passes/BufferPlan.h"
 #include "passes/InitAll.h"
@@ -448,7 +449,7 @@ static int runPlan() {
   std::vector<std::pair<std::string, vmapc::BufferPlan>> plans;
   bool found = false;
   for (auto fn : module->getOps<func::FuncOp>()) {
-    if (!fn->hasAttr("arr.batch") || fn.isPrivate())
+    if (!vmapc::arr::isEntry(fn))
       continue;
     if (!entryName.empty() && fn.getSymName() != entryName)
       continue;

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
@@ -37,7 +38,7 @@ struct ArrEmitCpuKernelsPass
     MLIRContext *ctx = module.getContext();
     SmallVector<LLVM::LLVMFuncOp> kernels;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (fn->hasAttr("sched.kernel") && !fn.isExternal())
+      if (vmapc::sched::isKernel(fn) && !fn.isExternal())
         kernels.push_back(fn);
 
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
@@ -100,10 +101,12 @@ struct ArrEmitCpuKernelsPass
         return signalPassFailure();
       fn.setLinkage(LLVM::Linkage::Internal);
       fn.removeArgAttrsAttr();
-      for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs()))
-        if (attr.getName().strref().starts_with("sched.") ||
-            attr.getName().strref().starts_with("arr."))
+      for (NamedAttribute attr : llvm::to_vector(fn->getDiscardableAttrs())) {
+        StringRef dialect = attr.getName().strref().split('.').first;
+        if (dialect == vmapc::sched::SchedDialect::getDialectNamespace() ||
+            dialect == vmapc::arr::ArrDialect::getDialectNamespace())
           fn->removeDiscardableAttr(attr.getName());
+      }
     }
   }
 };

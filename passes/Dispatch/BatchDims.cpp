@@ -1,6 +1,7 @@
 //===- BatchDims.cpp - where the batch dimension of each value sits -------===//
 
 #include "passes/Dispatch/BatchDims.h"
+#include "dialect/ArrDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -230,12 +231,15 @@ BatchDims BatchDims::analyze(func::FuncOp entry) {
   Analysis analysis{result.dims, result.loops};
   // Inputs from `arr.in_axes`; output arguments (`arr.output`, added by
   // `--arr-outputs-to-destinations`) from `arr.out_axes`.
-  auto inAxes = entry->getAttrOfType<ArrayAttr>("arr.in_axes");
-  auto outAxes = entry->getAttrOfType<ArrayAttr>("arr.out_axes");
+  auto inAxes =
+      entry->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kInAxesAttrName);
+  auto outAxes =
+      entry->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kOutAxesAttrName);
   size_t numInputs = 0, numOutputs = 0;
   for (BlockArgument arg : entry.getArguments()) {
     bool isOutput =
-        entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+        entry.getArgAttr(arg.getArgNumber(),
+                         vmapc::arr::ArrDialect::kOutputAttrName) != nullptr;
     ArrayAttr axes = isOutput ? outAxes : inAxes;
     size_t index = isOutput ? numOutputs++ : numInputs++;
     if (!axes || index >= axes.size())

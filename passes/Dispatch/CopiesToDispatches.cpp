@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
 
@@ -45,8 +46,7 @@ struct ArrCopiesToDispatchesPass
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto entry : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      if (!entry->hasAttr("arr.batch") || entry.isPrivate() ||
-          entry.isExternal())
+      if (!vmapc::arr::isEntry(entry))
         continue;
       SmallVector<Operation *> copies;
       entry.walk([&](Operation *op) {
@@ -78,8 +78,8 @@ struct ArrCopiesToDispatchesPass
   /// whole target and never reads it: its kernel only materializes a result
   /// into that binding.
   static bool overwrittenNext(Operation *copy, SymbolTable &symbols) {
-    auto dispatch = dyn_cast_or_null<vmapc::sched::DispatchOp>(
-        copy->getNextNode());
+    auto dispatch =
+        dyn_cast_or_null<vmapc::sched::DispatchOp>(copy->getNextNode());
     if (!dispatch)
       return false;
     Value target = copy->getOperand(1);
@@ -93,12 +93,11 @@ struct ArrCopiesToDispatchesPass
     if (!kernel || kernel.isExternal())
       return false;
     unsigned arg = dispatch.getInputs().size() + (it - outputs.begin());
-    return llvm::all_of(
-        kernel.getArgument(arg).getUses(), [](OpOperand &use) {
-          auto write =
-              dyn_cast<bufferization::MaterializeInDestinationOp>(use.getOwner());
-          return write && use.get() == write.getDest();
-        });
+    return llvm::all_of(kernel.getArgument(arg).getUses(), [](OpOperand &use) {
+      auto write =
+          dyn_cast<bufferization::MaterializeInDestinationOp>(use.getOwner());
+      return write && use.get() == write.getDest();
+    });
   }
 
   /// Binds the buffers that `dispatch`'s operands view (an argument of the
@@ -172,7 +171,7 @@ struct ArrCopiesToDispatchesPass
   }
 
   LogicalResult outline(func::FuncOp entry, Operation *copy, size_t index,
-               SymbolTable &symbols) {
+                        SymbolTable &symbols) {
     MLIRContext *ctx = entry.getContext();
     Location loc = copy->getLoc();
     SmallVector<Operation *> sourceViews, targetViews;

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Dispatch/BatchDims.h"
 #include "passes/Dispatch/Fusion.h"
@@ -118,7 +119,7 @@ struct ArrFormDispatchesPass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> entries;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr("arr.batch") && !fn.isExternal() && !fn.isPrivate())
+      if (vmapc::arr::isEntry(fn))
         entries.push_back(fn);
     for (func::FuncOp entry : entries)
       if (failed(formDispatches(entry)))

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "passes/Dispatch/BatchDims.h"
 #include "passes/Passes.h"
 
@@ -159,7 +160,7 @@ struct ArrPackOperandsPass
     : vmapc::impl::ArrPackOperandsBase<ArrPackOperandsPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      if (!fn->hasAttr("arr.batch") || fn.isExternal())
+      if (!vmapc::arr::isEntry(fn))
         continue;
       SmallVector<linalg::TransposeOp> transposes;
       fn.walk([&](linalg::TransposeOp t) { transposes.push_back(t); });

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/ArrDialect.h"
 #include "passes/Dispatch/ReadSchedule.h"
 #include "passes/Passes.h"
 
@@ -30,12 +31,13 @@ struct ArrPrintSchedulesPass
     std::vector<vmapc::KernelInfo> kernels = vmapc::readKernels(module);
     std::string text;
     for (auto fn : module.getOps<func::FuncOp>()) {
-      if (!fn->hasAttr("arr.batch") || fn.isPrivate() || fn.isExternal())
+      if (!vmapc::arr::isEntry(fn))
         continue;
       std::vector<vmapc::Command> commands;
       if (failed(vmapc::readSchedule(fn, kernels, commands)))
         return signalPassFailure();
-      auto batch = fn->getAttrOfType<IntegerAttr>("arr.batch");
+      auto batch = fn->getAttrOfType<IntegerAttr>(
+          vmapc::arr::ArrDialect::kBatchAttrName);
       text += "entry " + fn.getSymName().str() + " (batch " +
               std::to_string(batch.getInt()) + "):\n";
       std::string listing = vmapc::describeSchedule(commands, kernels);

@@ -1,6 +1,7 @@
 //===- ReadSchedule.cpp - the manifest's kernels and entries off the IR ---===//
 
 #include "passes/Dispatch/ReadSchedule.h"
+#include "dialect/ArrDialect.h"
 
 #include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
@@ -58,12 +59,14 @@ public:
       kernelIndex[kernel.name] = i;
     unsigned inputs = 0, outputs = 0;
     for (BlockArgument arg : entry.getArguments()) {
-      if (entry.getArgAttr(arg.getArgNumber(), kArenaAttrName)) {
+      if (entry.getArgAttr(arg.getArgNumber(),
+                           vmapc::arr::ArrDialect::kArenaAttrName)) {
         arena = arg;
         continue;
       }
       bool isOutput =
-          entry.getArgAttr(arg.getArgNumber(), "arr.output") != nullptr;
+          entry.getArgAttr(arg.getArgNumber(),
+                           vmapc::arr::ArrDialect::kOutputAttrName) != nullptr;
       argBinding[arg] = {isOutput ? Binding::Kind::Output
                                   : Binding::Kind::Input,
                          isOutput ? outputs++ : inputs++, 0};
@@ -195,7 +198,8 @@ static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
            << "argument " << i << " has element type " << type.getElementType()
            << ", not one of f32, i32, bool";
   arg.dtype = *dtype;
-  if (auto name = fn.getArgAttrOfType<StringAttr>(i, "arr.name"))
+  if (auto name = fn.getArgAttrOfType<StringAttr>(
+          i, vmapc::arr::ArrDialect::kNameAttrName))
     arg.name = name.str();
   else
     arg.name = "arg" + std::to_string(i);
@@ -212,7 +216,8 @@ static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
     return fn.emitOpError()
            << "argument " << i << " has type " << type
            << ", past the size limits: " << describeLimitViolation(type);
-  if (auto offset = fn.getArgAttrOfType<IntegerAttr>(i, "arr.staging_offset")) {
+  if (auto offset = fn.getArgAttrOfType<IntegerAttr>(
+          i, vmapc::arr::ArrDialect::kStagingOffsetAttrName)) {
     if (offset.getInt() < 0 || offset.getInt() >= kMaxBytes)
       return fn.emitOpError() << "argument " << i << " has staging offset "
                               << offset.getInt() << ", outside [0, 2^62)";
@@ -221,25 +226,10 @@ static LogicalResult readArg(func::FuncOp fn, unsigned i, Attribute axis,
   return success();
 }
 
-/// A figure of the `arr.plan` dictionary: a byte count (or a count) in
-/// [0, limit), else an error on `fn`.
-static FailureOr<uint64_t> planFigure(func::FuncOp fn, DictionaryAttr plan,
-                                      StringRef name, int64_t limit) {
-  auto value = plan.getAs<IntegerAttr>(name);
-  if (!value)
-    return fn.emitOpError() << "has no '" << name << "' in arr.plan";
-  if (value.getInt() < 0 || value.getInt() >= limit)
-    return fn.emitOpError()
-           << "has arr.plan " << name << " = " << value.getInt()
-           << ", outside [0, "
-           << (limit == kMaxBytes ? std::string("2^62") : std::to_string(limit))
-           << ")";
-  return static_cast<uint64_t>(value.getInt());
-}
-
 FailureOr<EntryInfo> vmapc::readEntry(func::FuncOp fn,
                                       const std::vector<KernelInfo> &kernels) {
-  auto batch = fn->getAttrOfType<IntegerAttr>("arr.batch");
+  auto batch =
+      fn->getAttrOfType<IntegerAttr>(vmapc::arr::ArrDialect::kBatchAttrName);
   if (!batch)
     return fn.emitOpError("is not an exported entry (no arr.batch)");
   EntryInfo entry;
@@ -248,34 +238,32 @@ FailureOr<EntryInfo> vmapc::readEntry(func::FuncOp fn,
     return fn.emitOpError() << "has arr.batch = " << batch.getInt()
                             << ", outside [1, " << kMaxDimSize << "]";
   entry.batchSize = static_cast<uint32_t>(batch.getInt());
-  auto plan = fn->getAttrOfType<DictionaryAttr>("arr.plan");
+  // The dialect verifies the figures' ranges (ArrAttrs.td).
+  auto plan = fn->getAttrOfType<vmapc::arr::BufferPlanAttr>(
+      vmapc::arr::ArrDialect::kPlanAttrName);
   if (!plan)
     return fn.emitOpError("has no buffer plan (arr.plan)");
-  FailureOr<uint64_t> arena = planFigure(fn, plan, "arena_bytes", kMaxBytes);
-  FailureOr<uint64_t> lowerBound =
-      planFigure(fn, plan, "lower_bound", kMaxBytes);
-  FailureOr<uint64_t> naiveSum = planFigure(fn, plan, "naive_sum", kMaxBytes);
-  FailureOr<uint64_t> inPlace =
-      planFigure(fn, plan, "in_place", std::numeric_limits<uint32_t>::max());
-  if (failed(arena) || failed(lowerBound) || failed(naiveSum) ||
-      failed(inPlace))
-    return failure();
-  entry.arenaBytes = *arena;
-  entry.lowerBoundBytes = *lowerBound;
-  entry.naiveSumBytes = *naiveSum;
-  entry.inPlaceCount = static_cast<uint32_t>(*inPlace);
-  auto inAxes = fn->getAttrOfType<ArrayAttr>("arr.in_axes");
-  auto outAxes = fn->getAttrOfType<ArrayAttr>("arr.out_axes");
+  entry.arenaBytes = plan.getArenaBytes();
+  entry.lowerBoundBytes = plan.getLowerBound();
+  entry.naiveSumBytes = plan.getNaiveSum();
+  entry.inPlaceCount = static_cast<uint32_t>(plan.getInPlace());
+  auto inAxes =
+      fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kInAxesAttrName);
+  auto outAxes =
+      fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kOutAxesAttrName);
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    if (fn.getArgAttr(i, "arr.arena"))
+    if (fn.getArgAttr(i, vmapc::arr::ArrDialect::kArenaAttrName))
       continue;
-    bool isOutput = static_cast<bool>(fn.getArgAttr(i, "arr.output"));
+    bool isOutput = static_cast<bool>(
+        fn.getArgAttr(i, vmapc::arr::ArrDialect::kOutputAttrName));
     auto &list = isOutput ? entry.outputs : entry.inputs;
     ArrayAttr axes = isOutput ? outAxes : inAxes;
     size_t index = list.size();
     if (!axes || index >= axes.size())
-      return fn.emitOpError() << "argument " << i << " has no axis in "
-                              << (isOutput ? "arr.out_axes" : "arr.in_axes");
+      return fn.emitOpError()
+             << "argument " << i << " has no axis in "
+             << (isOutput ? vmapc::arr::ArrDialect::kOutAxesAttrName
+                          : vmapc::arr::ArrDialect::kInAxesAttrName);
     ArgInfo arg;
     if (failed(readArg(fn, i, axes[index], batch.getInt(), arg)))
       return failure();

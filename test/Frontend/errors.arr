@@ -328,6 +328,22 @@ fn f(a: f32[3]) -> f32 { return sum(a, axes=0); }
 
 # -----
 
+# expected-error @+1 {{keyword argument 'axis' is given twice}}
+fn f(a: f32[3, 4]) -> f32[3] { return sum(a, axis=1, axis=0); }
+
+# -----
+
+# An axis is an integer literal, maybe negated; `not 1` is none of those.
+# expected-error @+1 {{axis= must be an integer, a tuple of integers or none}}
+fn f(a: f32[3, 4]) -> f32[3] { return sum(a, axis=not 1); }
+
+# -----
+
+# expected-error @+1 {{'exp' needs an f32 operand, got bool[3]}}
+fn f(a: bool[3]) -> f32[3] { return exp(a); }
+
+# -----
+
 # expected-error @+1 {{axis 2 is out of range for rank 2 (valid: -2..1)}}
 fn f(a: f32[3, 4]) -> f32[3] { return sum(a, axis=2); }
 

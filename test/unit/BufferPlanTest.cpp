@@ -1,6 +1,7 @@
 //===- BufferPlanTest.cpp - unit tests of the buffer planner --------------===//
 
 #include "passes/BufferPlan.h"
+#include "dialect/ArrDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -238,7 +239,8 @@ protected:
   PlanFunction() {
     context.loadDialect<arith::ArithDialect, func::FuncDialect,
                         linalg::LinalgDialect, math::MathDialect,
-                        memref::MemRefDialect, scf::SCFDialect>();
+                        memref::MemRefDialect, scf::SCFDialect,
+                        vmapc::arr::ArrDialect>();
   }
 
   func::FuncOp parse(StringRef source) {
@@ -426,9 +428,9 @@ TEST_F(PlanFunction, ApplyLeavesNoAllocation) {
   auto arenaType = dyn_cast<MemRefType>(func.getArgument(3).getType());
   ASSERT_TRUE(arenaType);
   EXPECT_EQ(arenaType.getDimSize(0), 512);
-  EXPECT_TRUE(func.getArgAttr(3, vmapc::kArenaAttrName));
-  auto staging =
-      func.getArgAttrOfType<IntegerAttr>(2, vmapc::kStagingOffsetAttrName);
+  EXPECT_TRUE(func.getArgAttr(3, vmapc::arr::ArrDialect::kArenaAttrName));
+  auto staging = func.getArgAttrOfType<IntegerAttr>(
+      2, vmapc::arr::ArrDialect::kStagingOffsetAttrName);
   ASSERT_TRUE(staging);
   EXPECT_EQ(staging.getInt(), plan->buffers[0].offset);
   int allocs = 0, views = 0;
@@ -438,10 +440,11 @@ TEST_F(PlanFunction, ApplyLeavesNoAllocation) {
   });
   EXPECT_EQ(allocs, 0);
   EXPECT_EQ(views, 2);
-  auto figures = func->getAttrOfType<DictionaryAttr>(vmapc::kPlanAttrName);
+  auto figures = func->getAttrOfType<vmapc::arr::BufferPlanAttr>(
+      vmapc::arr::ArrDialect::kPlanAttrName);
   ASSERT_TRUE(figures);
-  EXPECT_EQ(cast<IntegerAttr>(figures.get("arena_bytes")).getInt(), 512);
-  EXPECT_EQ(cast<IntegerAttr>(figures.get("in_place")).getInt(), 1);
+  EXPECT_EQ(figures.getArenaBytes(), 512);
+  EXPECT_EQ(figures.getInPlace(), 1);
 }
 
 /// Plans the first function of `source` and returns the error it reports

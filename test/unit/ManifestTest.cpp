@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Compile.h"
+#include "dialect/ArrDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -32,35 +33,37 @@ func.func @e(%x: memref<4x3xf32> {arr.name = "x", arr.staging_offset = )mlir" +
                                   arr.staging_offset = 64 : i64},
              %arena: memref<256xi8> {arr.arena})
     attributes {arr.batch = 4 : i64, arr.in_axes = [0], arr.out_axes = [0],
-                arr.plan = {)mlir" +
-         figures + R"mlir(}} {
+                arr.plan = #arr.plan<)mlir" +
+         figures + R"mlir(>} {
   return
 }
 )mlir";
 }
 
 constexpr const char *kFigures =
-    "arena_bytes = 256 : i64, lower_bound = 64 : i64, naive_sum = 64 : i64, "
-    "in_place = 0 : i64, buffers = 1 : i64";
+    "arena_bytes = 256, lower_bound = 64, naive_sum = 64, in_place = 0, "
+    "buffers = 1";
 
 class ReadManifest : public ::testing::Test {
 protected:
   ReadManifest() {
-    context.loadDialect<func::FuncDialect, memref::MemRefDialect>();
+    context.loadDialect<func::FuncDialect, memref::MemRefDialect,
+                        vmapc::arr::ArrDialect>();
   }
 
-  /// Reads the manifest of `source`; returns the error ("" on success).
+  /// Parses and verifies `source` and reads its manifest; returns the
+  /// first error ("" on success).
   std::string read(const std::string &source,
                    std::vector<vmapc::EntryInfo> &entries) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(source, &context);
-    if (!module)
-      return "<parse error>";
     std::string message;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       message += diag.str();
       return success();
     });
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return message;
     // A planned entry without dispatches: no kernels.
     return succeeded(vmapc::readManifest(*module, entries, /*kernels=*/{}))
                ? ""
@@ -94,8 +97,7 @@ TEST_F(ReadManifest, RejectsANegativeFigure) {
   figures.replace(figures.find("arena_bytes = 256"), 17, "arena_bytes = -16");
   std::vector<vmapc::EntryInfo> entries;
   EXPECT_EQ(read(plannedEntry(figures), entries),
-            "'func.func' op has arr.plan arena_bytes = -16, outside [0, "
-            "2^62)");
+            "arena_bytes = -16 is outside [0, 2^62)");
 }
 
 TEST_F(ReadManifest, RejectsAnArenaPastTheLimit) {
@@ -104,23 +106,30 @@ TEST_F(ReadManifest, RejectsAnArenaPastTheLimit) {
                   "arena_bytes = 4611686018427387904");
   std::vector<vmapc::EntryInfo> entries;
   EXPECT_EQ(read(plannedEntry(figures), entries),
-            "'func.func' op has arr.plan arena_bytes = 4611686018427387904, "
-            "outside [0, 2^62)");
+            "arena_bytes = 4611686018427387904 is outside [0, 2^62)");
 }
 
 TEST_F(ReadManifest, RejectsANegativeStagingOffset) {
   std::vector<vmapc::EntryInfo> entries;
   EXPECT_EQ(read(plannedEntry(kFigures, "-256"), entries),
-            "'func.func' op argument 0 has staging offset -256, outside [0, "
-            "2^62)");
+            "'func.func' op 'arr.staging_offset' must be a non-negative "
+            "integer");
+}
+
+TEST_F(ReadManifest, RejectsAnEntryOfNoExamples) {
+  std::string source = plannedEntry(kFigures);
+  source.replace(source.find("arr.batch = 4"), 13, "arr.batch = 0");
+  std::vector<vmapc::EntryInfo> entries;
+  EXPECT_EQ(read(source, entries), "'func.func' op has arr.batch = 0, outside "
+                                   "[1, 2147483647]");
 }
 
 TEST_F(ReadManifest, RejectsABatchPastTheLimit) {
   std::string source = plannedEntry(kFigures);
   source.replace(source.find("arr.batch = 4"), 13, "arr.batch = 4294967296");
   std::vector<vmapc::EntryInfo> entries;
-  EXPECT_EQ(read(source, entries), "'func.func' op has arr.batch = "
-                                   "4294967296, outside [1, 2147483647]");
+  EXPECT_EQ(read(source, entries), "'func.func' op 'arr.batch' must be an "
+                                   "integer in [0, 2147483647]");
 }
 
 } // namespace

@@ -1,0 +1,36 @@
+//===- ArrAttrs.td - arr dialect attributes ----------------*- tablegen -*-===//
+//
+// The typed attributes of the arr dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_ARR_ATTRS
+#define VMAPC_ARR_ATTRS
+
+include "dialect/ArrDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Arr_BufferPlanAttr : AttrDef<Arr_Dialect, "BufferPlan"> {
+  let mnemonic = "plan";
+  let summary = "The figures of an entry's buffer plan";
+  let description = [{
+    What `--arr-plan-buffers` reports for an entry (passes/BufferPlan.h), in
+    bytes but for the counts: the arena it packed every intermediate into
+    (`arena_bytes`), the largest total of buffers live at one point of the
+    schedule (`lower_bound`, no packing does better), the sum of every
+    buffer's size (`naive_sum`, one buffer each), the buffers placed in
+    place of an operand (`in_place`) and the buffers planned (`buffers`).
+    ```mlir
+    arr.plan = #arr.plan<arena_bytes = 262144, lower_bound = 262144,
+                         naive_sum = 753664, in_place = 3, buffers = 8>
+    ```
+    Byte figures are in [0, 2^62), counts in [0, 2^32).
+  }];
+  let parameters = (ins "int64_t":$arena_bytes, "int64_t":$lower_bound,
+                        "int64_t":$naive_sum, "int64_t":$in_place,
+                        "int64_t":$buffers);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // VMAPC_ARR_ATTRS

@@ -1,0 +1,589 @@
+//===- Builtins.cpp - the table of builtin functions ----------------------===//
+//
+// See Builtins.h. Each emitter checks what is particular to its builtin
+// (static arguments, shapes) with the messages of docs/language.md, then
+// builds ops through their type rules (dialect/TypeInference.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Builtins.h"
+
+#include "dialect/ArrDialect.h"
+#include "dialect/Limits.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace vmapc::frontend;
+namespace arr = vmapc::arr;
+using vmapc::kMaxBytes;
+using vmapc::kMaxDimSize;
+
+//===----------------------------------------------------------------------===//
+// BuiltinCall
+//===----------------------------------------------------------------------===//
+
+LogicalResult BuiltinCall::checkArguments() const {
+  ArrayRef<BuiltinKeyword> keywords = builtin.keywords;
+  for (auto [i, kw] : llvm::enumerate(expr->kwargs)) {
+    for (const KeywordArg &earlier : ArrayRef(expr->kwargs).take_front(i))
+      if (earlier.name == kw.name)
+        return error(kw.loc,
+                     "keyword argument '" + kw.name + "' is given twice");
+    if (llvm::any_of(keywords, [&](const BuiltinKeyword &k) {
+          return k.name == kw.name;
+        }))
+      continue;
+    std::string expected;
+    for (auto [j, k] : llvm::enumerate(keywords))
+      expected += (j ? ", " : "") + k.name.str() + "=";
+    return error(kw.loc,
+                 "unknown keyword argument '" + kw.name + "' for '" + name() +
+                     "'" +
+                     (keywords.empty() ? std::string(" (it takes none)")
+                                       : " (expected " + expected + ")"));
+  }
+  size_t n = expr->args.size();
+  unsigned lo = builtin.minArgs, hi = builtin.maxArgs;
+  if (n < lo || n > hi)
+    return error(loc(),
+                 "'" + name() + "' takes " +
+                     (lo == hi ? Twine(lo) : Twine(lo) + " or " + Twine(hi)) +
+                     " argument" + (hi == 1 ? "" : "s") + ", got " + Twine(n));
+  return success();
+}
+
+Expr *BuiltinCall::keyword(StringRef k) const {
+  for (KeywordArg &kw : expr->kwargs)
+    if (kw.name == k)
+      return kw.value.get();
+  return nullptr;
+}
+
+FailureOr<SmallVector<ExprValue>> BuiltinCall::evalArgs() const {
+  SmallVector<ExprValue> args;
+  for (size_t i = 0; i < numArgs(); ++i) {
+    FailureOr<ExprValue> v = eval(i);
+    if (failed(v))
+      return failure();
+    args.push_back(*v);
+  }
+  return args;
+}
+
+LogicalResult BuiltinCall::requireDType(Type type, size_t i) const {
+  Type elem = cast<RankedTensorType>(type).getElementType();
+  switch (builtin.dtype) {
+  case DTypeRule::numeric:
+    if (!elem.isInteger(1))
+      return success();
+    return error(argLoc(i), "'" + name() +
+                                "' needs an f32 or i32 operand, got " +
+                                typeStr(type));
+  case DTypeRule::floating:
+    if (elem.isF32())
+      return success();
+    return error(argLoc(i),
+                 "'" + name() + "' needs an f32 operand, got " + typeStr(type) +
+                     (elem.isInteger(32) ? " (convert it with f32(x))" : ""));
+  case DTypeRule::boolean:
+    if (elem.isInteger(1))
+      return success();
+    return error(argLoc(i),
+                 "'" + name() + "' needs a bool operand, got " + typeStr(type));
+  case DTypeRule::any:
+    return success();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Emitters
+//===----------------------------------------------------------------------===//
+
+/// The reduced dimensions of `axis=` (every dimension when it is left out or
+/// none).
+static FailureOr<SmallVector<int64_t>> reducedDims(BuiltinCall &call,
+                                                   RankedTensorType t) {
+  Expr *axis = call.keyword("axis");
+  if (axis && !isa<NoneExpr>(axis))
+    return call.getTyping().normalizeAxes(axis, t.getRank(), false,
+                                          call.name());
+  return llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+}
+
+/// exp, log, tanh, sqrt: a literal is f32.
+template <typename OpT>
+static FailureOr<ExprValue> emitFloatUnary(BuiltinCall &call) {
+  FailureOr<ExprValue> arg = call.eval(0);
+  if (failed(arg))
+    return failure();
+  FailureOr<Value> v = call.getTyping().materialize(
+      *arg, Float32Type::get(call.getMLIRContext()),
+      arg->kind == ExprValue::arrayLit ? arg->shape : SmallVector<int64_t>(),
+      call.argLoc(0), call.builder(), call.argLoc(0));
+  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+    return failure();
+  return ExprValue::ofTensor(OpT::create(call.builder(), call.opLoc(), *v));
+}
+
+/// abs, sign.
+template <typename OpT>
+static FailureOr<ExprValue> emitUnary(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+    return failure();
+  return ExprValue::ofTensor(OpT::create(call.builder(), call.opLoc(), *v));
+}
+
+/// maximum, minimum, pow: numpy broadcasting of two operands.
+template <typename OpT>
+static FailureOr<ExprValue> emitBinary(BuiltinCall &call) {
+  FailureOr<SmallVector<ExprValue>> args = call.evalArgs();
+  if (failed(args))
+    return failure();
+  llvm::SMLoc locs[] = {call.argLoc(0), call.argLoc(1)};
+  FailureOr<SmallVector<Value>> vs =
+      call.getTyping().unify(*args, locs, call.loc(), call.name(),
+                             call.getBuiltin().dtype, call.builder());
+  if (failed(vs))
+    return failure();
+  return ExprValue::ofTensor(
+      OpT::create(call.builder(), call.opLoc(), (*vs)[0], (*vs)[1]));
+}
+
+/// sum, max, min over axis= (every axis by default).
+template <typename OpT>
+static FailureOr<ExprValue> emitReduce(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  FailureOr<SmallVector<int64_t>> dims = reducedDims(call, t);
+  if (failed(dims))
+    return failure();
+  return ExprValue::ofTensor(
+      OpT::create(call.builder(), call.opLoc(), *v, *dims));
+}
+
+/// argmin, argmax along axis= (by default, the index into the flattened
+/// operand).
+template <typename OpT>
+static FailureOr<ExprValue> emitArgReduce(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+    return failure();
+  Value operand = *v;
+  auto t = cast<RankedTensorType>(operand.getType());
+  int64_t axis = 0;
+  Expr *axisExpr = call.keyword("axis");
+  if (axisExpr && !isa<NoneExpr>(axisExpr)) {
+    FailureOr<SmallVector<int64_t>> dims = call.getTyping().normalizeAxes(
+        axisExpr, t.getRank(), true, call.name());
+    if (failed(dims))
+      return failure();
+    axis = (*dims)[0];
+  } else if (t.getRank() != 1) {
+    auto flat = RankedTensorType::get({t.getNumElements()}, t.getElementType());
+    operand =
+        arr::ReshapeOp::create(call.builder(), call.opLoc(), flat, operand);
+  }
+  return ExprValue::ofTensor(OpT::create(call.builder(), call.opLoc(), operand,
+                                         static_cast<uint64_t>(axis)));
+}
+
+/// where(c, x, y): x and y unified, all three broadcast together.
+static FailureOr<ExprValue> emitWhere(BuiltinCall &call) {
+  FailureOr<SmallVector<ExprValue>> args = call.evalArgs();
+  if (failed(args))
+    return failure();
+  const ExprValue &c = (*args)[0];
+  if (c.kind != ExprValue::tensor ||
+      !cast<RankedTensorType>(c.value.getType()).getElementType().isInteger(1))
+    return call.error(call.argLoc(0),
+                      "the condition of 'where' must be bool, got " +
+                          (c.kind == ExprValue::tensor
+                               ? typeStr(c.value.getType())
+                               : "the " + c.text));
+  ExprValue ops[] = {(*args)[1], (*args)[2]};
+  llvm::SMLoc locs[] = {call.argLoc(1), call.argLoc(2)};
+  FailureOr<SmallVector<Value>> vs =
+      call.getTyping().unify(ops, locs, call.loc(), call.name(),
+                             call.getBuiltin().dtype, call.builder(), c.value);
+  if (failed(vs))
+    return failure();
+  return ExprValue::ofTensor(arr::SelectOp::create(
+      call.builder(), call.opLoc(), (*vs)[0], (*vs)[1], (*vs)[2]));
+}
+
+/// f32(x), i32(x): a literal becomes the target type directly (an integer
+/// literal to either, a float literal to f32), a tensor is converted.
+static FailureOr<ExprValue> emitConvert(BuiltinCall &call) {
+  FailureOr<ExprValue> a = call.eval(0);
+  if (failed(a))
+    return failure();
+  MLIRContext *context = call.getMLIRContext();
+  bool toF32 = call.name() == "f32";
+  Type target = toF32 ? Type(Float32Type::get(context))
+                      : Type(IntegerType::get(context, 32));
+  const Typing &typing = call.getTyping();
+  FailureOr<Value> v;
+  if (a->kind == ExprValue::intLit || toF32)
+    v = a->kind == ExprValue::tensor
+            ? FailureOr<Value>(a->value)
+            : typing.materialize(
+                  *a, target,
+                  a->kind == ExprValue::arrayLit ? a->shape
+                                                 : SmallVector<int64_t>(),
+                  call.argLoc(0), call.builder(), call.argLoc(0));
+  else
+    v = typing.materializeDefault(*a, call.argLoc(0), call.builder());
+  if (failed(v))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  if (t.getElementType() == target)
+    return ExprValue::ofTensor(*v);
+  auto type = RankedTensorType::get(t.getShape(), target);
+  return ExprValue::ofTensor(
+      arr::ConvertOp::create(call.builder(), call.opLoc(), type, *v));
+}
+
+/// mean: the sum over axis= divided by the number of elements summed.
+static FailureOr<ExprValue> emitMean(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  FailureOr<SmallVector<int64_t>> dims = reducedDims(call, t);
+  if (failed(dims))
+    return failure();
+  int64_t count = 1;
+  for (int64_t d : *dims)
+    count *= t.getDimSize(d);
+  OpBuilder &b = call.builder();
+  Value sum = arr::ReduceSumOp::create(b, call.opLoc(), *v, *dims);
+  auto type = cast<RankedTensorType>(sum.getType());
+  auto attr = DenseElementsAttr::get(
+      type, llvm::ArrayRef<float>(static_cast<float>(count)));
+  Value n = arr::ConstantOp::create(b, call.opLoc(), type, attr);
+  return ExprValue::ofTensor(arr::DivOp::create(b, call.opLoc(), sum, n));
+}
+
+/// transpose(x, perm=...): the reversed axes by default; the identity
+/// permutation emits nothing.
+static FailureOr<ExprValue> emitTranspose(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(v->getType()).getRank();
+  SmallVector<int64_t> perm;
+  if (Expr *permExpr = call.keyword("perm")) {
+    FailureOr<SmallVector<int64_t>> p =
+        call.getTyping().staticInts(permExpr, "perm=", false);
+    if (failed(p))
+      return failure();
+    if (int64_t(p->size()) != rank)
+      return call.error(permExpr->getLoc(),
+                        "perm= has " + Twine(p->size()) + " entries for " +
+                            typeStr(v->getType()) + " of rank " + Twine(rank));
+    for (int64_t a : *p) {
+      if (a < -rank || a >= rank)
+        return call.error(permExpr->getLoc(),
+                          "perm= entry " + Twine(a) +
+                              " is out of range for rank " + Twine(rank) +
+                              " (valid: " + axisRangeStr(rank) + ")");
+      a = a < 0 ? a + rank : a;
+      if (llvm::is_contained(perm, a))
+        return call.error(permExpr->getLoc(),
+                          "perm= is not a permutation: axis " + Twine(a) +
+                              " appears twice");
+      perm.push_back(a);
+    }
+  } else {
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  }
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+    return ExprValue::ofTensor(*v);
+  return ExprValue::ofTensor(
+      arr::TransposeOp::create(call.builder(), call.opLoc(), *v, perm));
+}
+
+/// The dimension sizes of a shape argument: each from 1 to kMaxDimSize.
+static LogicalResult checkSizes(BuiltinCall &call, ArrayRef<int64_t> shape,
+                                size_t i) {
+  for (int64_t d : shape)
+    if (d < 1 || d > kMaxDimSize)
+      return call.error(call.argLoc(i), "dimension sizes must be from 1 to " +
+                                            Twine(kMaxDimSize) + ", got " +
+                                            shapeStr(shape));
+  return success();
+}
+
+/// broadcast_to(x, shape): numpy's broadcasting rules.
+static FailureOr<ExprValue> emitBroadcastTo(BuiltinCall &call) {
+  FailureOr<ExprValue> a = call.eval(0);
+  if (failed(a))
+    return failure();
+  const Typing &typing = call.getTyping();
+  FailureOr<SmallVector<int64_t>> target =
+      typing.staticInts(call.arg(1), "the shape of 'broadcast_to'", true);
+  if (failed(target) || failed(checkSizes(call, *target, 1)))
+    return failure();
+  ArrayRef<int64_t> shape = *target;
+  FailureOr<Value> v =
+      typing.materializeDefault(*a, call.argLoc(0), call.builder());
+  if (failed(v))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  int64_t rank = shape.size();
+  bool ok = t.getRank() <= rank;
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; ok && i < t.getRank(); ++i) {
+    int64_t d = rank - t.getRank() + i;
+    int64_t s = t.getDimSize(i);
+    ok = s == shape[d] || s == 1;
+    dims.push_back(d);
+  }
+  if (!ok)
+    return call.error(call.loc(),
+                      "cannot broadcast " + typeStr(t) + " to shape " +
+                          shapeStr(shape) +
+                          " (numpy rules: align the last dimensions; each "
+                          "size must match or be 1)");
+  if (t.getShape() == shape)
+    return ExprValue::ofTensor(*v);
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  if (failed(typing.checkLimits(type, call.argLoc(1),
+                                "the result of 'broadcast_to'")))
+    return failure();
+  return ExprValue::ofTensor(arr::BroadcastInDimOp::create(
+      call.builder(), call.opLoc(), type, *v, dims));
+}
+
+/// reshape(x, shape): row-major, at most one size -1 (inferred).
+static FailureOr<ExprValue> emitReshape(BuiltinCall &call) {
+  FailureOr<ExprValue> a = call.eval(0);
+  if (failed(a))
+    return failure();
+  const Typing &typing = call.getTyping();
+  FailureOr<SmallVector<int64_t>> target =
+      typing.staticInts(call.arg(1), "the shape of 'reshape'", true);
+  if (failed(target))
+    return failure();
+  SmallVector<int64_t> shape = *target;
+  FailureOr<Value> v =
+      typing.materializeDefault(*a, call.argLoc(0), call.builder());
+  if (failed(v))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  llvm::SMLoc at = call.argLoc(1);
+  int64_t known = 1;
+  int inferred = -1;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (d == -1) {
+      if (inferred >= 0)
+        return call.error(at, "only one dimension of the shape " +
+                                  shapeStr(shape) + " can be -1");
+      inferred = i;
+      continue;
+    }
+    if (d < 1 || d > kMaxDimSize)
+      return call.error(
+          at, "dimension sizes must be from 1 to " + Twine(kMaxDimSize) +
+                  " (or one -1, inferred), got " + shapeStr(shape));
+    // The operand has fewer than 2^62 elements: a larger product cannot
+    // match it, and the check keeps `known` from overflowing.
+    std::optional<int64_t> product = llvm::checkedMul(known, d);
+    if (!product || *product >= kMaxBytes)
+      return call.error(at, "cannot reshape " + typeStr(t) + " (" +
+                                Twine(t.getNumElements()) + " elements) to " +
+                                shapeStr(shape) + " (2^62 elements or more)");
+    known = *product;
+  }
+  int64_t total = t.getNumElements();
+  if (inferred >= 0) {
+    if (total % known != 0)
+      return call.error(at, "cannot reshape " + typeStr(t) + " (" +
+                                Twine(total) + " elements) to " +
+                                shapeStr(shape) +
+                                ": the -1 cannot be inferred");
+    shape[inferred] = total / known;
+  } else if (known != total) {
+    return call.error(at, "cannot reshape " + typeStr(t) + " (" + Twine(total) +
+                              " elements) to " + shapeStr(shape) + " (" +
+                              Twine(known) + " elements)");
+  }
+  if (t.getShape() == ArrayRef<int64_t>(shape))
+    return ExprValue::ofTensor(*v);
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  if (failed(typing.checkLimits(type, at, "the result of 'reshape'")))
+    return failure();
+  return ExprValue::ofTensor(
+      arr::ReshapeOp::create(call.builder(), call.opLoc(), type, *v));
+}
+
+/// concat((a, b, ...), axis=0).
+static FailureOr<ExprValue> emitConcat(BuiltinCall &call) {
+  FailureOr<ExprValue> a = call.evalAny(0);
+  if (failed(a))
+    return failure();
+  if (a->kind != ExprValue::tuple)
+    return call.error(call.argLoc(0), "'concat' takes a tuple of arrays, e.g. "
+                                      "concat((a, b), axis=0)");
+  auto *tupleExpr = dyn_cast<TupleExpr>(call.arg(0));
+  auto pieceLoc = [&](size_t i) {
+    return tupleExpr ? tupleExpr->elements[i]->getLoc() : call.argLoc(0);
+  };
+  SmallVector<Value> pieces;
+  RankedTensorType first;
+  for (auto [i, piece] : llvm::enumerate(a->elements)) {
+    llvm::SMLoc pl = pieceLoc(i);
+    if (piece.kind != ExprValue::tensor)
+      return call.error(pl, "piece " + Twine(i) + " of 'concat' is the " +
+                                piece.text +
+                                ", which has no dtype of its own; convert it "
+                                "with f32(...) or i32(...)");
+    auto t = cast<RankedTensorType>(piece.value.getType());
+    if (t.getRank() == 0)
+      return call.error(pl, "piece " + Twine(i) + " of 'concat' is a scalar (" +
+                                typeStr(t) +
+                                "); concat joins arrays of rank at least 1");
+    if (!first)
+      first = t;
+    else if (t.getElementType() != first.getElementType())
+      return call.error(pl, "pieces of 'concat' have different dtypes: " +
+                                typeStr(first) + " and " + typeStr(t));
+    else if (t.getRank() != first.getRank())
+      return call.error(pl, "pieces of 'concat' have different ranks: " +
+                                typeStr(first) + " and " + typeStr(t));
+    pieces.push_back(piece.value);
+  }
+  int64_t rank = first.getRank();
+  int64_t axis = 0;
+  if (Expr *axisExpr = call.keyword("axis")) {
+    FailureOr<SmallVector<int64_t>> d =
+        call.getTyping().normalizeAxes(axisExpr, rank, true, call.name());
+    if (failed(d))
+      return failure();
+    axis = (*d)[0];
+  }
+  for (auto [i, p] : llvm::enumerate(pieces)) {
+    auto t = cast<RankedTensorType>(p.getType());
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+        return call.error(
+            pieceLoc(i),
+            "pieces of 'concat' along axis " + Twine(axis) +
+                " must agree on the other dimensions: " + typeStr(first) +
+                " and " + typeStr(t) + " differ on dimension " + Twine(d));
+  }
+  // Each size is at most 2^31 - 1 and there are fewer than 2^32 pieces: the
+  // sum can only pass the size limits, which checkLimits reports.
+  auto concat = arr::ConcatOp::create(call.builder(), call.opLoc(), pieces,
+                                      static_cast<uint64_t>(axis));
+  if (failed(call.getTyping().checkLimits(concat.getType(), call.loc(),
+                                          "the result of 'concat'")))
+    return failure();
+  return ExprValue::ofTensor(concat);
+}
+
+/// iota(n): 0..n-1 as i32.
+static FailureOr<ExprValue> emitIota(BuiltinCall &call) {
+  auto *lit = dyn_cast<IntLiteralExpr>(call.arg(0));
+  if (!lit || lit->value < 1 ||
+      lit->value > std::numeric_limits<int32_t>::max())
+    return call.error(call.argLoc(0), "the size of 'iota' must be an integer "
+                                      "literal from 1 to 2147483647");
+  auto type = RankedTensorType::get(
+      {lit->value}, IntegerType::get(call.getMLIRContext(), 32));
+  return ExprValue::ofTensor(
+      arr::IotaOp::create(call.builder(), call.opLoc(), type, uint64_t(0)));
+}
+
+/// zeros(shape, dtype=f32), ones(shape, dtype=f32).
+template <int Fill> static FailureOr<ExprValue> emitFill(BuiltinCall &call) {
+  FailureOr<SmallVector<int64_t>> shape = call.getTyping().staticInts(
+      call.arg(0), "the shape of '" + call.name().str() + "'", true);
+  if (failed(shape) || failed(checkSizes(call, *shape, 0)))
+    return failure();
+  MLIRContext *context = call.getMLIRContext();
+  Type elem = Float32Type::get(context);
+  if (Expr *dt = call.keyword("dtype")) {
+    auto *n = dyn_cast<NameExpr>(dt);
+    StringRef dn = n ? StringRef(n->name) : StringRef();
+    if (dn == "i32")
+      elem = IntegerType::get(context, 32);
+    else if (dn == "bool")
+      elem = IntegerType::get(context, 1);
+    else if (dn != "f32")
+      return call.error(dt->getLoc(), "dtype= must be f32, i32 or bool");
+  }
+  auto type = RankedTensorType::get(*shape, elem);
+  if (failed(call.getTyping().checkLimits(
+          type, call.argLoc(0), "the result of '" + call.name() + "'")))
+    return failure();
+  Attribute attr;
+  if (elem.isF32())
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(float(Fill)));
+  else if (elem.isInteger(32))
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(Fill));
+  else
+    attr = DenseElementsAttr::get(type, Fill != 0);
+  return ExprValue::ofTensor(arr::ConstantOp::create(
+      call.builder(), call.opLoc(), type, cast<TypedAttr>(attr)));
+}
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+static constexpr BuiltinKeyword kAxisAll[] = {{"axis", "none: every axis"}};
+static constexpr BuiltinKeyword kAxisFlat[] = {
+    {"axis", "none: the flattened operand"}};
+static constexpr BuiltinKeyword kAxis0[] = {{"axis", "0"}};
+static constexpr BuiltinKeyword kPerm[] = {{"perm", "the reversed axes"}};
+static constexpr BuiltinKeyword kDType[] = {{"dtype", "f32"}};
+
+static const Builtin kBuiltins[] = {
+    // name, arity, keywords, dtype rule, emitter
+    {"exp", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::ExpOp>},
+    {"log", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::LogOp>},
+    {"tanh", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::TanhOp>},
+    {"sqrt", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::SqrtOp>},
+    {"abs", 1, 1, {}, DTypeRule::numeric, emitUnary<arr::AbsOp>},
+    {"sign", 1, 1, {}, DTypeRule::numeric, emitUnary<arr::SignOp>},
+    {"maximum", 2, 2, {}, DTypeRule::numeric, emitBinary<arr::MaximumOp>},
+    {"minimum", 2, 2, {}, DTypeRule::numeric, emitBinary<arr::MinimumOp>},
+    {"pow", 2, 2, {}, DTypeRule::floating, emitBinary<arr::PowOp>},
+    {"where", 3, 3, {}, DTypeRule::any, emitWhere},
+    {"f32", 1, 1, {}, DTypeRule::any, emitConvert},
+    {"i32", 1, 1, {}, DTypeRule::any, emitConvert},
+    {"sum", 1, 1, kAxisAll, DTypeRule::numeric, emitReduce<arr::ReduceSumOp>},
+    {"max", 1, 1, kAxisAll, DTypeRule::numeric, emitReduce<arr::ReduceMaxOp>},
+    {"min", 1, 1, kAxisAll, DTypeRule::numeric, emitReduce<arr::ReduceMinOp>},
+    {"mean", 1, 1, kAxisAll, DTypeRule::floating, emitMean},
+    {"argmin", 1, 1, kAxisFlat, DTypeRule::numeric,
+     emitArgReduce<arr::ArgMinOp>},
+    {"argmax", 1, 1, kAxisFlat, DTypeRule::numeric,
+     emitArgReduce<arr::ArgMaxOp>},
+    {"transpose", 1, 1, kPerm, DTypeRule::any, emitTranspose},
+    {"reshape", 2, 2, {}, DTypeRule::any, emitReshape},
+    {"broadcast_to", 2, 2, {}, DTypeRule::any, emitBroadcastTo},
+    {"concat", 1, 1, kAxis0, DTypeRule::any, emitConcat},
+    {"iota", 1, 1, {}, DTypeRule::any, emitIota},
+    {"zeros", 1, 1, kDType, DTypeRule::any, emitFill<0>},
+    {"ones", 1, 1, kDType, DTypeRule::any, emitFill<1>},
+};
+
+ArrayRef<Builtin> vmapc::frontend::getBuiltins() { return kBuiltins; }
+
+const Builtin *vmapc::frontend::lookupBuiltin(StringRef name) {
+  for (const Builtin &b : kBuiltins)
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}

@@ -1,0 +1,124 @@
+//===- Export.cpp - the entry points of a .arr program --------------------===//
+//
+// See Export.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Export.h"
+
+#include "dialect/ArrDialect.h"
+#include "dialect/Limits.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <tuple>
+
+using namespace mlir;
+using namespace vmapc::frontend;
+namespace arr = vmapc::arr;
+
+LogicalResult vmapc::frontend::importExport(ExportDecl &ex, ImportContext &ic,
+                                            VmapResolver &vmaps,
+                                            const Typing &typing) {
+  OpBuilder builder(ic.getContext());
+  CallExpr *call = asVmapCall(ex.value.get());
+  if (!call)
+    return ic.error(ex.value->getLoc(),
+                    "an export must be 'vmap(f, in_axes=..., out_axes=..., "
+                    "batch=B)'");
+  FailureOr<VmapTemplate *> tmpl = vmaps.buildTemplate(call, ex.name, true);
+  if (failed(tmpl))
+    return failure();
+  VmapTemplate &t = **tmpl;
+  FailureOr<Signature> sig =
+      vmaps.deriveSignature(t.inner, call->args[0]->getLoc());
+  if (failed(sig))
+    return failure();
+  // The artifact's limits (runtime/vmapc/ArtifactFormat.h), checked here so
+  // that an entry the runtime could not load fails before any pass runs.
+  for (auto [what, count] :
+       {std::pair<StringRef, size_t>{"inputs", sig->params.size()},
+        {"outputs", sig->results.size()}})
+    if (count > vmapc::kMaxEntryArgs)
+      return ic.error(ex.loc, "export '" + ex.name + "' has " + Twine(count) +
+                                  " " + what + "; an entry has at most " +
+                                  Twine(vmapc::kMaxEntryArgs) + " " + what +
+                                  " (pass several values as one array)");
+  // A caller passes a batched argument with its batch axis, so its rank
+  // per example is one less than the artifact's rank limit.
+  for (auto [what, types, axes] :
+       {std::tuple<StringRef, ArrayRef<RankedTensorType>, const AxesSpec *>{
+            "input", sig->params, &t.inAxes},
+        {"output", sig->results, &t.outAxes}})
+    for (auto [i, type] : llvm::enumerate(types)) {
+      bool batched = axes->get(i).has_value();
+      size_t maxRank = vmapc::kMaxEntryRank - (batched ? 1 : 0);
+      if (static_cast<size_t>(type.getRank()) > maxRank)
+        return ic.error(
+            ex.loc,
+            "export '" + ex.name + "': " + what + " " + Twine(i) +
+                " has per-example type " + typeStr(type) + " of rank " +
+                Twine(type.getRank()) +
+                (batched
+                     ? "; a batched argument has rank at most " +
+                           Twine(maxRank) + " per example (" +
+                           Twine(vmapc::kMaxEntryRank) + " with the batch axis)"
+                     : "; an argument has rank at most " + Twine(maxRank)));
+    }
+  int64_t batch = *t.axisSize;
+  SmallVector<Type> inputs;
+  for (auto [i, pt] : llvm::enumerate(sig->params)) {
+    std::optional<int64_t> a = t.inAxes.get(i);
+    if (!a) {
+      inputs.push_back(pt);
+      continue;
+    }
+    int64_t r = pt.getRank();
+    if (*a < -(r + 1) || *a > r)
+      return ic.error(t.inAxes.getLoc(i),
+                      "in_axes[" + Twine(i) + "]: axis " + Twine(*a) +
+                          " is out of range for rank " + Twine(r + 1) +
+                          " (valid: " + axisRangeStr(r + 1) + ")");
+    inputs.push_back(arr::insertDim(pt, *a < 0 ? *a + r + 1 : *a, batch));
+    if (failed(typing.checkLimits(cast<RankedTensorType>(inputs.back()),
+                                  t.inAxes.getLoc(i),
+                                  "input " + Twine(i) + " of export '" +
+                                      ex.name + "' at batch " + Twine(batch))))
+      return failure();
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(ic.getModule().getBody());
+  Location exLoc = ic.loc(ex.loc);
+  auto fn = func::FuncOp::create(
+      b, exLoc, ex.name, FunctionType::get(ic.getContext(), inputs, {}));
+  Block *entry = fn.addEntryBlock();
+  OpBuilder body = OpBuilder::atBlockBegin(entry);
+  SmallVector<ExprValue> args;
+  SmallVector<llvm::SMLoc> argLocs;
+  for (BlockArgument a : entry->getArguments()) {
+    args.push_back(ExprValue::ofTensor(a));
+    argLocs.push_back(call->getLoc());
+  }
+  FailureOr<SmallVector<Value>> r =
+      vmaps.applyTemplate(t, args, argLocs, call->getLoc(), body);
+  if (failed(r))
+    return failure();
+  func::ReturnOp::create(body, exLoc, *r);
+  fn.setType(
+      FunctionType::get(ic.getContext(), inputs, ValueRange(*r).getTypes()));
+  auto vcall = cast<arr::VmapCallOp>(r->front().getDefiningOp());
+  fn->setAttr(vmapc::arr::ArrDialect::kBatchAttrName,
+              builder.getI64IntegerAttr(batch));
+  fn->setAttr(vmapc::arr::ArrDialect::kInAxesAttrName, vcall.getInAxes());
+  fn->setAttr(vmapc::arr::ArrDialect::kOutAxesAttrName, vcall.getOutAxes());
+  FnInfo *base = vmaps.innermostFn(t.inner);
+  for (auto [i, p] : llvm::enumerate(base->decl->params))
+    fn.setArgAttr(i, vmapc::arr::ArrDialect::kNameAttrName,
+                  builder.getStringAttr(p.name));
+  // Results are named out, or out0, out1, ... for several.
+  for (size_t j = 0; j < r->size(); ++j)
+    fn.setResultAttr(j, vmapc::arr::ArrDialect::kNameAttrName,
+                     builder.getStringAttr(r->size() == 1
+                                               ? std::string("out")
+                                               : "out" + std::to_string(j)));
+  return success();
+}

@@ -1,0 +1,28 @@
+//===- Export.h - the entry points of a .arr program ------------*- C++ -*-===//
+//
+// `export NAME = vmap(f, in_axes=..., out_axes=..., batch=B);` becomes a
+// public `func.func @NAME` over batched types whose body is one
+// `arr.vmap_call`: the entry point the runtime runs. It carries the batch
+// size, the axes and the parameter names (docs/runtime.md, "Entries"); its
+// inputs and outputs are within the artifact's limits
+// (runtime/vmapc/ArtifactFormat.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_FRONTEND_EXPORT_H
+#define VMAPC_FRONTEND_EXPORT_H
+
+#include "frontend/AST.h"
+#include "frontend/ImportContext.h"
+#include "frontend/Typing.h"
+#include "frontend/Vmap.h"
+
+namespace vmapc::frontend {
+
+/// Emits the entry of `ex` at the end of the module.
+mlir::LogicalResult importExport(ExportDecl &ex, ImportContext &ic,
+                                 VmapResolver &vmaps, const Typing &typing);
+
+} // namespace vmapc::frontend
+
+#endif // VMAPC_FRONTEND_EXPORT_H
