@@ -32,7 +32,7 @@ Checks: at the bench N, vmapc's (and JAX's) outputs against the float64
 reference of programs.py (FLOAT_TOLERANCE of the largest |reference|; the
 kNN exactly); at the large N, vmapc's against JAX's (the same bound).
 
-Goals (issue 9, point 5): memory-bound rows whose inputs and outputs are at
+Goals (the GPU backend's targets): memory-bound rows whose inputs and outputs are at
 least 4x the L2 cache >= 85% of the copy bandwidth; kNN and MLPs at the
 large N >= 1.0x JAX's throughput; peak device memory <= JAX's.
 
@@ -62,7 +62,7 @@ DEFAULT_LARGE_N = 65536
 # three 65536 x 128 x 64 f32 arrays, 6 GiB): 8192 is already 1 GiB in all.
 LARGE_N = {"attention_128x64": 8192}
 COPY_BYTES = 1 << 30
-# Goal rows (issue 9, point 5).
+# Goal rows.
 THROUGHPUT_GOAL_ROWS = ("knn_digits", "mlp_64_32_10", "mlp_256_256_10",
                         "mlp_784_512_512_10")
 COPY_FRACTION_GOAL = 0.85

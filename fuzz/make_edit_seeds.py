@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seeds of artifact_edit_fuzzer: the edits of issue 13's adversarial cases
+"""Seeds of artifact_edit_fuzzer: the edits of the adversarial artifact cases
 (a binding kind, a grid, a loop's trip count, a staging offset, a binding
 access, a code object's size, the batch size, the arena) applied to each
 compiled artifact of ARTIFACT_DIR, as the harness reads its input: byte 0

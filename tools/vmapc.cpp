@@ -47,11 +47,13 @@ static cl::SubCommand
 static cl::SubCommand
     planCmd("plan", "Print the buffer plan of each entry of a .arr program");
 
-static cl::opt<std::string>
-    inputFile(cl::Positional, cl::Required,
-              cl::desc("<FILE.arr> (run also takes a FILE.vmapc)"),
-              cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
-              cl::cat(vmapcCategory));
+static cl::opt<std::string> programFile(cl::Positional, cl::Required,
+                                        cl::desc("<FILE.arr>"),
+                                        cl::sub(compileCmd), cl::sub(planCmd),
+                                        cl::cat(vmapcCategory));
+static cl::opt<std::string> runFile(cl::Positional, cl::Required,
+                                    cl::desc("<FILE.arr or FILE.vmapc>"),
+                                    cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string>
     outputFile("o",
                cl::desc("Output .vmapc file (default: the input's name "
@@ -188,11 +190,11 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
 
 static int runCompile() {
   vmapc::Artifact artifact;
-  if (!compileFile(inputFile, artifact))
+  if (!compileFile(programFile, artifact))
     return 1;
   llvm::SmallString<128> output(outputFile);
   if (output.empty()) {
-    output = inputFile;
+    output = programFile;
     llvm::sys::path::replace_extension(output, "vmapc");
   }
   vmapc::Status status = vmapc::writeArtifactFile(artifact, output.str().str());
@@ -245,19 +247,19 @@ static int runRun() {
   if (!status.ok())
     return fail(status.message());
   std::unique_ptr<vmapc::Executable> executable;
-  if (llvm::StringRef(inputFile).ends_with(".arr")) {
+  if (llvm::StringRef(runFile).ends_with(".arr")) {
     vmapc::Artifact artifact;
-    if (!compileFile(inputFile, artifact))
+    if (!compileFile(runFile, artifact))
       return 1;
     std::string bytes;
     status = vmapc::serializeArtifact(artifact, &bytes);
     if (status.ok())
       status = vmapc::Executable::loadBytes(device, bytes.data(), bytes.size(),
                                             &executable);
-    status = status.withPrefix(inputFile + ": ");
+    status = status.withPrefix(runFile + ": ");
   } else {
     // The runtime's message names the file.
-    status = vmapc::Executable::loadFile(device, inputFile, &executable);
+    status = vmapc::Executable::loadFile(device, runFile, &executable);
   }
   if (!status.ok())
     return fail(status.message());
@@ -437,7 +439,7 @@ static int runPlan() {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, inputFile);
+  OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, programFile);
   if (!module)
     return 1;
   PassManager pm(&context);

@@ -1,4 +1,4 @@
-# `vmapc compile` + `vmapc run` of the constructs added for issue 3, on
+# `vmapc compile` + `vmapc run` of tuples, loops, slices and concat, on
 # known numbers: a tuple return with per-output out_axes (one of them none),
 # the same value returned twice, a concat of a mapped and a shared piece
 # (its pieces are written in place into the output, no memrefCopy call), and

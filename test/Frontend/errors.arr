@@ -608,7 +608,7 @@ export e2 = vmap(e, batch=2);
 # -----
 
 #===------------------------------------------------------------------===#
-# Tuples, loops, slices, literal arrays and the builtins of issue 3
+# Tuples, loops, slices, literal arrays and the shape builtins
 #===------------------------------------------------------------------===#
 
 # expected-error @+1 {{index 3 is out of range for dimension 0 of f32[3] (size 3, valid: -3..2)}}

@@ -1,5 +1,5 @@
 # RUN: vmapc-opt %s -split-input-file | FileCheck %s
-# The arr IR of the operators and builtins added for issue 3.
+# The arr IR of the operators and builtins.
 
 # and / or / not on bool; `not` binds more loosely than comparisons and
 # `and` more tightly than `or` (Python).

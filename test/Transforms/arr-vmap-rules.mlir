@@ -1,8 +1,8 @@
 // RUN: vmapc-opt %s --arr-vmap -split-input-file | FileCheck %s
 
-// Batching rules of the ops added for JAX-level vmap (issue 3). Each case
-// checks where the batch dimension goes and that an unbatched operand is
-// read through arr.broadcast_in_dim (an indexing map after lowering), never
+// Batching rules of abs, sign, maximum, pow, select, convert, concat, slice,
+// iota and arr.for. Each case checks where the batch dimension goes and that
+// an unbatched operand is read through arr.broadcast_in_dim (an indexing map after lowering), never
 // copied.
 
 // where(c, a, b) with the condition mapped on axis 1 and both arrays shared:

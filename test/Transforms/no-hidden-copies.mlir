@@ -1,6 +1,6 @@
 // RUN: vmapc-opt %s -split-input-file --arr-to-linalg-pipeline --arr-bufferize-pipeline | FileCheck %s
 
-// No hidden copies (issue 3, point 5): an operand shared by every example
+// No hidden copies: an operand shared by every example
 // (in_axes none) reaches the batched computation through an indexing map of
 // the one linalg op that reads it, inside the kernel of one dispatch. It is
 // never materialised B times: no dispatch writes a B-sized broadcast of it to

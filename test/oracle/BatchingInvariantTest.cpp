@@ -196,7 +196,8 @@ func.func @shapes(%x: tensor<3x{B}x4xf32>, %v: tensor<1x4xf32>) -> (tensor<{B}x1
   return %r, %m, %i, %g : tensor<{B}x12xf32>, tensor<4x{B}xf32>, tensor<{B}x4xi32>, tensor<{B}x3x3xf32>
 }
 )mlir"},
-    // The elementwise ops of issue 3 with unmapped operands (y, b) next to
+    // abs, sign, maximum, minimum, pow, select and convert with unmapped
+    // operands (y, b) next to
     // operands mapped on axes 1 and 0: abs sign not maximum minimum pow and
     // or select convert; a select whose condition is unbatched and one whose
     // values are; a result of unbatched operands only (out axis unit).
@@ -595,7 +596,8 @@ std::vector<RandomCase> randomCases() {
   return cases;
 }
 
-// The random programs of these seeds use every op of issue 3 at least once
+// The random programs of these seeds use every elementwise, shape and loop
+// op at least once
 // (so that the random suite checks their batching rules too).
 TEST(RandomPrograms, CoverTheNewOps) {
   std::string all;

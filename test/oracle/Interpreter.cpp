@@ -369,7 +369,7 @@ private:
                                const Array &rhs);
   Expected<Results> funcCall(func::CallOp op, ArrayRef<const Array *> args);
   Expected<Results> vmapCall(arr::VmapCallOp op, ArrayRef<const Array *> args);
-  // The ops of issue 3.
+  // abs, sign, maximum, minimum, pow, select, convert, concat, slice, iota.
   Expected<Results> select(Operation *op, const Array &c, const Array &a,
                            const Array &b);
   Expected<Results> convert(Operation *op, const Array &x);
@@ -520,7 +520,7 @@ Expected<Results> Evaluator::evalOp(Operation *op,
         });
       })
       .Case([&](DivOp d) { return divide(d, x(), y()); })
-      // The elementwise ops of issue 3.
+      // abs, sign, maximum, minimum, pow, and, or, not, select, convert.
       .Case([&](AbsOp) {
         bool i = isInt();
         // i32: |INT32_MIN| wraps to INT32_MIN, as negation does.
@@ -996,7 +996,7 @@ Expected<Results> Evaluator::mapped(func::FuncOp callee, ArrayRef<Array> args,
 }
 
 //===----------------------------------------------------------------------===//
-// The ops of issue 3: select, convert, concat, slice, iota, for
+// select, convert, concat, slice, iota, for
 //===----------------------------------------------------------------------===//
 
 Expected<Results> Evaluator::select(Operation *op, const Array &c,

@@ -20,7 +20,7 @@
 //   - reduce_max/reduce_min propagate NaN; argmin/argmax pick the first NaN
 //     if there is one (numpy), else the lowest index among equal extremes.
 //
-// Per-op rules of the ops added with loops (issue 3):
+// Per-op rules of the elementwise, shape and loop ops:
 //   - `arr.abs`: |x|; i32 wraps, so abs(INT32_MIN) = INT32_MIN (as neg).
 //   - `arr.sign`: i32 -1/0/1; f32: 1 if x > 0, -1 if x < 0, else x itself
 //     (0 -> 0, -0 -> -0, NaN -> NaN), decided on the f32-rounded value.

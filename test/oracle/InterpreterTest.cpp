@@ -467,7 +467,7 @@ TEST_F(OracleTest, VmapOverZeroExamples) {
 }
 
 //===----------------------------------------------------------------------===//
-// The ops of issue 3 (values by hand)
+// The elementwise, shape and loop ops (values by hand)
 //===----------------------------------------------------------------------===//
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -79,7 +79,7 @@ private:
     pool.push_back({name, std::move(shape)});
   }
   void step();
-  bool newStep(const Value &a);
+  bool elementwiseShapeOrLoopStep(const Value &a);
   std::string constant(const Shape &shape, const char *value) {
     std::string c = fresh();
     body << "  " << c << " = arr.constant dense<" << value
@@ -178,8 +178,8 @@ void Generator::forLoop(const Value &a) {
     add(r + "#1", {});
 }
 
-/// One op of issue 3 on `a` (false when none fits).
-bool Generator::newStep(const Value &a) {
+/// One elementwise, shape or loop op on `a` (false when none fits).
+bool Generator::elementwiseShapeOrLoopStep(const Value &a) {
   std::string t = tensorType(a.shape, "f32");
   int64_t rank = static_cast<int64_t>(a.shape.size());
   switch (pick(8)) {
@@ -304,8 +304,8 @@ void Generator::step() {
   Value a = any();
   std::string t = tensorType(a.shape, "f32");
   int64_t rank = static_cast<int64_t>(a.shape.size());
-  // Half of the steps use the ops of issue 3 (newStep).
-  if (coin() && newStep(a))
+  // Half of the steps use an elementwise, shape or loop op.
+  if (coin() && elementwiseShapeOrLoopStep(a))
     return;
   std::string r = fresh();
   switch (pick(7)) {

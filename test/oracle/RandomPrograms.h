@@ -16,7 +16,7 @@ namespace vmapc::oracle::test {
 /// A random module, deterministic in `seed`: a private per-example function
 /// @f of two f32 operands of one random shape (rank 1 to 3), a random chain
 /// of arr ops (elementwise, transpose, reshape, broadcast_in_dim, reductions,
-/// dot_general; and half of the time an op of issue 3: abs, sign, maximum,
+/// dot_general; and half of the time one of abs, sign, maximum,
 /// minimum, pow, select on cmp/not/and/or, convert, concat, slice, iota, or
 /// an arr.for with a const, a carry and possibly a scalar carry), giving an
 /// f32 result and possibly an argmin/argmax (i32), an i32 result of

@@ -1,6 +1,6 @@
 //===- Generator.h - random well-typed .arr programs and their JAX twins -===//
 //
-// Property tests of issue 3 point 6. `generateProgram(seed, prefix, features)`
+// Property tests of vmap. `generateProgram(seed, prefix, features)`
 // writes one random, well-typed `.arr` program, deterministic in `seed`: a
 // per-example function (and the helpers it calls, vmaps, loops over) and an
 // `export <prefix>e = vmap(<prefix>f, in_axes=..., out_axes=..., batch=B)`.

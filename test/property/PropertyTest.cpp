@@ -1,7 +1,7 @@
 //===- PropertyTest.cpp - random programs: compiled vmap == per-example --===//
 //
-// Issue 3 point 6. Each random program (Generator.h) is imported twice, once
-// kept as written for the oracle (`evaluatePerExample`: the per-example
+// Property tests of vmap. Each random program (Generator.h) is imported twice,
+// once kept as written for the oracle (`evaluatePerExample`: the per-example
 // function on every example, stacked along out_axes) and once compiled for
 // the CPU (`compileForCpu`), loaded with the runtime and run at a random
 // N >= 0 (0, 1, B - 1, B, B + 1, 2B + 1 or random): every output must match
