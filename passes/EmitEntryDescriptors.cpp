@@ -11,6 +11,7 @@
 #include "dialect/ArrDialect.h"
 #include "passes/Dispatch/ReadSchedule.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "vmapc/ArtifactFormat.h"
 
@@ -29,6 +30,9 @@ namespace {
 struct ArrEmitEntryDescriptorsPass
     : vmapc::impl::ArrEmitEntryDescriptorsBase<ArrEmitEntryDescriptorsPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Planned, vmapc::Stage::Planned)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     // The kernels' names, as the manifest numbers them.
     std::vector<vmapc::KernelInfo> kernels = vmapc::readKernels(module);

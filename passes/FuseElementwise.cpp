@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -49,6 +50,10 @@ bool fuseSingleUse(OpOperand *fusedOperand) {
 struct ArrFuseElementwisePass
     : vmapc::impl::ArrFuseElementwiseBase<ArrFuseElementwisePass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Linalg,
+                                 vmapc::Stage::Dispatched)))
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, fuseSingleUse);

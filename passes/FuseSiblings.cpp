@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -220,6 +221,10 @@ struct ArrFuseSiblingsPass
   using ArrFuseSiblingsBase::ArrFuseSiblingsBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Linalg,
+                                 vmapc::Stage::Dispatched)))
+      return signalPassFailure();
     // All groups are chosen before any is rewritten, so that block order and
     // dominance are computed once.
     DominanceInfo dominance(getOperation());

@@ -9,6 +9,7 @@
 
 #include "dialect/ArrDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "passes/ArrToLinalg/Utils.h"
 
@@ -30,6 +31,10 @@ struct ArrOutputsToDestinationsPass
     : vmapc::impl::ArrOutputsToDestinationsBase<ArrOutputsToDestinationsPass> {
   using ArrOutputsToDestinationsBase::ArrOutputsToDestinationsBase;
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Linalg,
+                                 vmapc::Stage::Dispatched)))
+      return signalPassFailure();
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!vmapc::arr::isEntry(fn))
         continue;

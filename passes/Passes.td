@@ -8,6 +8,10 @@ include "mlir/Pass/PassBase.td"
 def ArrVmap : Pass<"arr-vmap", "::mlir::ModuleOp"> {
   let summary = "Replaces every arr.vmap_call by batched code";
   let description = [{
+    Input: arr from the front end (passes/Stages.h: `arr`); output: arr
+    without `arr.vmap_call` (`batched`). Fails on a dispatched or later
+    module.
+
     Batches functions by calling each op's `BatchingOpInterface` rule (JAX's
     `BatchTrace`, one rule per primitive). Functions are processed callees
     first; a user function called with batched operands is specialised once
@@ -33,6 +37,10 @@ def ArrVmap : Pass<"arr-vmap", "::mlir::ModuleOp"> {
 def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lowers arr ops to linalg on tensors";
   let description = [{
+    Input: arr without `arr.vmap_call` (after `--arr-vmap`); output: linalg,
+    tensor, arith, math and scf on tensors, no arr op. On an `arr.vmap_call`
+    it fails, naming `--arr-vmap`.
+
     Elementwise ops and broadcasts become `linalg.generic` ops with
     broadcast indexing maps; reductions and argmin/argmax become reduction
     `linalg.generic`s; `dot_general` becomes `linalg.matmul` or
@@ -42,6 +50,19 @@ def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
     through its own map (an operand without a batch dimension is read
     through a broadcast map, never copied); shape ops become tensor and
     linalg ops; `arr.for` becomes `scf.for` with iter_args.
+
+    ```mlir
+    %s = arr.add %x, %y : tensor<8x4xf32>
+    // becomes
+    %e = tensor.empty() : tensor<8x4xf32>
+    %s = linalg.generic {indexing_maps = [#id, #id, #id],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%x, %y : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    } -> tensor<8x4xf32>
+    ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
@@ -54,6 +75,9 @@ def ConvertArrToLinalg : Pass<"convert-arr-to-linalg", "::mlir::ModuleOp"> {
 def ArrFuseElementwise : Pass<"arr-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses elementwise linalg.generic producers into consumers";
   let description = [{
+    Input and output: linalg on tensors (after `--convert-arr-to-linalg`),
+    entries not yet bufferized; fails on arr or bufferized input.
+
     Upstream's elementwise fusion (`linalg::populateElementwiseOpsFusionPatterns`
     with its default control: a producer fuses when it has a single use,
     and here only while the fused payload has at most 256 ops, so that a
@@ -63,6 +87,13 @@ def ArrFuseElementwise : Pass<"arr-fuse-elementwise", "::mlir::ModuleOp"> {
     constants through linalg ops. arr lowers reshapes to collapse/expand
     views that need no propagation, and the reshape propagation patterns
     crashed on a program with nested loops (a segfault in LLVM 22).
+
+    ```mlir
+    %a = linalg.generic ins(%x) outs(%e0) { math.exp %in }
+    %b = linalg.generic ins(%a) outs(%e1) { arith.negf %in }   // %a's only use
+    // becomes
+    %b = linalg.generic ins(%x) outs(%e1) { math.exp %in; arith.negf }
+    ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::affine::AffineDialect"];
@@ -71,6 +102,9 @@ def ArrFuseElementwise : Pass<"arr-fuse-elementwise", "::mlir::ModuleOp"> {
 def ArrFuseSiblings : Pass<"arr-fuse-siblings", "::mlir::ModuleOp"> {
   let summary = "Fuses elementwise linalg.generic ops that read a common input";
   let description = [{
+    Input and output: linalg on tensors (after `--convert-arr-to-linalg`),
+    entries not yet bufferized; fails on arr or bufferized input.
+
     Sibling (multi-output) fusion, as XLA's: all-parallel linalg.generic ops
     on tensors of one block that read a common tensor (directly or through
     other siblings), have the same static loop bounds, read none of their
@@ -105,6 +139,10 @@ def ArrFuseSiblings : Pass<"arr-fuse-siblings", "::mlir::ModuleOp"> {
 def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Plans every intermediate buffer into one static arena";
   let description = [{
+    Input: bufferized entries (`--arr-bufferize-pipeline=plan=false`: memref
+    arguments, no `arr.arena`); output: planned entries. Fails on tensors
+    (naming the pipeline to run first) and on an already planned entry.
+
     On the bufferized program (destination-passing style, outputs written
     into `arr.output` arguments): traces views to their root allocation,
     computes live intervals over the linearised schedule of the body's
@@ -160,6 +198,9 @@ def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
 def ArrVerifyBufferPlan : Pass<"arr-verify-buffer-plan", "::mlir::ModuleOp"> {
   let summary = "Checks a buffer plan independently of the planner";
   let description = [{
+    Input: planned entries (after `--arr-plan-buffers`); changes nothing.
+    Fails on an unplanned module, naming what to run first.
+
     Shares no code with the planner beyond MLIR. Finds every `memref.view`
     of the `arr.arena` argument and every `arr.staging_offset` argument,
     follows their aliases with its own conservative walk, recomputes live
@@ -187,12 +228,17 @@ def ArrOutputsToDestinations
     : Pass<"arr-outputs-to-destinations", "::mlir::ModuleOp"> {
   let summary = "Turns the results of entry points into output arguments";
   let description = [{
+    Input: linalg on tensors, with or without dispatches (after
+    `--arr-to-linalg-pipeline`); output: the same, entries in
+    destination-passing style. Fails on arr or bufferized input.
+
     On linalg on tensors, for every entry (a public function with
     `arr.batch`): each result becomes a trailing `arr.output` argument and is
-    written there by `bufferization.materialize_in_destination ... restrict
-    writable`, so that `eliminate-empty-tensors` and one-shot bufferization
-    compute it in the caller's buffer (destination-passing style; no copy,
-    no allocation returned). Arguments the runtime may replace by a staging
+    written there by `bufferization.materialize_in_destination` (its tensor
+    form, into an argument marked `bufferization.writable`), so that
+    `eliminate-empty-tensors` and one-shot bufferization compute it in the
+    caller's buffer (destination-passing style; no copy, no allocation
+    returned). Arguments the runtime may replace by a staging
     slot (mapped inputs, outputs with an out axis) get `arr.staging`.
 
     Before:
@@ -224,6 +270,10 @@ def ArrEmitEntryDescriptors
     : Pass<"arr-emit-entry-descriptors", "::mlir::ModuleOp"> {
   let summary = "Adds each entry's descriptor (what its code was compiled for)";
   let description = [{
+    Input: planned entries (after `--arr-bufferize-pipeline`); output: the
+    same plus one `llvm.mlir.global` per entry. Fails on an unplanned module,
+    naming what to run first.
+
     On the planned program (memref entries with an `arr.arena` argument,
     before the lowering to LLVM): for each entry `@e` (a public function
     marked `arr.batch`), adds the read-only global
@@ -242,6 +292,7 @@ def ArrEmitEntryDescriptors
         attributes {arr.batch = 4 : i64, arr.in_axes = [0], arr.out_axes = [0]}
     ```
     gets
+
     ```mlir
     llvm.mlir.global external constant @vmapc_entry_e_descriptor(dense<[
         4851296279508110678, 1, 4, 256, 1, 1, 12, 0, 4, 0]> : tensor<10xi64>)
@@ -254,6 +305,9 @@ def ArrEmitEntryDescriptors
 def ArrCopiesToLinalg : Pass<"arr-copies-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Rewrites memref.copy as linalg.copy";
   let description = [{
+    Input: any function on memrefs (a `func.func` pass, no stage check: it
+    only rewrites `memref.copy`); output: the same with `linalg.copy`s.
+
     Bufferization leaves `memref.copy` where a value must move between
     buffers. On the GPU path every copy becomes `linalg.copy`, so that it
     becomes a loop nest and then a kernel like every other linalg op,
@@ -262,6 +316,12 @@ def ArrCopiesToLinalg : Pass<"arr-copies-to-linalg", "::mlir::func::FuncOp"> {
     layout (a concat piece's subview, say) are rewritten: the LLVM lowering
     turns those into a call of mlir_c_runner_utils' `memrefCopy`, which
     artifacts do not link, and contiguous copies into `llvm.memcpy`.
+
+    ```mlir
+    memref.copy %a, %s : memref<4xf32> to memref<4xf32, strided<[1], offset: 4>>
+    // becomes
+    linalg.copy ins(%a : memref<4xf32>) outs(%s : memref<4xf32, strided<[1], offset: 4>>)
+    ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
   let options = [
@@ -273,6 +333,11 @@ def ArrCopiesToLinalg : Pass<"arr-copies-to-linalg", "::mlir::func::FuncOp"> {
 def ArrFormDispatches : Pass<"arr-form-dispatches", "::mlir::ModuleOp"> {
   let summary = "Groups each entry's ops into kernels dispatched by a schedule";
   let description = [{
+    Input: linalg on tensors without dispatches (after
+    `--arr-to-linalg-pipeline`, `--arr-pack-operands`); output: entries that
+    dispatch `sched.kernel` functions, still on tensors. Fails on arr input
+    and on a module with dispatches already.
+
     On linalg on tensors (after `--arr-to-linalg-pipeline`): every op that
     computes (a linalg op, a `tensor.insert_slice`) joins one dispatch. From
     the last op of each block backwards, an op not yet taken roots a new
@@ -345,6 +410,10 @@ def ArrFormDispatches : Pass<"arr-form-dispatches", "::mlir::ModuleOp"> {
 def ArrBufferizeEntries : Pass<"arr-bufferize-entries", "::mlir::ModuleOp"> {
   let summary = "One-shot bufferizes the entries' schedules, not the kernels";
   let description = [{
+    Input: entries on tensors, dispatched (after `--arr-form-dispatches`,
+    `--arr-outputs-to-destinations`, `--eliminate-empty-tensors`); output:
+    entries on memrefs, kernels unchanged. Fails on arr or bufferized input.
+
     Upstream one-shot bufferization across function boundaries (identity
     layouts) of every function except kernels (`sched.kernel`) and what is
     inside them: a `sched.dispatch` on tensors becomes one on memrefs
@@ -353,6 +422,12 @@ def ArrBufferizeEntries : Pass<"arr-bufferize-entries", "::mlir::ModuleOp"> {
     `--arr-plan-buffers` then places in the arena. Kernels keep their bodies
     on tensors: each target tiles and vectorizes them before bufferizing
     them itself (`--arr-bufferize-kernels`).
+
+    ```mlir
+    %r = sched.dispatch @k(%x : tensor<8xf32>) outs(%out : tensor<8xf32>) -> tensor<8xf32>
+    // becomes, %x and %out now memref arguments of the entry
+    sched.dispatch @k(%x : memref<8xf32>) outs(%out : memref<8xf32>)
+    ```
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -361,6 +436,11 @@ def ArrBufferizeEntries : Pass<"arr-bufferize-entries", "::mlir::ModuleOp"> {
 def ArrTileWorkgroups : Pass<"arr-tile-workgroups", "::mlir::ModuleOp"> {
   let summary = "Tiles each kernel's root into a grid of workgroups";
   let description = [{
+    Input: kernels on tensors (after `--arr-form-dispatches`; the CPU and CUDA
+    pipelines run it after `--arr-erase-schedules`); output: each kernel's
+    root as an `scf.forall` over workgroups. Fails on a module without
+    kernels, naming what to run first.
+
     In every kernel (`sched.kernel`, on tensors), the root op (the one whose
     results the kernel writes to its outputs) is tiled along the loops that
     may be spread over workgroups (passes/Dispatch/Fusion.h) into an
@@ -399,10 +479,22 @@ def ArrTileWorkgroups : Pass<"arr-tile-workgroups", "::mlir::ModuleOp"> {
 def ArrBufferizeKernels : Pass<"arr-bufferize-kernels", "::mlir::ModuleOp"> {
   let summary = "One-shot bufferizes every kernel";
   let description = [{
+    Input: tiled kernels on tensors (after `--arr-tile-workgroups`, and on the
+    CPU `--arr-cpu-vectorize`); output: kernels on memrefs. Fails on a module
+    without kernels.
+
     Upstream empty-tensor elimination and one-shot bufferization of each
     kernel's body (its bindings are memrefs already): each result is
     computed in its output binding; what stays allocated is per-workgroup
     scratch.
+
+    ```mlir
+    %t = bufferization.to_tensor %b0 restrict : memref<64x32xf32> to tensor<64x32xf32>
+    %r = scf.forall ... shared_outs(%o = %init) -> (tensor<64x32xf32>) { ... }
+    bufferization.materialize_in_destination %r in restrict writable %b1 : ...
+    // becomes
+    scf.forall ... { ... memref.subview %b0 ..., linalg ops on memref.subview %b1 ... }
+    ```
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -411,6 +503,10 @@ def ArrBufferizeKernels : Pass<"arr-bufferize-kernels", "::mlir::ModuleOp"> {
 def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
   let summary = "Makes each CPU kernel the body of one workgroup";
   let description = [{
+    Input: bufferized kernels (after `--arr-bufferize-kernels`); output: one
+    workgroup per call, its ids as arguments. Fails on a module without
+    kernels.
+
     On bufferized kernels: the `scf.forall` over the grid is replaced by its
     body, for the workgroup whose ids (x, y, z) are three new trailing
     `index` arguments of the kernel (each induction variable = lower bound +
@@ -418,6 +514,19 @@ def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
     thread pool. Allocations (per-workgroup scratch) become 64-byte aligned
     `memref.alloca`s at the kernel's entry, on the worker's stack, and their
     total is recorded as `sched.scratch_bytes`.
+
+    ```mlir
+    func.func private @rows(%x: memref<64x32xf32>, %out: memref<64x32xf32>,
+                            %n: index {sched.num_examples}) attributes {sched.kernel} {
+      scf.forall (%i) = (0) to (%n) step (8) { ... memref.alloc() : memref<8x32xf32> ... }
+    // becomes
+    func.func private @rows(%x: memref<64x32xf32>, %out: memref<64x32xf32>,
+                            %n: index {sched.num_examples}, %wx: index, %wy: index, %wz: index)
+        attributes {sched.kernel, sched.scratch_bytes = 1024 : i64, ...} {
+      %tile = memref.alloca() {alignment = 64 : i64} : memref<8x32xf32>
+      %i = affine.apply affine_map<()[s0] -> (s0 * 8)>()[%wx]
+      ... the body for rows [%i, min(%i + 8, %n)) ...
+    ```
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -430,6 +539,10 @@ def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
 def ArrGpuWorkgroups : Pass<"arr-gpu-workgroups", "::mlir::ModuleOp"> {
   let summary = "Makes each kernel a CUDA kernel: a workgroup per thread block";
   let description = [{
+    Input: bufferized kernels (after `--arr-bufferize-kernels` and
+    `--arr-copies-to-linalg`); output: `gpu.module @vmapc_kernels` of
+    `gpu.func`s. Fails on a module without kernels.
+
     On bufferized kernels (`sched.kernel`, after `arr-bufferize-kernels`),
     each kernel NAME becomes `gpu.func @vmapc_kernel_NAME` in
     `gpu.module @vmapc_kernels`, taking its bindings (bare pointers) then
@@ -493,6 +606,9 @@ def ArrNvvmExternDynamicShared
     : Pass<"arr-nvvm-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Declares the dynamic shared memory symbol extern, as CUDA does";
   let description = [{
+    Input: a `gpu.module` after `convert-gpu-to-nvvm` (a `gpu.module` pass);
+    output: the same, the dynamic shared memory declared extern.
+
     After `convert-gpu-to-nvvm`, `gpu.dynamic_shared_memory` is an internal
     zero-length array in the shared address space (3), which the NVPTX back
     end prints as a one-byte static `.shared` variable: the kernel's views
@@ -513,6 +629,10 @@ def ArrNvvmExternDynamicShared
 def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Adds the C entry point `vmapc_kernel_NAME` of every kernel";
   let description = [{
+    Input: the kernels in the LLVM dialect (after `--arr-to-llvm-pipeline`'s
+    conversions to LLVM); output: the same plus a C entry point per kernel.
+    Fails on any earlier stage, naming what to run first.
+
     On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
     calling convention: for each kernel `@k` (pointers for its bindings,
     i64s for its scalars and its three workgroup ids), adds
@@ -520,6 +640,19 @@ def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
     %x: i64, %y: i64, %z: i64)`, which loads each binding and scalar from
     the two arrays and calls `@k`, now internal. This is the kernel ABI of
     runtime/vmapc/ArtifactFormat.h.
+
+    ```mlir
+    llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %n: i64, %x: i64, %y: i64, %z: i64)
+        attributes {sched.kernel, ...}
+    // becomes internal, with
+    llvm.func @vmapc_kernel_k(%bindings: !llvm.ptr, %scalars: !llvm.ptr,
+                              %x: i64, %y: i64, %z: i64) {
+      // load the two bindings and the scalar, then
+      llvm.call @k(%a, %b, %n, %x, %y, %z) : ...
+      llvm.return
+    }
+    llvm.mlir.global external constant @vmapc_kernel_k_descriptor(dense<[...]> : tensor<12xi64>)
+    ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
@@ -527,15 +660,30 @@ def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
 def ArrEraseSchedules : Pass<"arr-erase-schedules", "::mlir::ModuleOp"> {
   let summary = "Erases the entries, leaving the kernels";
   let description = [{
+    Input: planned entries and their kernels (after
+    `--arr-emit-entry-descriptors`); output: the kernels alone. Fails on an
+    unplanned module.
+
     Once the driver has read every planned entry's schedule into the
     artifact, the entries are data, not code: this erases every function
     that is not a kernel, so that only kernels go on to LLVM.
+
+    ```mlir
+    func.func private @k(%o: memref<4xf32>) attributes {sched.kernel} { ... }
+    func.func @e(%o: memref<4xf32> {arr.output}, %arena: memref<256xi8> {arr.arena})
+        attributes {arr.batch = 4 : i64, ...} { sched.dispatch @k() outs(%o : ...) ... }
+    llvm.mlir.global external constant @vmapc_entry_e_descriptor(...)
+    // becomes: @k and the descriptor alone
+    ```
   }];
 }
 
 def ArrCpuVectorize : Pass<"arr-cpu-vectorize", "::mlir::ModuleOp"> {
   let summary = "Tiles CPU kernels for registers and vectorizes them";
   let description = [{
+    Input: tiled kernels on tensors (after `--arr-tile-workgroups`); output:
+    the same as vector ops on tensors. Fails on a module without kernels.
+
     In every kernel, on tensors after `--arr-tile-workgroups`: the root is
     tiled by rows with its producers fused in (one slice each), the last
     rows of a partial workgroup peeled so that every shape is static; each
@@ -570,11 +718,21 @@ def ArrCpuVectorize : Pass<"arr-cpu-vectorize", "::mlir::ModuleOp"> {
 def ArrCpuLowerVectors : Pass<"arr-cpu-lower-vectors", "::mlir::ModuleOp"> {
   let summary = "Lowers kernels' vector ops to 1-D vector arithmetic";
   let description = [{
+    Input: bufferized, vectorized kernels (after `--arr-cpu-workgroups`);
+    output: 1-D vector ops on memrefs. Fails on a module without kernels.
+
     On bufferized kernels: contractions to outer products to multiply-adds
     (`arith.mulf` + `arith.addf` with `contract`, which LLVM fuses into an
     FMA where the ISA has one), multi-dimensional reductions to 1-D
     reductions, transposes to shuffles, broadcasts, shape casts and
     transfers to 1-D loads and stores, ready for `convert-vector-to-llvm`.
+
+    ```mlir
+    %c = vector.contract {...} %a, %b, %acc : vector<8x4xf32>, vector<4x16xf32> into vector<8x16xf32>
+    // becomes, per row and per k
+    %p = arith.mulf %ai, %bk fastmath<contract> : vector<16xf32>
+    %s = arith.addf %p, %acci fastmath<contract> : vector<16xf32>
+    ```
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect",
@@ -585,6 +743,10 @@ def ArrCpuLowerVectors : Pass<"arr-cpu-lower-vectors", "::mlir::ModuleOp"> {
 def ArrPackOperands : Pass<"arr-pack-operands", "::mlir::ModuleOp"> {
   let summary = "Layouts that let reductions vectorize along their output";
   let description = [{
+    Input and output: linalg on tensors without dispatches (after
+    `--arr-to-linalg-pipeline`); fails on arr input or once dispatches are
+    formed.
+
     On each entry's linalg on tensors, before dispatches are formed, two
     layout changes that keep every value computed by the same operations in
     the same order: a `linalg.transpose` of a linalg op's only result is
@@ -612,6 +774,11 @@ def ArrPackOperands : Pass<"arr-pack-operands", "::mlir::ModuleOp"> {
 def ArrPrintSchedules : Pass<"arr-print-schedules", "::mlir::ModuleOp"> {
   let summary = "Prints each planned entry's schedule of dispatches";
   let description = [{
+    Input: planned entries (after `--arr-bufferize-pipeline`); output: the
+    module unchanged and the text below. Fails on any other stage (the front
+    end's output, or a module whose schedules `--arr-erase-schedules`
+    removed), naming what to run.
+
     After planning, prints for every entry the schedule the artifact
     carries: one line per dispatch (kernel, grid as a function of n, its
     bindings: input k, output k or an arena offset, its scalars) and one per
@@ -632,6 +799,10 @@ def ArrPrintSchedules : Pass<"arr-print-schedules", "::mlir::ModuleOp"> {
 def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp"> {
   let summary = "Turns the copies bufferization left in entries into dispatches";
   let description = [{
+    Input: bufferized entries (after `--arr-bufferize-entries`); output: the
+    same with each entry-level `memref.copy` a dispatch. Fails on input on
+    tensors.
+
     After `--arr-bufferize-entries`, an entry may hold `memref.copy`s that
     bufferization inserted (a loop carry it could not update in place, a
     value returned twice). A schedule is made of dispatches only: each copy
@@ -657,6 +828,9 @@ def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp">
 def ArrExpandMath : Pass<"arr-expand-math"> {
   let summary = "Expands f32 exp, log, tanh and powf into polynomial approximations";
   let description = [{
+    Input: any op (no stage check; it rewrites the math ops it finds on f32
+    scalars, vectors and tensors); output: arith ops in their place.
+
     Rewrites `math.exp`, `math.log`, `math.tanh` and `math.powf` on f32
     scalars, vectors of f32 and ranked tensors of f32 (any shape, static or
     dynamic) into arith ops, `math.absf` and `math.copysign`, which LLVM

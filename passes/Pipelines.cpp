@@ -126,9 +126,15 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
 };
 /// The options of arr-bufferize-pipeline: what `vmapc compile` sets for a
 /// CUDA target (every argument staged in the arena, fused producers
-/// bounded: stage-all=1 max-fused-bytes-per-example=98304).
+/// bounded: stage-all=1 max-fused-bytes-per-example=98304), and plan=false
+/// to stop before planning (the input of --arr-plan-buffers).
 struct BufferizePipelineOptions
     : PassPipelineOptions<BufferizePipelineOptions> {
+  Option<bool> plan{*this, "plan",
+                    llvm::cl::desc("Plan the arena and verify the plan "
+                                   "(--arr-plan-buffers, "
+                                   "--arr-verify-buffer-plan)"),
+                    llvm::cl::init(true)};
   Option<bool> stageAll{
       *this, "stage-all",
       llvm::cl::desc("Give every argument a staging slot, not only mapped "
@@ -152,7 +158,7 @@ void vmapc::registerPipelines() {
       "arr-bufferize-pipeline",
       "Bufferizes entries in destination-passing style and plans one arena",
       [](OpPassManager &pm, const BufferizePipelineOptions &options) {
-        buildArrBufferizePipeline(pm, /*plan=*/true, options.stageAll,
+        buildArrBufferizePipeline(pm, options.plan, options.stageAll,
                                   options.maxFusedBytesPerExample);
       });
   PassPipelineRegistration<CpuPipelineOptions>(

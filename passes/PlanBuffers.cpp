@@ -9,6 +9,7 @@
 #include "dialect/ArrDialect.h"
 #include "passes/BufferPlan.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "dialect/SchedDialect.h"
 
@@ -27,6 +28,10 @@ struct ArrPlanBuffersPass
   using ArrPlanBuffersBase::ArrPlanBuffersBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Bufferized,
+                                 vmapc::Stage::Bufferized)))
+      return signalPassFailure();
     vmapc::BufferPlanOptions options;
     options.alignment = alignment;
     for (auto func : getOperation().getOps<func::FuncOp>()) {

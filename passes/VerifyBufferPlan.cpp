@@ -18,6 +18,7 @@
 
 #include "dialect/ArrDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -441,6 +442,9 @@ LogicalResult PlanChecker::check() {
 struct ArrVerifyBufferPlanPass
     : vmapc::impl::ArrVerifyBufferPlanBase<ArrVerifyBufferPlanPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Planned, vmapc::Stage::Planned)))
+      return signalPassFailure();
     bool ok = true;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (failed(PlanChecker(func).check()))

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "dialect/Limits.h"
 
@@ -347,6 +348,9 @@ static LogicalResult calleesFirst(ModuleOp module,
 
 struct ArrVmapPass : vmapc::impl::ArrVmapBase<ArrVmapPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Arr, vmapc::Stage::Linalg)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> order;
     if (failed(calleesFirst(module, order)))

@@ -39,7 +39,9 @@ declare -A dict=([arr_frontend_fuzzer]=$root/fuzz/arr.dict
 # at -O1): 64 MiB here is what the release build's 8 MiB is, so the front
 # end's depth limits, sized for release, hold.
 ulimit -s 65536 2>/dev/null || echo "warning: cannot raise the stack limit to 64 MiB"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# Manual poisoning off: see scripts/test-sanitized.sh (a BumpPtrAllocator
+# shared by instrumented code and the uninstrumented libMLIR).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Runs one fuzzer; its summary goes to WORK/summary.
 fuzz_one() {

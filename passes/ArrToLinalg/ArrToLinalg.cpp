@@ -9,6 +9,7 @@
 
 #include "passes/ArrToLinalg/PopulatePatterns.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "dialect/ArrDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,20 +31,11 @@ namespace {
 struct ConvertArrToLinalgPass
     : vmapc::impl::ConvertArrToLinalgBase<ConvertArrToLinalgPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Batched, vmapc::Stage::Linalg)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-
-    // `arr.vmap_call` has no lowering: `--arr-vmap` must replace it first.
-    WalkResult walk =
-        module.walk([](vmapc::arr::VmapCallOp call) {
-          call.emitOpError()
-              << "calls vmap(@" << call.getCallee()
-              << ") and cannot be lowered to linalg; run --arr-vmap before "
-                 "--convert-arr-to-linalg";
-          return WalkResult::interrupt();
-        });
-    if (walk.wasInterrupted())
-      return signalPassFailure();
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<vmapc::arr::ArrDialect>();

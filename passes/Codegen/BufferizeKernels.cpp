@@ -11,6 +11,7 @@
 
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
@@ -26,6 +27,10 @@ namespace {
 struct ArrBufferizeKernelsPass
     : vmapc::impl::ArrBufferizeKernelsBase<ArrBufferizeKernelsPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
       if (!vmapc::sched::isKernel(kernel) || kernel.isExternal())

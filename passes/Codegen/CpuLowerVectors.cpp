@@ -18,6 +18,7 @@
 
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -51,6 +52,10 @@ struct FmaToContractedMulAdd : OpRewritePattern<vector::FMAOp> {
 struct ArrCpuLowerVectorsPass
     : vmapc::impl::ArrCpuLowerVectorsBase<ArrCpuLowerVectorsPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
       if (!vmapc::sched::isKernel(kernel) || kernel.isExternal())

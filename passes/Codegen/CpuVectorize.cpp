@@ -36,6 +36,7 @@
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -192,6 +193,10 @@ struct ArrCpuVectorizePass
   using ArrCpuVectorizeBase::ArrCpuVectorizeBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     std::optional<VectorIsa> vectorIsa = VectorIsa::named(isaLevel);
     if (!vectorIsa) {
       getOperation().emitError() << "unknown ISA level '" << isaLevel

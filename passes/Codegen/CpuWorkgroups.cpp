@@ -14,6 +14,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/BindingAccess.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -33,6 +34,10 @@ struct ArrCpuWorkgroupsPass
   using ArrCpuWorkgroupsBase::ArrCpuWorkgroupsBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
       if (!vmapc::sched::isKernel(kernel) || kernel.isExternal())
         continue;

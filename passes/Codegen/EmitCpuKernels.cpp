@@ -18,6 +18,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 #include "vmapc/ArtifactFormat.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -34,6 +35,9 @@ namespace {
 struct ArrEmitCpuKernelsPass
     : vmapc::impl::ArrEmitCpuKernelsBase<ArrEmitCpuKernelsPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::LLVM, vmapc::Stage::LLVM)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *ctx = module.getContext();
     SmallVector<LLVM::LLVMFuncOp> kernels;

@@ -17,6 +17,7 @@
 #include "passes/Codegen/BindingAccess.h"
 #include "passes/Codegen/KernelDescriptor.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 #include "vmapc/ArtifactFormat.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -1137,6 +1138,10 @@ struct ArrGpuWorkgroupsPass
   using ArrGpuWorkgroupsBase::ArrGpuWorkgroupsBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     if (threadsPerBlock < kWarpSize || threadsPerBlock > 1024 ||
         threadsPerBlock % kWarpSize != 0) {

@@ -18,6 +18,7 @@
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -64,6 +65,10 @@ struct ArrTileWorkgroupsPass
   using ArrTileWorkgroupsBase::ArrTileWorkgroupsBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
       if (!sched::isKernel(kernel) || kernel.isExternal())
         continue;

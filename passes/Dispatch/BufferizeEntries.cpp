@@ -2,6 +2,7 @@
 
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotModuleBufferize.h"
@@ -17,6 +18,10 @@ namespace {
 struct ArrBufferizeEntriesPass
     : vmapc::impl::ArrBufferizeEntriesBase<ArrBufferizeEntriesPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Linalg,
+                                 vmapc::Stage::Dispatched)))
+      return signalPassFailure();
     bufferization::OneShotBufferizationOptions options;
     options.bufferizeFunctionBoundaries = true;
     options.setFunctionBoundaryTypeConversion(

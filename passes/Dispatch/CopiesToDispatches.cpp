@@ -12,6 +12,7 @@
 #include "dialect/ArrDialect.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -43,6 +44,10 @@ Value rootOf(Value value, SmallVectorImpl<Operation *> &views) {
 struct ArrCopiesToDispatchesPass
     : vmapc::impl::ArrCopiesToDispatchesBase<ArrCopiesToDispatchesPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Bufferized,
+                                 vmapc::Stage::Planned)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto entry : llvm::to_vector(module.getOps<func::FuncOp>())) {

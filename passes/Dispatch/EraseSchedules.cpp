@@ -8,6 +8,7 @@
 
 #include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 namespace vmapc {
 #define GEN_PASS_DEF_ARRERASESCHEDULES
@@ -20,6 +21,9 @@ namespace {
 struct ArrEraseSchedulesPass
     : vmapc::impl::ArrEraseSchedulesBase<ArrEraseSchedulesPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Planned, vmapc::Stage::Kernels)))
+      return signalPassFailure();
     for (auto fn :
          llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (!vmapc::sched::isKernel(fn))

@@ -20,6 +20,7 @@
 #include "passes/Dispatch/BatchDims.h"
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/IRMapping.h"
@@ -116,6 +117,9 @@ struct ArrFormDispatchesPass
   using ArrFormDispatchesBase::ArrFormDispatchesBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Linalg, vmapc::Stage::Linalg)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> entries;
     for (auto fn : module.getOps<func::FuncOp>())

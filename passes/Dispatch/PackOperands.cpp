@@ -23,6 +23,7 @@
 #include "dialect/ArrDialect.h"
 #include "passes/Dispatch/BatchDims.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 
@@ -159,6 +160,9 @@ bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
 struct ArrPackOperandsPass
     : vmapc::impl::ArrPackOperandsBase<ArrPackOperandsPass> {
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Linalg, vmapc::Stage::Linalg)))
+      return signalPassFailure();
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!vmapc::arr::isEntry(fn))
         continue;

@@ -10,6 +10,7 @@
 #include "dialect/ArrDialect.h"
 #include "passes/Dispatch/ReadSchedule.h"
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +28,9 @@ struct ArrPrintSchedulesPass
   using ArrPrintSchedulesBase::ArrPrintSchedulesBase;
 
   void runOnOperation() override {
+    if (failed(vmapc::checkStage(getOperation(), getArgument(),
+                                 vmapc::Stage::Planned, vmapc::Stage::Planned)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     std::vector<vmapc::KernelInfo> kernels = vmapc::readKernels(module);
     std::string text;

@@ -43,7 +43,8 @@ func.func @e(%x: memref<4x3xf32> {arr.staging, arr.staging_offset = 0 : i64},
 
 // -----
 
-// expected-error @+1 {{'func.func' op has no buffer plan (arr.plan)}}
+// An unplanned entry: the pass names what to run first (passes/Stages.h).
+// expected-error @+1 {{'arr-emit-entry-descriptors' runs on planned entries, with an arr.arena argument (the output of --arr-bufferize-pipeline); this IR is bufferized entries, on memrefs (the output of --arr-bufferize-pipeline=plan=false): run --arr-plan-buffers first}}
 func.func @unplanned(%x: memref<4x3xf32>) attributes {arr.batch = 4 : i64, arr.in_axes = [0]} {
   return
 }
