@@ -33,6 +33,7 @@
 
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/ArgReduce.h"
+#include "passes/Codegen/FastMath.h"
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
@@ -143,22 +144,6 @@ void peelMarkedLoops(RewriterBase &rewriter, Operation *scope) {
   }
 }
 
-/// Marks every float add, subtract and multiply of `kernel` `contract`, so
-/// that LLVM fuses a multiply and the add that takes it into one FMA where
-/// the ISA level has FMA (docs/design.md: contraction is the one fast-math
-/// liberty, with reassociation inside reductions).
-void allowContraction(func::FuncOp kernel) {
-  kernel.walk([](Operation *op) {
-    if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
-      return;
-    auto fastmath = cast<arith::ArithFastMathInterface>(op);
-    auto flags = fastmath.getFastMathFlagsAttr().getValue() |
-                 arith::FastMathFlags::contract;
-    op->setAttr(fastmath.getFastMathAttrName(),
-                arith::FastMathFlagsAttr::get(op->getContext(), flags));
-  });
-}
-
 /// Upstream canonicalization of `op` (every loaded dialect's and op's
 /// patterns, as `--canonicalize`): after peeling, it turns the sizes that
 /// Whether `op` reads or writes a tensor of i1. A bool is one byte in
@@ -213,7 +198,7 @@ struct ArrCpuVectorizePass
 
   LogicalResult vectorizeKernel(func::FuncOp kernel, const VectorIsa &target) {
     IRRewriter rewriter(kernel.getContext());
-    allowContraction(kernel);
+    vmapc::allowFmaContraction(kernel, vmapc::ContractionScope::MulAddSub);
     Block *scope = &kernel.getBody().front();
     for (auto forall : scope->getOps<scf::ForallOp>())
       scope = forall.getBody();

@@ -15,7 +15,9 @@
 #include "passes/BufferPlan.h"
 #include "passes/Codegen/ArgReduce.h"
 #include "passes/Codegen/BindingAccess.h"
+#include "passes/Codegen/FastMath.h"
 #include "passes/Codegen/KernelDescriptor.h"
+#include "passes/Codegen/ReductionIdentity.h"
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 #include "vmapc/ArtifactFormat.h"
@@ -222,20 +224,9 @@ static SmallVector<Value> identities(OpBuilder &b, Location loc,
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(intMax));
     return {best, index};
   }
-  return {TypeSwitch<Operation *, Value>(c.combine)
-              .Case([&](arith::AddFOp) {
-                return floatOf(APFloat::getZero(f32, /*Negative=*/true));
-              })
-              .Case([&](arith::MulFOp) { return floatOf(APFloat(1.0f)); })
-              .Case<arith::MaximumFOp, arith::MaxNumFOp>(
-                  [&](auto) { return floatOf(APFloat::getInf(f32, true)); })
-              .Case<arith::MinimumFOp, arith::MinNumFOp>(
-                  [&](auto) { return floatOf(APFloat::getInf(f32, false)); })
-              .Case([&](arith::AddIOp) { return intOf(0); })
-              .Case([&](arith::MulIOp) { return intOf(1); })
-              .Case([&](arith::MaxSIOp) { return intOf(intMin); })
-              .Case([&](arith::MinSIOp) { return intOf(intMax); })
-              .Default([](Operation *) { return Value(); })};
+  std::optional<TypedAttr> identity = vmapc::reductionIdentity(c.combine);
+  assert(identity && "matchCombiner accepts combiners with an identity");
+  return {arith::ConstantOp::create(b, loc, *identity)};
 }
 
 /// `mine` combined with `other` (each a partial result: one value, or an
@@ -1244,15 +1235,7 @@ struct ArrGpuWorkgroupsPass
         b.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
     if (failed(distribute(fn, blockSize)))
       return failure();
-    // The one fast-math freedom (docs/design.md): a multiply and an add may
-    // contract into an FMA (f32, never TF32).
-    fn.walk([](arith::ArithFastMathInterface op) {
-      arith::FastMathFlags flags = arith::FastMathFlags::contract;
-      if (arith::FastMathFlagsAttr old = op.getFastMathFlagsAttr())
-        flags = flags | old.getValue();
-      op->setAttr(op.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(op->getContext(), flags));
-    });
+    vmapc::allowFmaContraction(fn, vmapc::ContractionScope::AllFastMathOps);
     OpBuilder end = OpBuilder::atBlockEnd(gpuModule.getBody());
     if (failed(vmapc::createKernelDescriptor(end, fn, name, numScalars,
                                              /*withScratch=*/false)))
