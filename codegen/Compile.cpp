@@ -148,7 +148,7 @@ static LogicalResult addCudaObjects(ModuleOp module,
   if (!gpuModule)
     return module.emitError("the CUDA pipeline made no gpu.module");
   // The launch of each kernel: its block size and shared memory, from the
-  // gpu.func arr-gpu-workgroups made of it.
+  // gpu.func the arr-gpu-workgroups pipeline made of it.
   std::vector<GpuLaunch> launches;
   for (KernelInfo &kernel : artifact.kernels) {
     auto fn =

@@ -36,9 +36,7 @@ void vmapc::buildCudaKernelPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createArrCopiesToLinalg());
-  ArrGpuWorkgroupsOptions workgroups;
-  workgroups.threadsPerBlock = options.threadsPerBlock;
-  pm.addPass(createArrGpuWorkgroups(workgroups));
+  buildGpuWorkgroupsPipeline(pm, options.threadsPerBlock);
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -54,13 +52,31 @@ void vmapc::buildCudaKernelPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   // Index arithmetic in 32 bits where every offset fits (the kernels'
-  // scalar parameters stay i64: arr-gpu-workgroups casts them).
+  // scalar parameters stay i64: arr-gpu-outline-kernels casts them).
   nvvm.indexBitwidth = options.indexBitwidth == 32 ? 32 : 64;
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   device.addPass(createArrNvvmExternDynamicShared());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void vmapc::buildGpuWorkgroupsPipeline(OpPassManager &pm,
+                                       int64_t threadsPerBlock,
+                                       int64_t maxSharedBytes) {
+  pm.addPass(createArrGpuOutlineKernels());
+  pm.addPass(createArrGpuWorkgroupIds());
+  pm.addPass(createArrGpuPromoteScratch());
+  ArrGpuBlockSizeOptions blockSize;
+  blockSize.threadsPerBlock = threadsPerBlock;
+  pm.addPass(createArrGpuBlockSize(blockSize));
+  pm.addPass(createArrGpuReductions());
+  pm.addPass(createArrGpuContractionTiles());
+  pm.addPass(createArrGpuDistributeThreads());
+  pm.addPass(createArrGpuFmaContraction());
+  ArrGpuKernelDescriptorsOptions descriptors;
+  descriptors.maxSharedBytes = maxSharedBytes;
+  pm.addPass(createArrGpuKernelDescriptors(descriptors));
 }
 
 void vmapc::buildArrToNvvmPipeline(OpPassManager &pm,
@@ -82,7 +98,30 @@ void vmapc::buildCompileGpuPipeline(OpPassManager &pm,
   buildArrToNvvmPipeline(pm, options);
 }
 
+namespace {
+/// The options of arr-gpu-workgroups.
+struct GpuWorkgroupsOptions : PassPipelineOptions<GpuWorkgroupsOptions> {
+  Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Threads of a block (a multiple of 32, at most 1024)"),
+      llvm::cl::init(256)};
+  Option<int64_t> maxSharedBytes{
+      *this, "max-shared-bytes",
+      llvm::cl::desc("Most bytes of shared memory a block may use (sm_90: "
+                     "227 KiB)"),
+      llvm::cl::init(232448)};
+};
+} // namespace
+
 void vmapc::registerGpuPipelines() {
+  PassPipelineRegistration<GpuWorkgroupsOptions>(
+      "arr-gpu-workgroups",
+      "Makes each bufferized kernel a CUDA kernel: a workgroup per thread "
+      "block, its ops spread over the block's threads",
+      [](OpPassManager &pm, const GpuWorkgroupsOptions &options) {
+        buildGpuWorkgroupsPipeline(pm, options.threadsPerBlock,
+                                   options.maxSharedBytes);
+      });
   PassPipelineRegistration<GpuPipelineOptions>(
       "arr-cuda-kernel-pipeline",
       "Makes the kernels of a planned program NVVM kernels in a gpu.module",

@@ -88,11 +88,21 @@ struct GpuPipelineOptions
 /// A planned program's kernels for CUDA: entry descriptors emitted,
 /// schedules erased, each kernel tiled into workgroups (`tileTarget`'s
 /// tiles), bufferized, and made a `gpu.func` of the `@vmapc_kernels`
-/// gpu.module (arr-gpu-workgroups: a block per workgroup, its ops spread
-/// over `threadsPerBlock` threads, scratch in shared memory), lowered to
-/// NVVM with bare-pointer arguments; math ops call libdevice.
+/// gpu.module (buildGpuWorkgroupsPipeline: a block per workgroup, its ops
+/// spread over `threadsPerBlock` threads, scratch in shared memory), lowered
+/// to NVVM with bare-pointer arguments; math ops call libdevice.
 void buildCudaKernelPipeline(mlir::OpPassManager &pm,
                              const GpuPipelineOptions &options);
+
+/// Bufferized kernels to CUDA kernels of `gpu.module @vmapc_kernels`, one
+/// pass a job (Passes.td), as IREE's Codegen/Common/GPU: outline, workgroup
+/// ids, shared-memory promotion, block size (`threadsPerBlock`), reductions,
+/// contraction tiles, thread distribution, FMA contraction, descriptors
+/// (at most `maxSharedBytes` of shared memory a block). Registered as the
+/// pipeline arr-gpu-workgroups.
+void buildGpuWorkgroupsPipeline(mlir::OpPassManager &pm,
+                                int64_t threadsPerBlock,
+                                int64_t maxSharedBytes = 232448);
 
 /// buildCudaKernelPipeline, then (if `serialize`) gpu-module-to-binary.
 void buildArrToNvvmPipeline(mlir::OpPassManager &pm,
@@ -103,7 +113,7 @@ void buildArrToNvvmPipeline(mlir::OpPassManager &pm,
 void buildCompileGpuPipeline(mlir::OpPassManager &pm,
                              const GpuPipelineOptions &options);
 
-/// Registers the three pipelines.
+/// Registers arr-gpu-workgroups and the three pipelines.
 void registerGpuPipelines();
 
 } // namespace vmapc

@@ -536,67 +536,262 @@ def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
   ];
 }
 
-def ArrGpuWorkgroups : Pass<"arr-gpu-workgroups", "::mlir::ModuleOp"> {
-  let summary = "Makes each kernel a CUDA kernel: a workgroup per thread block";
+// The CUDA kernel passes, in the order of --arr-gpu-workgroups (a pipeline:
+// passes/GpuPipeline.cpp) and IREE's Codegen/Common/GPU: outline, workgroup
+// ids, shared-memory promotion, block size, reductions, contraction tiles,
+// thread distribution, FMA contraction, descriptors.
+
+def ArrGpuOutlineKernels
+    : Pass<"arr-gpu-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Moves each kernel into gpu.module @vmapc_kernels as a gpu.func";
   let description = [{
-    Input: bufferized kernels (after `--arr-bufferize-kernels` and
-    `--arr-copies-to-linalg`); output: `gpu.module @vmapc_kernels` of
-    `gpu.func`s. Fails on a module without kernels.
+    Input: bufferized kernels (`sched.kernel`, after `--arr-bufferize-kernels`
+    and `--arr-copies-to-linalg`); output: `gpu.module @vmapc_kernels` of
+    `gpu.func`s, the host module a container module. Fails on a module
+    without kernels, naming what to run first.
 
-    On bufferized kernels (`sched.kernel`, after `arr-bufferize-kernels`),
-    each kernel NAME becomes `gpu.func @vmapc_kernel_NAME` in
-    `gpu.module @vmapc_kernels`, taking its bindings (bare pointers) then
-    its scalars (i64), the CUDA ABI of runtime/vmapc/ArtifactFormat.h:
+    Each kernel NAME becomes `gpu.func @vmapc_kernel_NAME` (a `gpu.kernel`),
+    taking its bindings (bare pointers) then its scalars (i64, cast to index
+    inside), the CUDA ABI of runtime/vmapc/ArtifactFormat.h, with its
+    `sched.workgroup_count`, `sched.binding_bytes` and
+    `sched.binding_access`. The constant `memref.global`s it reads and the
+    entries' descriptors (`vmapc_entry_NAME_descriptor`, which the runtime
+    reads with `cuModuleGetGlobal`) are copied into the GPU module.
 
-    - the `scf.forall` over the grid becomes the body of one thread block,
-      each induction variable lower bound + `gpu.block_id` x step;
-    - per-workgroup scratch (what `memref.alloc` is left) lives in the
-      block's dynamic shared memory, at 16-byte aligned offsets; the kernel
-      records the total (with what its ops exchange or stage) in
-      `sched.scratch_bytes`;
-    - every structured op of the body is spread over the block's threads:
-      its parallel loops, linearized with the innermost fastest (adjacent
-      threads touch adjacent elements of the output), run strided by the
-      block size, and each thread runs the reduction loops of its output
-      elements in order; a `gpu.barrier` follows each op, so that the next
-      one sees its writes;
-    - a reduction with fewer output elements than threads (a row sum, max,
-      min, product, argmin, argmax over 32-bit values) is shared instead: a
-      warp per output element when there are at least as many as warps,
-      else the whole block per element. Each thread folds a strided part
-      of the reduction from the combiner's identity, the warp combines with
-      `gpu.shuffle xor` (5 steps), the block's warps through a row of
-      shared memory after the scratch, and the result is combined with the
-      output's initial value. Argmin/argmax compare indices on ties, so the
-      lowest index wins whatever the block size; sums are reassociated;
-    - a contraction (one reduction loop, an input reused across output
-      elements, or read along the reduction innermost) with more outputs
-      than threads is computed by output tiles instead: the block stages 16
-      reduction steps of each reused input in shared memory (innermost
-      padded by one element), then each thread accumulates a register tile
-      of up to 4 x 4 outputs (rows a thread-grid height apart, columns a
-      width apart), a barrier before and after each stage; rows and columns
-      past the output are clamped, computed and not stored;
-    - scratch offsets are packed by live interval (the body's top-level ops,
-      greedy by size as in BufferPlan.h); staged tiles and block reductions'
-      exchange rows share one region after the scratch;
-    - the block size (`known_block_size`) is `threads-per-block`, or, when
-      no op of the kernel has that many iterations, their largest count
-      rounded up to a warp (32).
+    ```mlir
+    func.func private @k(%x: memref<64xf32>, %n: index {sched.num_examples}) attributes {sched.kernel} {...}
+    // becomes
+    gpu.module @vmapc_kernels {
+      gpu.func @vmapc_kernel_k(%x: memref<64xf32>, %arg1: i64) kernel {
+        %n = arith.index_cast %arg1 : i64 to index
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
 
-    It also copies the entries' descriptors (`vmapc_entry_NAME_descriptor`)
-    into the GPU module and adds each kernel's
-    (`vmapc_kernel_NAME_descriptor`), which the runtime reads with
-    `cuModuleGetGlobal` and checks against the manifest.
+def ArrGpuWorkgroupIds : Pass<"arr-gpu-workgroup-ids", "::mlir::ModuleOp"> {
+  let summary = "Makes each CUDA kernel's grid loop the body of one block";
+  let description = [{
+    Input: outlined kernels (after `--arr-gpu-outline-kernels`); output: the
+    same without their `scf.forall` over the grid. Fails on kernels not yet
+    outlined.
+
+    The grid loop becomes the body of one thread block, each induction
+    variable lower bound + `gpu.block_id` x step: the lowering the CPU's
+    `--arr-cpu-workgroups` shares (passes/Codegen/WorkgroupLoop.h), there
+    with the ids as arguments.
+
+    ```mlir
+    scf.forall (%i) = (0) to (%n) step (8) { ... }
+    // becomes
+    %bx = gpu.block_id x
+    %i = affine.apply affine_map<()[s0] -> (s0 * 8)>()[%bx]
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def ArrGpuPromoteScratch
+    : Pass<"arr-gpu-promote-scratch", "::mlir::ModuleOp"> {
+  let summary = "Puts each CUDA kernel's scratch in the block's shared memory";
+  let description = [{
+    Input: kernels after `--arr-gpu-workgroup-ids`; output: no
+    `memref.alloc` left, and `sched.scratch_bytes` the scratch's bytes.
+
+    Per-workgroup scratch (what `memref.alloc` is left) becomes views of the
+    block's dynamic shared memory (`gpu.dynamic_shared_memory`), at 16-byte
+    aligned offsets packed by live interval (the body's top-level ops, greedy
+    by size with best fit, as BufferPlan.h), each sized for the bound of its
+    dynamic sizes (the rows of a partial tile); deallocs are erased.
+
+    ```mlir
+    %t = memref.alloc() : memref<8x64xf32>
+    // becomes
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %v = memref.view %smem[%c0][] : ... to memref<8x64xf32, #gpu.address_space<workgroup>>
+    %t = memref.memory_space_cast %v : ... to memref<8x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def ArrGpuBlockSize : Pass<"arr-gpu-block-size", "::mlir::ModuleOp"> {
+  let summary = "Chooses each CUDA kernel's block size";
+  let description = [{
+    Input: kernels after `--arr-gpu-promote-scratch`; output: each with
+    `known_block_size`, which the distribution passes read.
+
+    The block size is `threads-per-block`, or, when no structured op of the
+    kernel has that many iterations, their largest count rounded up to a
+    warp (32).
+
+    ```mlir
+    gpu.func @vmapc_kernel_k(...) kernel attributes {known_block_size = array<i32: 64, 1, 1>, ...}
+    ```
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
+           "Threads of a block (a multiple of 32, at most 1024)">
+  ];
+}
+
+def ArrGpuReductions : Pass<"arr-gpu-reductions", "::mlir::ModuleOp"> {
+  let summary = "Shares reductions with few outputs over a warp or the block";
+  let description = [{
+    Input: kernels with `known_block_size` (after `--arr-gpu-block-size`);
+    output: the same, each such reduction replaced by the code of the
+    block's threads and a barrier.
+
+    A reduction with fewer output elements than threads (a row sum, max,
+    min, product, argmin, argmax over 32-bit values) is shared: a warp per
+    output element when there are at least as many as warps, else the whole
+    block per element. Each thread folds a strided part of the reduction
+    from the combiner's identity (ReductionIdentity.h), the warp combines
+    with `gpu.shuffle xor` (5 steps), the block's warps through a row of
+    shared memory after the scratch, and the result is combined with the
+    output's initial value. Argmin/argmax compare indices on ties, so the
+    lowest index wins whatever the block size; sums are reassociated.
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x1000xf32>) outs(%s : memref<4xf32>) {addf}
+    // becomes, for 4 outputs and 8 warps: a warp per row
+    scf.for %row = %warp to %c4 step %c8 {
+      %p = scf.for %r = %lane to %c1000 step %c32 iter_args(%acc = %neg_zero) ...
+      %q = gpu.shuffle xor %p, %c16, %c32 ... // 5 steps
+      scf.if %lane0 { memref.store ... }
+    }
+    gpu.barrier
+    ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect",
-                           "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ArrGpuContractionTiles
+    : Pass<"arr-gpu-contraction-tiles", "::mlir::ModuleOp"> {
+  let summary = "Computes contractions by output tiles staged in shared memory";
+  let description = [{
+    Input: kernels with `known_block_size`, after `--arr-gpu-reductions`;
+    output: the same, each such contraction replaced by the code of the
+    block's threads and a barrier.
+
+    A contraction (one reduction loop, an input reused across output
+    elements, or read along the reduction innermost) with more outputs than
+    threads is computed by output tiles: the block stages 16 reduction steps
+    of each reused input in shared memory (innermost padded by one element),
+    then each thread accumulates a register tile of up to 4 x 4 outputs
+    (rows a thread-grid height apart, columns a width apart), a barrier
+    before and after each stage; rows and columns past the output are
+    clamped, computed and not stored. The staged tiles live in the transient
+    region after the scratch, shared with the block reductions' exchange
+    rows (one op at a time).
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+    // becomes
+    scf.for %tile ... {               // output tiles
+      scf.for %k0 = %c0 to %c64 step %c16 iter_args(%acc...) {
+        ... stage A's and B's 16 steps in shared memory, gpu.barrier
+        ... each thread: its 4 x 4 register tile
+      }
+      ... store the tile
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ArrGpuDistributeThreads
+    : Pass<"arr-gpu-distribute-threads", "::mlir::ModuleOp"> {
+  let summary = "Spreads every other structured op over the block's threads";
+  let description = [{
+    Input: kernels with `known_block_size`, after `--arr-gpu-reductions` and
+    `--arr-gpu-contraction-tiles`; output: kernels without structured ops.
+    Fails on a `memref.copy` left in a kernel (`--arr-copies-to-linalg` runs
+    first) and on a kernel without a block size.
+
+    Every structured op left is spread over the block's threads: its
+    parallel loops, linearized with the innermost fastest (adjacent threads
+    touch adjacent elements of the output), run strided by the block size
+    (an elementwise op with enough elements 4 at a time, every load before
+    any store), and each thread runs the reduction loops of its output
+    elements in order; a `gpu.barrier` follows each op, so that the next one
+    sees its writes.
+
+    ```mlir
+    linalg.generic ... ins(%x : memref<256xf32>) outs(%y : memref<256xf32>) {exp}
+    // becomes
+    %tid = gpu.thread_id x
+    scf.for %i = %tid to %c256 step %c256 {
+      %v = memref.load %x[%i] ...
+      memref.store %e, %y[%i] ...
+    }
+    gpu.barrier
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ArrGpuFmaContraction
+    : Pass<"arr-gpu-fma-contraction", "::mlir::ModuleOp"> {
+  let summary = "Lets every CUDA kernel's multiply-adds contract into FMAs";
+  let description = [{
+    Input and output: outlined kernels (after the distribution passes, so
+    that the ops they make are marked too).
+
+    The one fast-math liberty (docs/design.md, passes/Codegen/FastMath.h):
+    every op with fast-math flags gets `contract`, which NVPTX turns into
+    `fma.rn.f32` for a multiply and the add that takes it (f32, never TF32).
+
+    ```mlir
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %p, %c : f32
+    // becomes
+    %p = arith.mulf %a, %b fastmath<contract> : f32
+    %s = arith.addf %p, %c fastmath<contract> : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def ArrGpuKernelDescriptors
+    : Pass<"arr-gpu-kernel-descriptors", "::mlir::ModuleOp"> {
+  let summary = "Records each CUDA kernel's shared memory and descriptor";
+  let description = [{
+    Input: distributed kernels (after `--arr-gpu-distribute-threads`);
+    output: each kernel's `sched.scratch_bytes` its launch's dynamic shared
+    memory (scratch and transient region), and its descriptor
+    (`vmapc_kernel_NAME_descriptor`, runtime/vmapc/ArtifactFormat.h) after
+    it, which the runtime reads with `cuModuleGetGlobal` and checks against
+    the manifest. Fails on a kernel that needs more shared memory than
+    `max-shared-bytes`, or without a block size.
+
+    ```mlir
+    gpu.func @vmapc_kernel_k(...) kernel attributes {known_block_size = array<i32: 256, 1, 1>, sched.scratch_bytes = 1024 : i64, ...}
+    llvm.mlir.global external constant @vmapc_kernel_k_descriptor(dense<[...]> : tensor<12xi64>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
   let options = [
-    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
-           "Threads of a block (a multiple of 32, at most 1024)">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "232448",
            "Most bytes of shared memory a block may use (sm_90: 227 KiB)">
   ];

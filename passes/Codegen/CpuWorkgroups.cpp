@@ -13,6 +13,7 @@
 
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/BindingAccess.h"
+#include "passes/Codegen/WorkgroupLoop.h"
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 
@@ -66,34 +67,9 @@ struct ArrCpuWorkgroupsPass
     for (int i = 0; i < 3; ++i)
       ids.push_back(body.addArgument(IndexType::get(ctx), kernel.getLoc()));
     kernel.setType(FunctionType::get(ctx, body.getArgumentTypes(), {}));
-    SmallVector<scf::ForallOp> foralls;
-    for (auto forall : body.getOps<scf::ForallOp>())
-      foralls.push_back(forall);
-    if (foralls.size() > 1)
-      return kernel.emitOpError("has more than one workgroup loop");
-    if (foralls.empty())
-      return success();
-    scf::ForallOp forall = foralls.front();
-    if (forall.getRank() > 3 || !forall.getOutputs().empty())
-      return forall.emitOpError("is not a bufferized grid of at most 3 "
-                                "dimensions");
-    IRRewriter rewriter(ctx);
-    rewriter.setInsertionPoint(forall);
-    SmallVector<Value> ivs;
-    for (auto [i, lb, step] :
-         llvm::enumerate(forall.getMixedLowerBound(), forall.getMixedStep())) {
-      AffineExpr d0, s0, s1;
-      bindDims(ctx, d0);
-      bindSymbols(ctx, s0, s1);
-      ivs.push_back(affine::makeComposedAffineApply(
-          rewriter, forall.getLoc(), AffineMap::get(1, 2, s0 + d0 * s1),
-          {OpFoldResult(ids[i]), lb, step}));
-    }
-    Block *loopBody = forall.getBody();
-    rewriter.eraseOp(loopBody->getTerminator());
-    rewriter.inlineBlockBefore(loopBody, forall, ivs);
-    rewriter.eraseOp(forall);
-    return success();
+    return vmapc::lowerWorkgroupLoop(
+        kernel, body,
+        [&](OpBuilder &, Location, unsigned dim) { return ids[dim]; });
   }
 
   LogicalResult scratchToStack(func::FuncOp kernel) {

@@ -47,7 +47,7 @@ func.func private @unbounded_scratch(%out: memref<64xf32>, %n: index) attributes
 // -----
 
 func.func private @copy_left(%a: memref<64xf32>, %b: memref<64xf32>) attributes {sched.kernel} {
-  // expected-error @+1 {{is left in a GPU kernel (arr-copies-to-linalg runs before arr-gpu-workgroups)}}
+  // expected-error @+1 {{is left in a GPU kernel (arr-copies-to-linalg runs before arr-gpu-outline-kernels)}}
   memref.copy %a, %b : memref<64xf32> to memref<64xf32>
   return
 }

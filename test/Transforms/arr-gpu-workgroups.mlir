@@ -180,8 +180,10 @@ func.func private @argmin(%x: memref<1x129xf32>, %best: memref<1xf32>, %index: m
 }
 
 // (Multiplies and adds carry fastmath<contract>: they may become FMAs.)
-// A sum whose payload is not `combine(x, out)` (a running x * out) stays
-// sequential in each thread, here a thread per row.
+// A sum whose payload is not `combine(x, out)` (a running x * out) is not
+// shared by a warp (no shuffle): its one reduction loop reads x along it
+// innermost, so arr-gpu-contraction-tiles computes it by output tiles, each
+// thread running its elements' reduction in order.
 // CHECK-LABEL: gpu.func @vmapc_kernel_unrecognized(
 // CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
 // CHECK-NOT:     gpu.shuffle
