@@ -1,6 +1,7 @@
 //===- CpuObject.cpp - LLVM dialect to a loadable shared object -----------===//
 
 #include "codegen/CpuObject.h"
+#include "codegen/ExternalTool.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -22,17 +23,6 @@
 #include "llvm/TargetParser/Triple.h"
 
 using namespace mlir;
-
-namespace {
-/// A temporary file removed when it goes out of scope.
-struct TempFile {
-  llvm::SmallString<128> path;
-  ~TempFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-};
-} // namespace
 
 LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
                                          std::string *sharedObject) {
@@ -83,37 +73,25 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
     codegen.run(*llvmModule);
   }
 
-  // Link with the system compiler driver: `cc -shared obj -lm`.
-  TempFile objFile, soFile, logFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("vmapc", "o", fd, objFile.path))
-    return module.emitError("cannot create a temporary file");
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(object.data(), object.size());
-  }
-  if (llvm::sys::fs::createTemporaryFile("vmapc", "so", soFile.path) ||
-      llvm::sys::fs::createTemporaryFile("vmapc", "log", logFile.path))
-    return module.emitError("cannot create a temporary file");
+  // Link with the system compiler driver: `cc -shared -o SO OBJ -lm`.
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
   if (!cc)
     return module.emitError(
         "no system C compiler driver `cc` on PATH to link the shared object "
         "(apt-get install gcc)");
-  llvm::SmallVector<llvm::StringRef> args = {*cc,         "-shared",    "-o",
-                                             soFile.path, objFile.path, "-lm"};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logFile.path,
-                                                logFile.path};
-  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, redirects, 0, 0,
-                                     &error);
-  if (rc != 0) {
-    auto log = llvm::MemoryBuffer::getFile(logFile.path);
-    return module.emitError("linking the shared object failed: ")
-           << error << (log ? (*log)->getBuffer() : "");
-  }
-  auto so = llvm::MemoryBuffer::getFile(soFile.path);
-  if (!so)
-    return module.emitError("cannot read the linked shared object");
-  *sharedObject = (*so)->getBuffer().str();
+  auto commandLine = [&](StringRef obj, StringRef so) {
+    return llvm::SmallVector<StringRef>{*cc, "-shared", "-o", so, obj, "-lm"};
+  };
+  ExternalToolRun link{*cc,
+                       "o",
+                       "so",
+                       commandLine,
+                       "linking the shared object failed: ",
+                       "cannot read the linked shared object"};
+  FailureOr<std::string> so =
+      runExternalTool(module, link, StringRef(object.data(), object.size()));
+  if (failed(so))
+    return failure();
+  *sharedObject = std::move(*so);
   return success();
 }

@@ -1,6 +1,7 @@
 //===- CudaObject.cpp - NVVM kernels to PTX and an sm_XX cubin ------------===//
 
 #include "codegen/CudaObject.h"
+#include "codegen/ExternalTool.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -15,17 +16,6 @@
 #include <cstdlib>
 
 using namespace mlir;
-
-namespace {
-/// A temporary file removed when it goes out of scope.
-struct TempFile {
-  llvm::SmallString<128> path;
-  ~TempFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-};
-} // namespace
 
 std::string vmapc::defaultCudaToolkit() {
   if (const char *home = std::getenv("CUDA_HOME"); home && *home)
@@ -58,33 +48,19 @@ LogicalResult vmapc::emitCudaObjects(ModuleOp module, StringRef chip,
     return module.emitError("vmapc needs the CUDA toolkit's ptxas for "
                             "--target=cuda: none at ")
            << ptxas << "; set CUDA_HOME";
-  TempFile ptxFile, cubinFile, logFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("vmapc", "ptx", fd, ptxFile.path))
-    return module.emitError("cannot create a temporary file");
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << *ptx;
-  }
-  if (llvm::sys::fs::createTemporaryFile("vmapc", "cubin", cubinFile.path) ||
-      llvm::sys::fs::createTemporaryFile("vmapc", "log", logFile.path))
-    return module.emitError("cannot create a temporary file");
+  // Assemble: `ptxas -O3 -arch=CHIP -o CUBIN PTX`.
   std::string arch = ("-arch=" + chip).str();
-  llvm::SmallVector<StringRef> args = {ptxas, "-O3",          arch,
-                                       "-o",  cubinFile.path, ptxFile.path};
-  std::optional<StringRef> redirects[] = {std::nullopt, logFile.path,
-                                          logFile.path};
-  std::string error;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &error);
-  if (rc != 0) {
-    auto log = llvm::MemoryBuffer::getFile(logFile.path);
-    return module.emitError("ptxas ")
-           << arch << " failed: " << error << (log ? (*log)->getBuffer() : "");
-  }
-  auto bytes = llvm::MemoryBuffer::getFile(cubinFile.path);
-  if (!bytes || (*bytes)->getBufferSize() == 0)
-    return module.emitError("cannot read the cubin ptxas wrote");
-  *cubin = (*bytes)->getBuffer().str();
+  std::string failureMessage = "ptxas " + arch + " failed: ";
+  auto commandLine = [&](StringRef ptxFile, StringRef cubinFile) {
+    return llvm::SmallVector<StringRef>{ptxas, "-O3",     arch,
+                                        "-o",  cubinFile, ptxFile};
+  };
+  ExternalToolRun assemble{ptxas,          "ptx",
+                           "cubin",        commandLine,
+                           failureMessage, "cannot read the cubin ptxas wrote"};
+  FailureOr<std::string> bytes = runExternalTool(module, assemble, *ptx);
+  if (failed(bytes))
+    return failure();
+  *cubin = std::move(*bytes);
   return success();
 }
