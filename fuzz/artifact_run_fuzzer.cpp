@@ -585,18 +585,15 @@ bool planRun(Call &call) {
   for (const auto *list : {&call.in, &call.out})
     for (const Layout &l : *list)
       mappedBytes |= l.mapped && l.exampleBytes;
-  uint64_t chunks = (n + b - 1) / b;
-  if (n == 0 && unmappedOutput)
-    chunks = 1;
-  if (!mappedBytes)
-    chunks = std::min<uint64_t>(chunks, 1);
+  const ChunkPlan plan =
+      planChunks(n, b, info.padsPartialChunks, unmappedOutput, mappedBytes);
+  const uint64_t chunks = plan.chunks;
   if (chunks > kMaxChunks)
     return false;
   uint64_t loops[kMaxLoopDepth] = {};
   for (uint64_t c = 0; c < chunks; ++c) {
-    uint64_t count = std::min(b, n - std::min(n, c * b));
-    call.count.push_back(count);
-    call.chunkN.push_back(info.padsPartialChunks ? b : count);
+    call.count.push_back(plan.count(c));
+    call.chunkN.push_back(plan.scheduleN(c));
     if (!expand(call, 0, info.schedule.size(), 0, loops, c))
       return false;
   }

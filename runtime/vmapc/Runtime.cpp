@@ -534,12 +534,9 @@ Status Executable::Impl::runChunks(const EntryInfo &info, EntryState &st,
   // byte sizes were checked below 2^62, so no product wraps.
   backend::Executable &device = *backend;
   const uint64_t b = info.batchSize;
-  uint64_t chunks = (total + b - 1) / b;
-  if (total == 0 && st.hasUnmappedOutput)
-    chunks = 1;
-  // With every mapped argument empty, one run computes the unmapped outputs.
-  if (!st.hasMappedBytes)
-    chunks = std::min<uint64_t>(chunks, 1);
+  const ChunkPlan plan = planChunks(total, b, info.padsPartialChunks,
+                                    st.hasUnmappedOutput, st.hasMappedBytes);
+  const uint64_t chunks = plan.chunks;
   const size_t numIn = inputs.size();
   const size_t numOut = outputs.size();
   const backend::Address arena = device.arena();
@@ -601,9 +598,9 @@ Status Executable::Impl::runChunks(const EntryInfo &info, EntryState &st,
 
   for (uint64_t c = 0; c < chunks; ++c) {
     const uint64_t start = c * b;
-    const uint64_t count = std::min(b, total - std::min(total, start));
+    const uint64_t count = plan.count(c);
     // A schedule computes examples [0, n); one that pads computes all B.
-    const uint64_t chunkN = info.padsPartialChunks ? b : count;
+    const uint64_t chunkN = plan.scheduleN(c);
     for (size_t i = 0; i < numIn; ++i) {
       const ArgPlan &p = st.inputs[i];
       if (!p.mapped) {

@@ -17,6 +17,7 @@
 #ifndef VMAPC_SCHEDULE_H
 #define VMAPC_SCHEDULE_H
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +82,46 @@ enum class BindingAccess : uint8_t {
 /// Whether `access` includes writing.
 inline bool writes(BindingAccess access) {
   return (uint8_t(access) & uint8_t(BindingAccess::Write)) != 0;
+}
+
+/// How a run of `total` examples of an entry of batch `batch` is cut into
+/// chunks, the one plan the runtime (Runtime.cpp) and the run fuzzer's model
+/// (fuzz/artifact_run_fuzzer.cpp) both follow: ceil(total / batch) chunks,
+/// the last one partial; one chunk when `total` is 0 but an output is
+/// unmapped (it is computed all the same); at most one when no mapped
+/// argument has a byte (every chunk would compute the same).
+struct ChunkPlan {
+  uint64_t chunks = 0;
+  uint64_t batch = 0;
+  uint64_t total = 0;
+  bool padsPartialChunks = false;
+
+  /// The examples of chunk `c` (< chunks): `batch`, or fewer in the last.
+  uint64_t count(uint64_t c) const {
+    uint64_t start = c * batch;
+    return std::min(batch, total - std::min(total, start));
+  }
+  /// n as chunk `c`'s schedule sees it: its count, or `batch` for an entry
+  /// that pads partial chunks.
+  uint64_t scheduleN(uint64_t c) const {
+    return padsPartialChunks ? batch : count(c);
+  }
+};
+
+/// The chunk plan of `total` examples (batch >= 1).
+inline ChunkPlan planChunks(uint64_t total, uint64_t batch,
+                            bool padsPartialChunks, bool hasUnmappedOutput,
+                            bool hasMappedBytes) {
+  ChunkPlan plan;
+  plan.batch = batch;
+  plan.total = total;
+  plan.padsPartialChunks = padsPartialChunks;
+  plan.chunks = (total + batch - 1) / batch;
+  if (total == 0 && hasUnmappedOutput)
+    plan.chunks = 1;
+  if (!hasMappedBytes)
+    plan.chunks = std::min<uint64_t>(plan.chunks, 1);
+  return plan;
 }
 
 /// A kernel: what every code object of the artifact exports for it.
