@@ -93,23 +93,6 @@ bool hasArenaArgument(func::FuncOp fn) {
 } // namespace
 
 StageEvidence detectStage(ModuleOp module) {
-  // arr ops: the front end's output, before or after --arr-vmap.
-  Operation *arrOp = nullptr, *vmapCall = nullptr;
-  module.walk([&](Operation *op) {
-    if (!isa_and_nonnull<arr::ArrDialect>(op->getDialect()))
-      return WalkResult::advance();
-    arrOp = arrOp ? arrOp : op;
-    if (isa<arr::VmapCallOp>(op)) {
-      vmapCall = op;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (vmapCall)
-    return {Stage::Arr, vmapCall};
-  if (arrOp)
-    return {Stage::Batched, arrOp};
-
   // The functions that hold the program: the entries, or, in a module
   // without entries (a hand-written test), every function with a body that
   // is not a kernel.
@@ -130,6 +113,27 @@ StageEvidence detectStage(ModuleOp module) {
     else
       (arr::isEntry(fn) ? entries : others).push_back(fn);
   }
+  // arr ops: the front end's output, before or after --arr-vmap. They are
+  // lowered before there are kernels or LLVM functions, so the walk (of the
+  // whole program, once per pass) is skipped once there are.
+  if (!firstKernel && !llvmFunc) {
+    Operation *arrOp = nullptr, *vmapCall = nullptr;
+    module.walk([&](Operation *op) {
+      if (!isa_and_nonnull<arr::ArrDialect>(op->getDialect()))
+        return WalkResult::advance();
+      arrOp = arrOp ? arrOp : op;
+      if (isa<arr::VmapCallOp>(op)) {
+        vmapCall = op;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (vmapCall)
+      return {Stage::Arr, vmapCall};
+    if (arrOp)
+      return {Stage::Batched, arrOp};
+  }
+
   ArrayRef<func::FuncOp> program = entries.empty() ? others : entries;
   for (func::FuncOp fn : program)
     if (hasArenaArgument(fn))
