@@ -400,7 +400,7 @@ def rnn_flops(n):
 
 
 # ----------------------------------------------------------------------------
-# The table, in the order of the list.
+# The table, in the order bench/README.md lists its rows.
 
 KNN_ARR = os.path.join(REPO_ROOT, "examples", "knn_digits.arr")
 

@@ -494,7 +494,7 @@ def rate_fraction(row, key, peaks):
 
 
 def goal_text(row, table):
-    """The issue's goal for the row, met or by how much it is missed."""
+    """The row's goal (bench/README.md), met or by how much it is missed."""
     prog, res = row["program"], row["results"]
     v = res["vmapc_1t" if table == "one" else "vmapc"].median
     np_t = res["numpy_1t" if table == "one" else "numpy"].median

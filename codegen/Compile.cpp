@@ -157,8 +157,8 @@ static LogicalResult addCudaObjects(ModuleOp module,
       return module.emitError()
              << "kernel '" << kernel.name << "' has no CUDA kernel";
     GpuLaunch launch;
-    if (auto block =
-            fn->getAttrOfType<DenseI32ArrayAttr>("gpu.known_block_size"))
+    if (auto block = gpu::GPUDialect::KnownBlockSizeAttrHelper(fn.getContext())
+                         .getAttr(fn))
       for (auto [i, threads] : llvm::enumerate(block.asArrayRef()))
         launch.block[i] = uint32_t(threads);
     if (auto shared = fn->getAttrOfType<IntegerAttr>(

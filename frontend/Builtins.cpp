@@ -28,7 +28,8 @@ using vmapc::kMaxDimSize;
 
 LogicalResult BuiltinCall::checkArguments() const {
   ArrayRef<BuiltinKeyword> keywords = builtin.keywords;
-  for (auto [i, kw] : llvm::enumerate(expr->kwargs)) {
+  for (size_t i = 0; i < expr->kwargs.size(); ++i) {
+    const KeywordArg &kw = expr->kwargs[i];
     for (const KeywordArg &earlier : ArrayRef(expr->kwargs).take_front(i))
       if (earlier.name == kw.name)
         return error(kw.loc,

@@ -419,7 +419,6 @@ FailureOr<ExprValue> MLIRGen::evalBinary(BinaryExpr *expr, BodyContext &ctx) {
   if (expr->op == BinaryOp::matmul) {
     // No broadcasting: only the dtypes are unified.
     SmallVector<Value> vs;
-    Type elem;
     for (auto [i, o] : llvm::enumerate(ops)) {
       FailureOr<Value> v = o.kind == ExprValue::tensor
                                ? FailureOr<Value>(o.value)

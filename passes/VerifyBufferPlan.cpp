@@ -168,8 +168,7 @@ LogicalResult PlanChecker::collectBuffers(BlockArgument arena,
       ok = false;
       continue;
     }
-    ArenaBuffer buffer{arg, arg.getLoc()};
-    buffer.staging = true;
+    ArenaBuffer buffer{arg, arg.getLoc(), /*staging=*/true};
     buffer.byteBegin = offset.getInt();
     std::optional<int64_t> end = addBytes(buffer.byteBegin, *bytes);
     if (buffer.byteBegin < 0 || !end) {
@@ -208,7 +207,7 @@ LogicalResult PlanChecker::collectBuffers(BlockArgument arena,
       ok = false;
       continue;
     }
-    ArenaBuffer buffer{view.getResult(), view.getLoc()};
+    ArenaBuffer buffer{view.getResult(), view.getLoc(), /*staging=*/false};
     buffer.byteBegin = *shift;
     std::optional<int64_t> end = addBytes(*shift, *bytes);
     if (*shift < 0 || !end) {

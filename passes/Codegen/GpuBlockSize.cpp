@@ -33,15 +33,13 @@ struct ArrGpuBlockSizePass
           << int64_t(threadsPerBlock);
       return signalPassFailure();
     }
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels) {
-      int64_t blockSize = chooseBlockSize(fn);
-      fn.setKnownBlockSizeAttr(
-          DenseI32ArrayAttr::get(fn.getContext(), {int32_t(blockSize), 1, 1}));
-    }
+    if (failed(forEachGpuKernel(
+            getOperation(), getArgument(), [&](gpu::GPUFuncOp fn) {
+              fn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+                  fn.getContext(), {int32_t(chooseBlockSize(fn)), 1, 1}));
+              return success();
+            })))
+      signalPassFailure();
   }
 
   /// `threadsPerBlock`, or fewer when no op has that many iterations

@@ -222,11 +222,13 @@ ThreadDistributor::perContractionTile(RewriterBase &rewriter,
       continue;
     Type elementType = getElementTypeOrSelf(input->get().getType());
     offset = llvm::alignTo(offset, kSharedAlignment);
+    Value byteShift = c(offset);
+    Value base = sharedBase(rewriter, loc);
     tiles[i] = memref::ViewOp::create(
         rewriter, loc,
         MemRefType::get(t.stagedShape[i], elementType,
                         MemRefLayoutAttrInterface(), workgroup),
-        sharedBase(rewriter, loc), c(offset), ValueRange());
+        base, byteShift, ValueRange());
     int64_t bytes = int64_t(layout.getTypeSize(elementType).getFixedValue());
     for (int64_t s : t.stagedShape[i])
       bytes *= s;
@@ -249,9 +251,9 @@ ThreadDistributor::perContractionTile(RewriterBase &rewriter,
     basis.push_back(loops.sizes[d]);
   basis.push_back(tilesM);
   basis.push_back(tilesN);
+  Value tilesPerItem = arith::MulIOp::create(rewriter, loc, tilesM, tilesN);
   Value count = arith::MulIOp::create(
-      rewriter, loc, extent(rewriter, loc, loops, outer),
-      arith::MulIOp::create(rewriter, loc, tilesM, tilesN));
+      rewriter, loc, extent(rewriter, loc, loops, outer), tilesPerItem);
   Value thread = threadId(rewriter);
   Value threadN = arith::RemUIOp::create(rewriter, loc, thread, c(t.threadsN));
   Value threadM = arith::DivUIOp::create(rewriter, loc, thread, c(t.threadsN));
@@ -316,8 +318,10 @@ ThreadDistributor::perContractionTile(RewriterBase &rewriter,
             applyMap(rewriter, loc, op.getMatchingIndexingMap(&init),
                      ivsAt(row, col, c(0)))));
 
+  Value kStep = c(t.tileK);
+  Value kBegin = c(0);
   auto kLoop = scf::ForOp::create(
-      rewriter, loc, c(0), sizeK, c(t.tileK), initial,
+      rewriter, loc, kBegin, sizeK, kStep, initial,
       [&](OpBuilder &b, Location loc, Value k0, ValueRange accumulators) {
         // The block copies each staged input's tile (clamped to the
         // input), adjacent threads adjacent elements.
@@ -334,9 +338,10 @@ ThreadDistributor::perContractionTile(RewriterBase &rewriter,
           for (int64_t s : shape)
             elements *= s;
           AffineMap map = op.getMatchingIndexingMap(input);
+          Value copyStep = index(b, loc, blockSize);
+          Value copyEnd = index(b, loc, elements);
           scf::ForOp::create(
-              b, loc, thread, index(b, loc, elements), index(b, loc, blockSize),
-              ValueRange(),
+              b, loc, thread, copyEnd, copyStep, ValueRange(),
               [&](OpBuilder &b, Location loc, Value e, ValueRange) {
                 SmallVector<OpFoldResult> tileBasis;
                 for (int64_t s : shape)
@@ -369,10 +374,12 @@ ThreadDistributor::perContractionTile(RewriterBase &rewriter,
 
         // tileK steps (fewer in the last chunk), every thread its
         // register tile.
-        Value steps = minOf(b, index(b, loc, t.tileK),
-                            arith::SubIOp::create(b, loc, sizeK, k0));
+        Value left = arith::SubIOp::create(b, loc, sizeK, k0);
+        Value steps = minOf(b, index(b, loc, t.tileK), left);
+        Value innerStep = index(b, loc, 1);
+        Value innerBegin = index(b, loc, 0);
         auto inner = scf::ForOp::create(
-            b, loc, index(b, loc, 0), steps, index(b, loc, 1), accumulators,
+            b, loc, innerBegin, steps, innerStep, accumulators,
             [&](OpBuilder &b, Location loc, Value kk, ValueRange accs) {
               Value k = arith::AddIOp::create(b, loc, k0, kk);
               SmallVector<Value> next;
@@ -440,39 +447,20 @@ using namespace vmapc::gpu_threads;
 struct ArrGpuContractionTilesPass
     : vmapc::impl::ArrGpuContractionTilesBase<ArrGpuContractionTilesPass> {
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels)
-      if (failed(runOnKernel(fn)))
-        return signalPassFailure();
-  }
-
-  LogicalResult runOnKernel(gpu::GPUFuncOp fn) {
-    ThreadDistributor threads(fn);
-    if (threads.getBlockSize() == 0)
-      return fn.emitOpError("has no known_block_size: run --arr-gpu-block-size "
-                            "first");
-    SmallVector<linalg::LinalgOp> ops;
-    fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    IRRewriter rewriter(fn.getContext());
-    DataLayout layout = DataLayout::closest(fn);
-    for (linalg::LinalgOp op : ops) {
-      if (failed(verifyDistributable(op)))
-        return failure();
-      std::optional<ContractionTiling> tiling =
-          chooseContractionTiling(op, threads.getBlockSize(), layout);
+    auto choose = [](ThreadDistributor &threads,
+                     linalg::LinalgOp op) -> Strategy {
+      std::optional<ContractionTiling> tiling = chooseContractionTiling(
+          op, threads.getBlockSize(), DataLayout::closest(op));
       if (!tiling)
-        continue;
-      if (failed(threads.distribute(
-              rewriter, op, [&](const ThreadDistributor::Loops &loops) {
-                return threads.perContractionTile(rewriter, op, loops, *tiling);
-              })))
-        return failure();
-    }
-    threads.saveTransientBytes();
-    return success();
+        return nullptr;
+      return [&threads, op,
+              tiling = *tiling](RewriterBase &rewriter,
+                                const ThreadDistributor::Loops &loops) {
+        return threads.perContractionTile(rewriter, op, loops, tiling);
+      };
+    };
+    if (failed(distributeOps(getOperation(), getArgument(), choose)))
+      signalPassFailure();
   }
 };
 } // namespace

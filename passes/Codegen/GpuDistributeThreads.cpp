@@ -70,8 +70,9 @@ LogicalResult ThreadDistributor::perThread(RewriterBase &rewriter,
       loops.reduction.empty() && bound && *bound >= kUnroll * blockSize
           ? kUnroll
           : 1;
-  auto loop = scf::ForOp::create(rewriter, loc, threadId(rewriter), total,
-                                 index(rewriter, loc, unroll * blockSize));
+  Value stride = index(rewriter, loc, unroll * blockSize);
+  auto loop =
+      scf::ForOp::create(rewriter, loc, threadId(rewriter), total, stride);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(loop.getBody());
   Value last =
@@ -167,22 +168,27 @@ using namespace vmapc::gpu_threads;
 struct ArrGpuDistributeThreadsPass
     : vmapc::impl::ArrGpuDistributeThreadsBase<ArrGpuDistributeThreadsPass> {
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
+    ModuleOp module = getOperation();
+    if (failed(forEachGpuKernel(module, getArgument(), eraseOrRefuseCopies)))
       return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels)
-      if (failed(runOnKernel(fn)))
-        return signalPassFailure();
+    auto choose = [](ThreadDistributor &threads,
+                     linalg::LinalgOp op) -> Strategy {
+      return [&threads, op](RewriterBase &rewriter,
+                            const ThreadDistributor::Loops &loops) {
+        return threads.perThread(rewriter, op, loops);
+      };
+    };
+    if (failed(distributeOps(module, getArgument(), choose)))
+      signalPassFailure();
   }
 
-  LogicalResult runOnKernel(gpu::GPUFuncOp fn) {
-    ThreadDistributor threads(fn);
-    if (threads.getBlockSize() == 0)
-      return fn.emitOpError("has no known_block_size: run --arr-gpu-block-size "
-                            "first");
-    // Copies that copy a buffer onto itself (left by bufferization of
-    // in-place tiles) do nothing.
+  /// Copies that copy a buffer onto itself (left by bufferization of
+  /// in-place tiles) do nothing; any other copy should have been a
+  /// linalg.copy. A kernel without a block size is refused first, as
+  /// distributeOps would.
+  static LogicalResult eraseOrRefuseCopies(gpu::GPUFuncOp fn) {
+    if (failed(requireBlockSize(fn)))
+      return failure();
     fn.walk([](memref::CopyOp copy) {
       if (copy.getSource() == copy.getTarget())
         copy.erase();
@@ -192,19 +198,7 @@ struct ArrGpuDistributeThreadsPass
                        "before arr-gpu-outline-kernels)");
       return WalkResult::interrupt();
     });
-    if (copies.wasInterrupted())
-      return failure();
-    SmallVector<linalg::LinalgOp> ops;
-    fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    IRRewriter rewriter(fn.getContext());
-    for (linalg::LinalgOp op : ops)
-      if (failed(threads.distribute(
-              rewriter, op, [&](const ThreadDistributor::Loops &loops) {
-                return threads.perThread(rewriter, op, loops);
-              })))
-        return failure();
-    threads.saveTransientBytes();
-    return success();
+    return failure(copies.wasInterrupted());
   }
 };
 } // namespace

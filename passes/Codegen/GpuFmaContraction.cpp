@@ -24,12 +24,13 @@ using namespace vmapc::gpu_threads;
 struct ArrGpuFmaContractionPass
     : vmapc::impl::ArrGpuFmaContractionBase<ArrGpuFmaContractionPass> {
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels)
-      vmapc::allowFmaContraction(fn, vmapc::ContractionScope::AllFastMathOps);
+    if (failed(forEachGpuKernel(
+            getOperation(), getArgument(), [](gpu::GPUFuncOp fn) {
+              vmapc::allowFmaContraction(
+                  fn, vmapc::ContractionScope::AllFastMathOps);
+              return success();
+            })))
+      signalPassFailure();
   }
 };
 } // namespace

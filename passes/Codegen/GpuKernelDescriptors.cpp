@@ -29,19 +29,15 @@ struct ArrGpuKernelDescriptorsPass
   using ArrGpuKernelDescriptorsBase::ArrGpuKernelDescriptorsBase;
 
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels)
-      if (failed(describe(fn)))
-        return signalPassFailure();
+    if (failed(
+            forEachGpuKernel(getOperation(), getArgument(),
+                             [&](gpu::GPUFuncOp fn) { return describe(fn); })))
+      signalPassFailure();
   }
 
   LogicalResult describe(gpu::GPUFuncOp fn) {
-    if (!fn.getKnownBlockSizeAttr())
-      return fn.emitOpError("has no known_block_size: run --arr-gpu-block-size "
-                            "first");
+    if (failed(requireBlockSize(fn)))
+      return failure();
     int64_t shared = ThreadDistributor(fn).totalSharedBytes();
     if (shared > maxSharedBytes)
       return fn.emitOpError()

@@ -26,13 +26,10 @@ using namespace vmapc::gpu_threads;
 struct ArrGpuPromoteScratchPass
     : vmapc::impl::ArrGpuPromoteScratchBase<ArrGpuPromoteScratchPass> {
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels)
-      if (failed(promote(fn)))
-        return signalPassFailure();
+    if (failed(
+            forEachGpuKernel(getOperation(), getArgument(),
+                             [&](gpu::GPUFuncOp fn) { return promote(fn); })))
+      signalPassFailure();
   }
 
   /// Per-workgroup scratch (allocations left in the kernel) becomes views of

@@ -216,9 +216,12 @@ LogicalResult ThreadDistributor::perGroup(RewriterBase &rewriter,
   // Strided partial results over the linearized reduction loops.
   Value reductionExtent = extent(rewriter, loc, loops, loops.reduction);
   Value start = group == blockSize ? thread : lane;
+  // Created one at a time: the IR's order must not depend on the order in
+  // which a compiler evaluates call arguments.
+  SmallVector<Value> initial = identities(rewriter, loc, op, combiner);
+  Value step = index(rewriter, loc, group);
   auto elements = scf::ForOp::create(
-      rewriter, loc, start, reductionExtent, index(rewriter, loc, group),
-      identities(rewriter, loc, op, combiner),
+      rewriter, loc, start, reductionExtent, step, initial,
       [&](OpBuilder &b, Location loc, Value r, ValueRange carried) {
         SmallVector<Value> all(ivs);
         delinearize(b, loc, r, loops, loops.reduction, all);
@@ -284,46 +287,27 @@ using namespace vmapc::gpu_threads;
 struct ArrGpuReductionsPass
     : vmapc::impl::ArrGpuReductionsBase<ArrGpuReductionsPass> {
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
-    for (gpu::GPUFuncOp fn : *kernels)
-      if (failed(runOnKernel(fn)))
-        return signalPassFailure();
-  }
-
-  LogicalResult runOnKernel(gpu::GPUFuncOp fn) {
-    ThreadDistributor threads(fn);
-    int64_t blockSize = threads.getBlockSize();
-    if (blockSize == 0)
-      return fn.emitOpError("has no known_block_size: run --arr-gpu-block-size "
-                            "first");
-    SmallVector<linalg::LinalgOp> ops;
-    fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    IRRewriter rewriter(fn.getContext());
-    int64_t warps = blockSize / kWarpSize;
-    for (linalg::LinalgOp op : ops) {
-      if (failed(verifyDistributable(op)))
-        return failure();
+    auto choose = [](ThreadDistributor &threads,
+                     linalg::LinalgOp op) -> Strategy {
+      int64_t blockSize = threads.getBlockSize();
       if (op.getNumReductionLoops() == 0)
-        continue;
+        return nullptr;
       std::optional<Combiner> combiner = matchCombiner(op);
       std::optional<int64_t> outputs =
           iterationsBound(op, utils::IteratorType::parallel);
       if (!combiner || !outputs || *outputs >= blockSize)
-        continue;
+        return nullptr;
       // Few outputs: the whole block per output element; fewer than the
       // block's threads: a warp.
-      int64_t group = *outputs < warps ? blockSize : kWarpSize;
-      if (failed(threads.distribute(
-              rewriter, op, [&](const ThreadDistributor::Loops &loops) {
-                return threads.perGroup(rewriter, op, loops, *combiner, group);
-              })))
-        return failure();
-    }
-    threads.saveTransientBytes();
-    return success();
+      int64_t group = *outputs < blockSize / kWarpSize ? blockSize : kWarpSize;
+      return [&threads, op, combiner = *combiner,
+              group](RewriterBase &rewriter,
+                     const ThreadDistributor::Loops &loops) {
+        return threads.perGroup(rewriter, op, loops, combiner, group);
+      };
+    };
+    if (failed(distributeOps(getOperation(), getArgument(), choose)))
+      signalPassFailure();
   }
 };
 } // namespace

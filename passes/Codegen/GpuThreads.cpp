@@ -155,20 +155,54 @@ LogicalResult verifyDistributable(linalg::LinalgOp op) {
   return success();
 }
 
-FailureOr<SmallVector<gpu::GPUFuncOp>> collectGpuKernels(ModuleOp module,
-                                                         StringRef pass) {
+LogicalResult
+forEachGpuKernel(ModuleOp module, StringRef pass,
+                 function_ref<LogicalResult(gpu::GPUFuncOp)> body) {
   for (auto fn : module.getOps<func::FuncOp>())
     if (sched::isKernel(fn) && !fn.isExternal())
       return fn.emitOpError()
              << "is a kernel not yet outlined: '" << pass
              << "' runs on the gpu.funcs of gpu.module @vmapc_kernels; run "
                 "--arr-gpu-outline-kernels first";
-  SmallVector<gpu::GPUFuncOp> kernels;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
     for (auto fn : gpuModule.getOps<gpu::GPUFuncOp>())
-      if (fn.isKernel())
-        kernels.push_back(fn);
-  return kernels;
+      if (fn.isKernel() && failed(body(fn)))
+        return failure();
+  return success();
+}
+
+LogicalResult requireBlockSize(gpu::GPUFuncOp fn) {
+  if (fn.getKnownBlockSizeAttr())
+    return success();
+  return fn.emitOpError("has no known_block_size: run --arr-gpu-block-size "
+                        "first");
+}
+
+LogicalResult distributeOps(
+    ModuleOp module, StringRef pass,
+    function_ref<Strategy(ThreadDistributor &, linalg::LinalgOp)> choose) {
+  return forEachGpuKernel(module, pass, [&](gpu::GPUFuncOp fn) {
+    if (failed(requireBlockSize(fn)))
+      return failure();
+    ThreadDistributor threads(fn);
+    SmallVector<linalg::LinalgOp> ops;
+    fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    IRRewriter rewriter(fn.getContext());
+    for (linalg::LinalgOp op : ops) {
+      if (failed(verifyDistributable(op)))
+        return failure();
+      Strategy strategy = choose(threads, op);
+      if (!strategy)
+        continue;
+      if (failed(threads.distribute(rewriter, op,
+                                    [&](const ThreadDistributor::Loops &loops) {
+                                      return strategy(rewriter, loops);
+                                    })))
+        return failure();
+    }
+    threads.saveTransientBytes();
+    return success();
+  });
 }
 
 ThreadDistributor::ThreadDistributor(gpu::GPUFuncOp fn)

@@ -27,6 +27,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <functional>
 #include <optional>
 
 namespace vmapc::gpu_threads {
@@ -72,11 +73,17 @@ emitPayload(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::LinalgOp op,
 /// bufferized, or an output written along a reduction loop.
 mlir::LogicalResult verifyDistributable(mlir::linalg::LinalgOp op);
 
-/// The CUDA kernels of `module`: every `gpu.func` of `gpu.module
-/// @vmapc_kernels`. Fails, naming the pass to run first, while kernels are
-/// still `func.func`s (`sched.kernel`, before arr-gpu-outline-kernels).
-mlir::FailureOr<llvm::SmallVector<mlir::gpu::GPUFuncOp>>
-collectGpuKernels(mlir::ModuleOp module, llvm::StringRef pass);
+/// Runs `body` on every CUDA kernel of `module` (each `gpu.func` kernel of
+/// its gpu.modules), in order, until one fails. Fails first, naming the
+/// pass to run, while kernels are still `func.func`s (`sched.kernel`,
+/// before arr-gpu-outline-kernels).
+mlir::LogicalResult forEachGpuKernel(
+    mlir::ModuleOp module, llvm::StringRef pass,
+    llvm::function_ref<mlir::LogicalResult(mlir::gpu::GPUFuncOp)> body);
+
+/// Fails with an error naming arr-gpu-block-size if `fn` has no
+/// `known_block_size`.
+mlir::LogicalResult requireBlockSize(mlir::gpu::GPUFuncOp fn);
 
 struct Combiner;
 struct ContractionTiling;
@@ -152,6 +159,21 @@ private:
   int64_t transientBytes;
   mlir::Value tid, shared;
 };
+
+/// How a distribution pass replaces one op, given its loops; null: the op
+/// is left to a later pass.
+using Strategy = std::function<mlir::LogicalResult(
+    mlir::RewriterBase &, const ThreadDistributor::Loops &)>;
+
+/// The body of a distribution pass: in every kernel of `module` (which must
+/// have a block size), each structured op, in order and checked by
+/// verifyDistributable, is replaced by the strategy `choose` gives it (none:
+/// left as it is), then a barrier; each kernel's transient bytes are
+/// recorded for the next pass.
+mlir::LogicalResult distributeOps(
+    mlir::ModuleOp module, llvm::StringRef pass,
+    llvm::function_ref<Strategy(ThreadDistributor &, mlir::linalg::LinalgOp)>
+        choose);
 
 } // namespace vmapc::gpu_threads
 

@@ -25,18 +25,17 @@ using namespace vmapc::gpu_threads;
 struct ArrGpuWorkgroupIdsPass
     : vmapc::impl::ArrGpuWorkgroupIdsBase<ArrGpuWorkgroupIdsPass> {
   void runOnOperation() override {
-    FailureOr<SmallVector<gpu::GPUFuncOp>> kernels =
-        collectGpuKernels(getOperation(), getArgument());
-    if (failed(kernels))
-      return signalPassFailure();
     auto blockId = [](OpBuilder &b, Location loc, unsigned dim) -> Value {
       gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
                                gpu::Dimension::z};
       return gpu::BlockIdOp::create(b, loc, dims[dim]);
     };
-    for (gpu::GPUFuncOp fn : *kernels)
-      if (failed(vmapc::lowerWorkgroupLoop(fn, fn.getBody().front(), blockId)))
-        return signalPassFailure();
+    if (failed(forEachGpuKernel(getOperation(), getArgument(),
+                                [&](gpu::GPUFuncOp fn) {
+                                  return vmapc::lowerWorkgroupLoop(
+                                      fn, fn.getBody().front(), blockId);
+                                })))
+      signalPassFailure();
   }
 };
 } // namespace

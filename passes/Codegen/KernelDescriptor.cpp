@@ -5,6 +5,7 @@
 #include "dialect/SchedDialect.h"
 #include "vmapc/ArtifactFormat.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -50,9 +51,14 @@ FailureOr<LLVM::GlobalOp> vmapc::createKernelDescriptor(OpBuilder &b,
   // 0 on the CPU.
   uint64_t block[3] = {1, 1, 1}, shared = 0;
   if (!withScratch) {
-    auto known = kernel->getAttrOfType<DenseI32ArrayAttr>("known_block_size");
-    if (!known)
-      known = kernel->getAttrOfType<DenseI32ArrayAttr>("gpu.known_block_size");
+    // A gpu.func's own attribute, or the discardable one it becomes on an
+    // llvm.func.
+    DenseI32ArrayAttr known;
+    if (auto fn = dyn_cast<gpu::GPUFuncOp>(kernel))
+      known = fn.getKnownBlockSizeAttr();
+    else
+      known = gpu::GPUDialect::KnownBlockSizeAttrHelper(kernel->getContext())
+                  .getAttr(kernel);
     if (known)
       for (auto [i, threads] : llvm::enumerate(known.asArrayRef()))
         block[i] = uint64_t(uint32_t(threads));

@@ -1,6 +1,6 @@
 //===- BatchingInvariantTest.cpp - batched program == per-example loop ----===//
 //
-// The batching invariant (docs/design.md "Testing", issue point B.7): for an
+// The batching invariant (docs/design.md "Testing"): for an
 // exported entry `vmap(f, in_axes, out_axes, batch=B)`, the program that
 // `--arr-vmap`, `inline` and `canonicalize` make of it, interpreted directly,
 // equals f evaluated on each example with the results stacked along out_axes.

@@ -211,7 +211,8 @@ Array oracle::stackAxis(ArrayRef<Array> pieces, int64_t axis,
   SmallVector<int64_t, 4> innerShape, dstStrides;
   dropAxis(shape, strides, axis, innerShape, dstStrides);
   SmallVector<int64_t, 4> srcStrides = rowMajorStrides(innerShape);
-  for (auto [i, piece] : llvm::enumerate(pieces)) {
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Array &piece = pieces[i];
     assert(piece.shape == innerShape && piece.dtype == dtype);
     forEachIndex(
         innerShape, srcStrides, 0, dstStrides,
