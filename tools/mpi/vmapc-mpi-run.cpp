@@ -18,39 +18,33 @@
 //   gathered in order on rank 0, which writes every output (an unmapped
 //   output is rank 0's own).
 //
-// Large arrays. Open MPI's counts are `int`, so nothing here passes MPI a
-// count of examples or bytes. Each transfer is ONE element of a derived
-// datatype that describes the rank's whole slice of the array: for an
-// argument mapped at axis k, the dims before k are `pre` blocks, each of the
-// slice's n examples x `row` bytes (the bytes of the dims after k), which are
-// contiguous in the rank's array and N x row bytes apart in rank 0's. A count
-// above the limit (INT_MAX) is split into a second-level type (and so on),
-// so an array of 2^31 bytes or more, or an example of that size, moves the
-// same way. --mpi-max-count lowers the limit, for tests of that path on small
-// arrays.
+// Large arrays (Slices.h). Open MPI's counts are `int`, so nothing here
+// passes MPI a count of examples or bytes: each transfer is one element of a
+// derived datatype of the rank's whole slice, in which a count above INT_MAX
+// is split into nested types. An input mapped on axis k > 0 is not contiguous
+// per example in rank 0's array: its slice is the blocks of the dims before
+// k, strided, which MPI's datatype engine packs as it sends; the rank
+// receives them contiguous, in its own array's order. --mpi-max-count lowers
+// the limit, so that tests run that path on small arrays.
 //
-// Failures. After each phase that can fail (arguments, device and artifact,
-// rank 0's inputs, buffers, the run, writing the outputs) every rank takes
-// part in an MPI_Allreduce of an error flag; when a rank failed, rank 0
-// gathers the messages of the failing ranks, prints each distinct one once,
-// naming the ranks, and every rank exits with status 1. An error of MPI
-// itself (MPI_ERRORS_RETURN on MPI_COMM_WORLD: every call's status is
-// checked) may leave the communicator unusable, so it is printed by the rank
-// that saw it and ends the job with MPI_Abort.
+// Failures (Ranks.h). After each phase that can fail (arguments, device and
+// artifact, rank 0's inputs, buffers, the run, writing the outputs) every
+// rank takes part in an MPI_Allreduce of an error flag; when a rank failed,
+// rank 0 prints each failing rank's message once, naming the rank, and every
+// rank exits with status 1. An error of MPI itself (MPI_ERRORS_RETURN: every
+// call's status is checked) may leave the communicator unusable, so the rank
+// that saw it prints it and ends the job with MPI_Abort.
 //
 //===----------------------------------------------------------------------===//
 
-// The C API only: no C++ bindings, which Debian's mpi.h would include.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
+#include "Ranks.h"
+#include "Slices.h"
 
 #include "vmapc/HostBuffer.h"
 #include "vmapc/Npy.h"
 #include "vmapc/Runtime.h"
 
-#include <sched.h>
-#include <unistd.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -58,223 +52,20 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+using namespace vmapc::mpi;
 using vmapc::ArgInfo;
 using vmapc::Status;
 using vmapc::StatusCode;
 
 namespace {
 
-constexpr const char *kTool = "vmapc-mpi-run";
-
-/// The longest part of an error message sent to rank 0 (the rest is cut).
-constexpr size_t kMaxMessageBytes = 4096;
-
-//===----------------------------------------------------------------------===//
-// MPI calls: every status checked; a failure ends the job.
-//===----------------------------------------------------------------------===//
-
-int worldRank = 0;
-
-/// Checks the status of an MPI call. An MPI error may leave the
-/// communicator unusable (a peer that is gone, a message cut short), so no
-/// collective agreement is attempted: the rank prints what failed and calls
-/// MPI_Abort, which ends every rank with a non-zero status.
-void checkMpi(int rc, const char *call, const std::string &what = "") {
-  if (rc == MPI_SUCCESS)
-    return;
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS)
-    std::snprintf(text, sizeof text, "MPI error %d", rc);
-  std::fprintf(stderr,
-               "%s: error: rank %d: %s%s%s failed: %s (aborting every "
-               "rank)\n",
-               kTool, worldRank, call, what.empty() ? "" : " of ", what.c_str(),
-               text);
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::_Exit(1); // MPI_Abort does not return; this is for the compiler.
-}
-
 Status invalid(std::string message) {
   return Status::error(StatusCode::kInvalidArgument, std::move(message));
-}
-
-//===----------------------------------------------------------------------===//
-// The ranks
-//===----------------------------------------------------------------------===//
-
-struct World {
-  int rank = 0;
-  int size = 1;
-  /// This rank among the ranks of its node (MPI_COMM_TYPE_SHARED).
-  int localRank = 0;
-  int localSize = 1;
-  /// This rank's share of the hardware threads it may run on, which the
-  /// ranks of its node may run on too: the sum over its CPUs of 1 / (the
-  /// number of local ranks that may run there), at least 1.
-  unsigned cpuShare = 1;
-  std::string host;
-};
-
-/// The hardware threads this process may run on, as the runtime counts them
-/// for `cpu` (sched_getaffinity).
-bool affinity(cpu_set_t *set) {
-  CPU_ZERO(set);
-  return sched_getaffinity(0, sizeof *set, set) == 0 && CPU_COUNT(set) > 0;
-}
-
-World makeWorld() {
-  World w;
-  checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &w.rank), "MPI_Comm_rank");
-  checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &w.size), "MPI_Comm_size");
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  int hostLength = 0;
-  checkMpi(MPI_Get_processor_name(host, &hostLength), "MPI_Get_processor_name");
-  w.host.assign(host, size_t(hostLength));
-
-  MPI_Comm local;
-  checkMpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank,
-                               MPI_INFO_NULL, &local),
-           "MPI_Comm_split_type", "the ranks of this node");
-  checkMpi(MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN),
-           "MPI_Comm_set_errhandler");
-  checkMpi(MPI_Comm_rank(local, &w.localRank), "MPI_Comm_rank");
-  checkMpi(MPI_Comm_size(local, &w.localSize), "MPI_Comm_size");
-
-  // Every rank of the node learns which CPUs the others may use, so that
-  // ranks bound to disjoint cores keep theirs (Open MPI binds to cores for
-  // K <= 2) and ranks that share CPUs divide them.
-  cpu_set_t mine;
-  bool known = affinity(&mine);
-  std::vector<cpu_set_t> all(size_t(w.localSize));
-  checkMpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine,
-                         MPI_BYTE, local),
-           "MPI_Allgather", "the CPU affinity of the node's ranks");
-  checkMpi(MPI_Comm_free(&local), "MPI_Comm_free");
-  if (!known) {
-    unsigned hardware = std::thread::hardware_concurrency();
-    w.cpuShare = std::max(1u, hardware / unsigned(w.localSize));
-    return w;
-  }
-  double share = 0;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &mine))
-      continue;
-    int users = 0;
-    for (const cpu_set_t &other : all)
-      users += CPU_ISSET(cpu, &other) ? 1 : 0;
-    share += 1.0 / std::max(users, 1);
-  }
-  w.cpuShare = std::max(1u, unsigned(share + 1e-9));
-  return w;
-}
-
-//===----------------------------------------------------------------------===//
-// Agreeing on failure
-//===----------------------------------------------------------------------===//
-
-/// Gathers one string from every rank on rank 0 (empty elsewhere).
-std::vector<std::string> gatherStrings(const World &w, std::string mine) {
-  if (mine.size() > kMaxMessageBytes)
-    mine = mine.substr(0, kMaxMessageBytes - 3) + "...";
-  int length = int(mine.size());
-  std::vector<int> lengths(w.rank == 0 ? size_t(w.size) : 0);
-  checkMpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0,
-                      MPI_COMM_WORLD),
-           "MPI_Gather", "message lengths");
-  // At most K x 4 KiB in all: int offsets hold for K up to half a million.
-  std::vector<int> offsets(lengths.size());
-  int total = 0;
-  for (size_t r = 0; r < lengths.size(); ++r) {
-    offsets[r] = total;
-    total += lengths[r];
-  }
-  std::string all(size_t(total), '\0');
-  checkMpi(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(),
-                       lengths.data(), offsets.data(), MPI_CHAR, 0,
-                       MPI_COMM_WORLD),
-           "MPI_Gatherv", "messages");
-  std::vector<std::string> out;
-  for (size_t r = 0; r < lengths.size(); ++r)
-    out.push_back(all.substr(size_t(offsets[r]), size_t(lengths[r])));
-  return out;
-}
-
-/// "3", "0-3", "0, 2, 5-7".
-std::string rankList(const std::vector<int> &ranks) {
-  std::string s;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-      ++j;
-    s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]);
-    if (j > i)
-      s += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return s;
-}
-
-/// Every rank calls this after a phase that can fail, with its own status.
-/// Returns true when every rank succeeded. Otherwise rank 0 prints, once,
-/// each distinct message of the failing ranks with the ranks that gave it
-/// (and the host, for one rank) and the status code, and every rank gets
-/// false (and exits with status 1).
-bool agree(const World &w, const Status &status) {
-  int failed = status.ok() ? 0 : 1;
-  int anyFailed = 0;
-  checkMpi(
-      MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
-      "MPI_Allreduce", "the error flags");
-  if (!anyFailed)
-    return true;
-  // A failing rank sends "HOST\nMESSAGE [CODE]"; the others nothing.
-  std::string record;
-  if (!status.ok())
-    record = w.host + '\n' + status.message() + " [" +
-             vmapc::statusCodeName(status.code()) + "]";
-  std::vector<std::string> records = gatherStrings(w, record);
-  if (w.rank != 0)
-    return false;
-  auto text = [&](size_t r) {
-    return records[r].substr(records[r].find('\n') + 1);
-  };
-  std::vector<bool> printed(records.size());
-  for (size_t r = 0; r < records.size(); ++r) {
-    if (records[r].empty() || printed[r])
-      continue;
-    std::vector<int> ranks;
-    for (size_t s = r; s < records.size(); ++s)
-      if (!records[s].empty() && !printed[s] && text(s) == text(r)) {
-        printed[s] = true;
-        ranks.push_back(int(s));
-      }
-    std::string who =
-        ranks.size() == 1
-            ? "rank " + std::to_string(r) + " of " + std::to_string(w.size) +
-                  " (" + records[r].substr(0, records[r].find('\n')) + ")"
-            : "ranks " + rankList(ranks) + " of " + std::to_string(w.size);
-    std::fprintf(stderr, "%s: error: %s: %s\n", kTool, who.c_str(),
-                 text(r).c_str());
-  }
-  std::fflush(stderr);
-  return false;
-}
-
-/// Rank 0 prints `line` of every rank, in rank order (--verbose).
-void printFromEveryRank(const World &w, const std::string &line) {
-  std::vector<std::string> lines = gatherStrings(w, line);
-  for (const std::string &l : lines)
-    std::fprintf(stderr, "%s: %s\n", kTool, l.c_str());
-  std::fflush(stderr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -295,36 +86,29 @@ struct Options {
 };
 
 void printUsage() {
-  std::printf(
-      "usage: mpirun -np K %s FILE.vmapc [--entry NAME] --input X.npy ...\n"
-      "           --output Y.npy ... [--device NAME] [--num-examples N] "
-      "[--verbose]\n"
-      "\n"
-      "Runs an entry of a compiled .vmapc artifact on .npy files, as `vmapc "
-      "run` does,\n"
-      "with the examples split over the MPI ranks (docs/scale-out.md). Rank 0 "
-      "reads\n"
-      "the inputs and writes the outputs.\n"
-      "\n"
-      "  --entry NAME        entry to run (default: the only one)\n"
-      "  --input X.npy       an input, in declaration order (repeatable)\n"
-      "  --output Y.npy      an output, in declaration order (repeatable)\n"
-      "  --device NAME       cpu (default; the node's hardware threads divided "
-      "among\n"
-      "                      its ranks), cpu:threads=K,isa=LEVEL (as given), "
-      "cuda (each\n"
-      "                      rank on cuda:<its rank within the node>) or "
-      "cuda:N (all on N)\n"
-      "  --num-examples N    N for an entry that maps no input\n"
-      "  --verbose           print each rank's device and examples, and each "
-      "transfer\n"
-      "  --mpi-max-count C   for testing: the largest count (of bytes or "
-      "blocks) given to\n"
-      "                      one MPI datatype constructor, 2 to 2147483647 "
-      "(default); a\n"
-      "                      small C moves small arrays the way arrays over "
-      "2^31 bytes move\n",
-      kTool);
+  std::printf(R"(usage: mpirun -np K %s FILE.vmapc [--entry NAME]
+           --input X.npy ... --output Y.npy ... [--device NAME]
+           [--num-examples N] [--verbose]
+
+Runs an entry of a compiled .vmapc artifact on .npy files as `vmapc run` does,
+with the examples split over the MPI ranks (docs/scale-out.md). Every rank
+loads FILE; rank 0 reads the inputs and writes the outputs.
+
+  --entry NAME        the entry to run (default: the only one)
+  --input X.npy       an input, in declaration order (repeatable)
+  --output Y.npy      an output, in declaration order (repeatable)
+  --device NAME       cpu (default: each rank gets its share of its node's
+                      hardware threads), cpu:threads=K,isa=LEVEL (as given),
+                      cuda (each rank on cuda:<its rank within its node>), or
+                      cuda:N (every rank on GPU N)
+  --num-examples N    N, for an entry that maps no input
+  --verbose           print each rank's device and examples, and each transfer
+  --mpi-max-count C   for testing: the largest count (of bytes or blocks) given
+                      to an MPI datatype constructor, 2 to 2147483647 (the
+                      default); a small C moves small arrays the way arrays
+                      of 2^31 bytes and more move
+)",
+              kToolName);
 }
 
 bool parseInteger(const std::string &text, long long min, long long max,
@@ -403,7 +187,7 @@ Status parseArgs(int argc, char **argv, Options *o) {
   if (o->help)
     return Status();
   if (o->artifact.empty())
-    return invalid("give a compiled artifact: " + std::string(kTool) +
+    return invalid("give a compiled artifact: " + std::string(kToolName) +
                    " FILE.vmapc --input ... --output ... (see --help)");
   const std::string &a = o->artifact;
   if (a.size() >= 4 && a.compare(a.size() - 4, 4, ".arr") == 0)
@@ -446,142 +230,6 @@ std::string deviceFor(const std::string &requested, const World &w) {
 }
 
 //===----------------------------------------------------------------------===//
-// Splitting examples over ranks
-//===----------------------------------------------------------------------===//
-
-/// Examples [start, start + count) of N.
-struct Share {
-  int64_t start = 0;
-  int64_t count = 0;
-};
-
-/// JAX's split_for_jax_process: N / K each, one more for the first N % K.
-Share shareOf(int64_t n, int rank, int size) {
-  int64_t base = n / size, extra = n % size;
-  return {rank * base + std::min<int64_t>(rank, extra),
-          base + (rank < extra ? 1 : 0)};
-}
-
-/// How an argument mapped at axis k lies in memory, for an array of M
-/// examples: `pre` blocks (the dims before k) of M x `row` bytes (`row`: the
-/// bytes of the dims after k and of the element).
-struct Layout {
-  uint64_t pre = 1;
-  uint64_t row = 0;
-};
-
-Layout layoutOf(const ArgInfo &arg) {
-  Layout l;
-  l.row = vmapc::dtypeBytes(arg.dtype);
-  for (size_t i = 0; i < arg.shape.size(); ++i)
-    (int64_t(i) < arg.mappedAxis ? l.pre : l.row) *= uint64_t(arg.shape[i]);
-  return l;
-}
-
-/// Copies `count` blocks of `bytes` from `src` to `dst` (rank 0's own
-/// share, packed or unpacked without MPI).
-void copyBlocks(unsigned char *dst, uint64_t dstStride,
-                const unsigned char *src, uint64_t srcStride, uint64_t bytes,
-                uint64_t count) {
-  for (uint64_t i = 0; i < count; ++i)
-    std::memcpy(dst + i * dstStride, src + i * srcStride, bytes);
-}
-
-//===----------------------------------------------------------------------===//
-// Derived datatypes with no count above the limit
-//===----------------------------------------------------------------------===//
-
-/// Makes MPI datatypes for arrays whose byte and block counts may exceed
-/// what one `int` count holds. Every count it passes to MPI is at most
-/// `limit` (INT_MAX, or --mpi-max-count): a larger one is split into a
-/// type of `limit` repeats, repeated in turn (recursively), plus the
-/// remainder (MPI_Type_create_struct). Frees every type it made.
-class TypeMaker {
-public:
-  explicit TypeMaker(int limit) : limit(uint64_t(limit)) {}
-  ~TypeMaker() {
-    for (MPI_Datatype &t : made)
-      checkMpi(MPI_Type_free(&t), "MPI_Type_free");
-  }
-  TypeMaker(const TypeMaker &) = delete;
-  TypeMaker &operator=(const TypeMaker &) = delete;
-
-  /// A committed type of `count` blocks of `bytes` bytes, `stride` bytes
-  /// apart (one block: `bytes` contiguous bytes).
-  MPI_Datatype blocks(uint64_t count, uint64_t bytes, uint64_t stride) {
-    MPI_Datatype block = repeat(bytes, MPI_BYTE, 1);
-    MPI_Datatype t = count == 1 ? block : repeat(count, block, stride);
-    checkMpi(MPI_Type_commit(&t), "MPI_Type_commit");
-    return t;
-  }
-  /// How many counts above the limit were split so far.
-  int splits() const { return splitCount; }
-
-private:
-  MPI_Datatype keep(MPI_Datatype t) {
-    made.push_back(t);
-    return t;
-  }
-
-  /// `count` copies of `elem`, `stride` bytes apart.
-  MPI_Datatype repeat(uint64_t count, MPI_Datatype elem, uint64_t stride) {
-    MPI_Aint lb = 0, extent = 0;
-    checkMpi(MPI_Type_get_extent(elem, &lb, &extent), "MPI_Type_get_extent");
-    MPI_Datatype t;
-    if (count <= limit) {
-      if (uint64_t(extent) == stride)
-        checkMpi(MPI_Type_contiguous(int(count), elem, &t),
-                 "MPI_Type_contiguous");
-      else
-        checkMpi(
-            MPI_Type_create_hvector(int(count), 1, MPI_Aint(stride), elem, &t),
-            "MPI_Type_create_hvector");
-      return keep(t);
-    }
-    // count = q x limit + r: q repeats of (limit repeats), then r.
-    ++splitCount;
-    uint64_t q = count / limit, r = count % limit;
-    MPI_Datatype inner = repeat(limit, elem, stride);
-    MPI_Datatype outer = repeat(q, inner, limit * stride);
-    if (r == 0)
-      return outer;
-    MPI_Datatype rest = repeat(r, elem, stride);
-    int lengths[2] = {1, 1};
-    MPI_Aint displacements[2] = {0, MPI_Aint(q * limit * stride)};
-    MPI_Datatype types[2] = {outer, rest};
-    checkMpi(MPI_Type_create_struct(2, lengths, displacements, types, &t),
-             "MPI_Type_create_struct");
-    return keep(t);
-  }
-
-  uint64_t limit;
-  int splitCount = 0;
-  std::vector<MPI_Datatype> made;
-};
-
-/// Collects non-blocking transfers and waits for them.
-class Requests {
-public:
-  MPI_Request *add() {
-    list.emplace_back();
-    return &list.back();
-  }
-  void waitAll(const char *what) {
-    std::vector<MPI_Status> statuses(list.size());
-    int rc = MPI_Waitall(int(list.size()), list.data(), statuses.data());
-    if (rc == MPI_ERR_IN_STATUS)
-      for (const MPI_Status &s : statuses)
-        if (s.MPI_ERROR != MPI_SUCCESS && s.MPI_ERROR != MPI_ERR_PENDING)
-          rc = s.MPI_ERROR;
-    checkMpi(rc, "MPI_Waitall", what);
-    list.clear();
-  }
-
-private:
-  std::vector<MPI_Request> list;
-};
-
-//===----------------------------------------------------------------------===//
 // Rank 0's inputs
 //===----------------------------------------------------------------------===//
 
@@ -592,9 +240,10 @@ std::string dimsString(const std::vector<int64_t> &dims) {
   return s + "]";
 }
 
-/// "[N, 64] (axis 0 mapped, N = 5)" / "[64] (unmapped)", as the runtime says.
+/// "[N, 64] (axis 0 mapped, N = 5)" / "[64] (unmapped)", as the runtime says
+/// it (without ", N = ..." for `n` < 0).
 std::string expectedString(const ArgInfo &arg, int64_t n) {
-  std::vector<int64_t> dims = vmapc::batchedShape(arg, n);
+  std::vector<int64_t> dims = vmapc::batchedShape(arg, std::max<int64_t>(n, 0));
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i)
     s += (i ? ", " : "") + (arg.isMapped() && int64_t(i) == arg.mappedAxis
@@ -603,8 +252,8 @@ std::string expectedString(const ArgInfo &arg, int64_t n) {
   s += "]";
   if (!arg.isMapped())
     return s + " (unmapped)";
-  return s + " (axis " + std::to_string(arg.mappedAxis) +
-         " mapped, N = " + std::to_string(n) + ")";
+  return s + " (axis " + std::to_string(arg.mappedAxis) + " mapped" +
+         (n >= 0 ? ", N = " + std::to_string(n) : std::string()) + ")";
 }
 
 /// N: the size of the mapped inputs' batch axis, or --num-examples for an
@@ -653,7 +302,11 @@ Status checkInputs(const vmapc::EntryInfo &entry, const Options &o,
     if (array.dtype != info.dtype)
       return invalid(where + "expected dtype " + vmapc::dtypeName(info.dtype) +
                      ", got " + vmapc::dtypeName(array.dtype));
-    if (array.shape != vmapc::batchedShape(info, n))
+    std::vector<int64_t> want = vmapc::batchedShape(info, n);
+    if (array.shape.size() != want.size())
+      return invalid(where + "expected shape " + expectedString(info, -1) +
+                     ", got " + dimsString(array.shape));
+    if (array.shape != want)
       return invalid(where + "expected shape " + expectedString(info, n) +
                      ", got " + dimsString(array.shape));
   }
@@ -775,17 +428,11 @@ void forEachSlice(const World &w, const Options &o, TypeMaker &types,
     post(whole + uint64_t(s.start) * layout.row, type, r);
     if (o.verbose)
       std::fprintf(
-          stderr, "%s: %s %s (axis %d), rank %d: %s\n", kTool, verb,
+          stderr, "%s: %s %s (axis %d), rank %d: %s\n", kToolName, verb,
           what.c_str(), arg.mappedAxis, r,
           (describeSlice(layout, s, n) + splitsText(types.splits() - before))
               .c_str());
   }
-}
-
-/// The bytes of this rank's share of a mapped argument (0 for an empty one).
-uint64_t shareBytes(const ArgInfo &arg, Share s) {
-  Layout layout = layoutOf(arg);
-  return layout.pre * uint64_t(s.count) * layout.row;
 }
 
 /// Broadcasts the unmapped inputs, then scatters the mapped ones.
@@ -795,7 +442,7 @@ void sendInputs(const World &w, const Options &o, const vmapc::EntryInfo &entry,
   TypeMaker types(o.maxCount);
   for (size_t i = 0; i < entry.inputs.size(); ++i) {
     const ArgInfo &arg = entry.inputs[i];
-    uint64_t bytes = shareBytes(arg, {0, 1});
+    uint64_t bytes = layoutOf(arg).bytes(1);
     if (arg.isMapped() || bytes == 0 || w.size == 1)
       continue;
     std::string what = "input '" + arg.name + "'";
@@ -804,7 +451,7 @@ void sendInputs(const World &w, const Options &o, const vmapc::EntryInfo &entry,
     checkMpi(MPI_Bcast(local[i].data, 1, type, 0, MPI_COMM_WORLD), "MPI_Bcast",
              what);
     if (o.verbose && w.rank == 0)
-      std::fprintf(stderr, "%s: broadcast %s: %llu bytes%s\n", kTool,
+      std::fprintf(stderr, "%s: broadcast %s: %llu bytes%s\n", kToolName,
                    what.c_str(), (unsigned long long)bytes,
                    splitsText(types.splits() - before).c_str());
   }
@@ -817,8 +464,10 @@ void sendInputs(const World &w, const Options &o, const vmapc::EntryInfo &entry,
       continue;
     std::string what = "input '" + arg.name + "'";
     int tag = int(i);
+    Layout layout = layoutOf(arg);
     if (w.rank != 0) {
-      uint64_t bytes = shareBytes(arg, mine);
+      // The rank's examples arrive contiguous, in its array's order.
+      uint64_t bytes = layout.bytes(mine.count);
       if (bytes == 0)
         continue;
       checkMpi(MPI_Irecv(local[i].data, 1, types.blocks(1, bytes, bytes), 0,
@@ -826,13 +475,12 @@ void sendInputs(const World &w, const Options &o, const vmapc::EntryInfo &entry,
                "MPI_Irecv", what);
       continue;
     }
-    if (shareBytes(arg, {0, n}) == 0)
+    if (layout.bytes(n) == 0)
       continue;
-    Layout layout = layoutOf(arg);
+    uint64_t block = uint64_t(mine.count) * layout.row;
     if (!local[i].inPlace)
-      copyBlocks(local[i].data, uint64_t(mine.count) * layout.row,
-                 whole[i].data.data(), uint64_t(n) * layout.row,
-                 uint64_t(mine.count) * layout.row, layout.pre);
+      copyBlocks(local[i].data, block, whole[i].data.data(),
+                 uint64_t(n) * layout.row, block, layout.pre);
     forEachSlice(w, o, types, arg, whole[i].data.data(), n, "scatter", what,
                  [&](unsigned char *start, MPI_Datatype type, int r) {
                    checkMpi(MPI_Isend(start, 1, type, r, tag, MPI_COMM_WORLD,
@@ -858,8 +506,9 @@ void gatherOutputs(const World &w, const Options &o,
       continue;
     std::string what = "output '" + arg.name + "'";
     int tag = int(i);
+    Layout layout = layoutOf(arg);
     if (w.rank != 0) {
-      uint64_t bytes = shareBytes(arg, mine);
+      uint64_t bytes = layout.bytes(mine.count);
       if (bytes == 0)
         continue;
       checkMpi(MPI_Isend(local[i].data, 1, types.blocks(1, bytes, bytes), 0,
@@ -867,13 +516,12 @@ void gatherOutputs(const World &w, const Options &o,
                "MPI_Isend", what);
       continue;
     }
-    if (shareBytes(arg, {0, n}) == 0)
+    if (layout.bytes(n) == 0)
       continue;
-    Layout layout = layoutOf(arg);
+    uint64_t block = uint64_t(mine.count) * layout.row;
     if (!local[i].inPlace)
       copyBlocks(whole[i].data.data(), uint64_t(n) * layout.row, local[i].data,
-                 uint64_t(mine.count) * layout.row,
-                 uint64_t(mine.count) * layout.row, layout.pre);
+                 block, block, layout.pre);
     forEachSlice(w, o, types, arg, whole[i].data.data(), n, "gather", what,
                  [&](unsigned char *start, MPI_Datatype type, int r) {
                    checkMpi(MPI_Irecv(start, 1, type, r, tag, MPI_COMM_WORLD,
@@ -942,7 +590,6 @@ Status checkSameEntry(const Options &o, const vmapc::EntryInfo &info) {
 /// Everything after MPI_Init; returns the exit status.
 int runJob(int argc, char **argv) {
   World w = makeWorld();
-  worldRank = w.rank;
 
   // Arguments (every rank parses its own: an MPMD launch may differ).
   Options o;
@@ -1054,7 +701,7 @@ int main(int argc, char **argv) {
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) !=
       MPI_SUCCESS) {
-    std::fprintf(stderr, "%s: error: MPI_Init_thread failed\n", kTool);
+    std::fprintf(stderr, "%s: error: MPI_Init_thread failed\n", kToolName);
     return 1;
   }
   checkMpi(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
@@ -1069,7 +716,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "%s: error: this MPI gives no MPI_THREAD_FUNNELED support "
                    "(the runtime's worker threads need it)\n",
-                   kTool);
+                   kToolName);
   } else {
     exitCode = runJob(argc, argv);
   }
