@@ -56,9 +56,9 @@ TEST(Slices, LayoutOfEachAxis) {
     return std::pair<uint64_t, uint64_t>{l.pre, l.row};
   };
   using P = std::pair<uint64_t, uint64_t>;
-  EXPECT_EQ(layout(0), (P{1, 48}));  // [N, 4, 3]
-  EXPECT_EQ(layout(1), (P{4, 12}));  // [4, N, 3]
-  EXPECT_EQ(layout(2), (P{12, 4}));  // [4, 3, N]
+  EXPECT_EQ(layout(0), (P{1, 48})); // [N, 4, 3]
+  EXPECT_EQ(layout(1), (P{4, 12})); // [4, N, 3]
+  EXPECT_EQ(layout(2), (P{12, 4})); // [4, 3, N]
   EXPECT_EQ(layout(kNoAxis), (P{1, 48}));
   arg.mappedAxis = 1;
   EXPECT_EQ(layoutOf(arg).bytes(5), 4u * 5 * 12);
@@ -73,9 +73,9 @@ TEST(Slices, LayoutOfEachAxis) {
 /// that unpacking puts them back in place and nothing else; returns the
 /// maker's splits.
 int checkBlocks(int limit, uint64_t count, uint64_t bytes, uint64_t stride) {
-  SCOPED_TRACE("limit " + std::to_string(limit) + ", " +
-               std::to_string(count) + " blocks of " + std::to_string(bytes) +
-               " bytes " + std::to_string(stride) + " apart");
+  SCOPED_TRACE("limit " + std::to_string(limit) + ", " + std::to_string(count) +
+               " blocks of " + std::to_string(bytes) + " bytes " +
+               std::to_string(stride) + " apart");
   uint64_t span = (count - 1) * stride + bytes;
   std::vector<unsigned char> source(span);
   std::iota(source.begin(), source.end(), 1);
@@ -118,7 +118,7 @@ int checkBlocks(int limit, uint64_t count, uint64_t bytes, uint64_t stride) {
 TEST(Slices, TypeMakerUnderTheLimit) {
   EXPECT_EQ(checkBlocks(INT_MAX, 1, 100, 100), 0);
   EXPECT_EQ(checkBlocks(INT_MAX, 5, 12, 40), 0);
-  EXPECT_EQ(checkBlocks(7, 7, 7, 7), 0);   // counts equal to the limit
+  EXPECT_EQ(checkBlocks(7, 7, 7, 7), 0); // counts equal to the limit
   EXPECT_EQ(checkBlocks(7, 3, 7, 20), 0);
 }
 
