@@ -13,7 +13,7 @@ and checks:
   and larger N, on the programs of programs.arr (inputs mapped on axis 0, on
   axis 1 of a matrix, on the middle axis of a 3-d array; outputs mapped on
   axes 0, 1, 2, of f32, i32 and bool, and unmapped; an entry that maps no
-  input) and examples/knn_digits.arr; on 2 ranks, on 3, and on 2 with
+  input) and examples/knn_digits.arr; on 1 rank, 2, 3, and on 2 with
   --mpi-max-count 7, which makes the tool split every count above 7 into
   nested datatypes as it splits those above INT_MAX (the path that moves
   arrays of 2^31 bytes and more), on arrays of a few bytes;
@@ -91,14 +91,13 @@ class Runner:
         self.env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
         # Under ASan (scripts/test-sanitized.sh): Open MPI keeps what
         # MPI_Init allocates past MPI_Finalize. lsan.supp names its
-        # libraries; LeakSanitizer sees them in the stacks with the slow
-        # unwinder, and with Open MPI's components kept loaded.
+        # libraries, which LeakSanitizer sees in the allocations' stacks
+        # with the slow unwinder.
         lsan = self.env.get("LSAN_OPTIONS", "")
         self.env["LSAN_OPTIONS"] = (lsan + ":" if lsan else "") + \
             "suppressions=" + os.path.join(HERE, "lsan.supp")
         if self.env.get("ASAN_OPTIONS"):
             self.env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
-        self.env["OMPI_MCA_mca_base_component_disable_dlclose"] = "1"
         # mpirun's own notes ("N processes returned a non-zero exit code")
         # stay; the tool's messages are checked by pattern.
         self.mpirun = [args.mpirun, "--allow-run-as-root", "--oversubscribe",
@@ -177,7 +176,8 @@ def compare_case(r, name, artifact, entry, inputs, noutputs, extra=(),
               (name, label, noutputs), why)
 
 
-CONFIGS = [("2 ranks", 2, []),
+CONFIGS = [("1 rank", 1, []),
+           ("2 ranks", 2, []),
            ("3 ranks", 3, []),
            ("2 ranks --mpi-max-count 7", 2, ["--mpi-max-count", "7"])]
 

@@ -13,21 +13,20 @@
 
 namespace vmapc::mpi {
 
-namespace {
-
 /// This process's rank in MPI_COMM_WORLD, for checkMpi's messages.
-int worldRank = 0;
+static int worldRank = 0;
 
 /// The hardware threads this process may run on, as the runtime counts them
 /// for `cpu` (sched_getaffinity).
-bool affinity(cpu_set_t *set) {
+static bool affinity(cpu_set_t *set) {
   CPU_ZERO(set);
   return sched_getaffinity(0, sizeof *set, set) == 0 && CPU_COUNT(set) > 0;
 }
 
 /// Gathers one string from every rank on rank 0 (empty elsewhere), each cut
 /// to kMaxMessageBytes.
-std::vector<std::string> gatherStrings(const World &w, std::string mine) {
+static std::vector<std::string> gatherStrings(const World &w,
+                                              std::string mine) {
   if (mine.size() > kMaxMessageBytes)
     mine = mine.substr(0, kMaxMessageBytes - 3) + "...";
   int length = int(mine.size());
@@ -52,8 +51,6 @@ std::vector<std::string> gatherStrings(const World &w, std::string mine) {
     out.push_back(all.substr(size_t(offsets[r]), size_t(lengths[r])));
   return out;
 }
-
-} // namespace
 
 void checkMpi(int rc, const char *call, const std::string &what) {
   if (rc == MPI_SUCCESS)

@@ -62,9 +62,7 @@ using vmapc::ArgInfo;
 using vmapc::Status;
 using vmapc::StatusCode;
 
-namespace {
-
-Status invalid(std::string message) {
+static Status invalid(std::string message) {
   return Status::error(StatusCode::kInvalidArgument, std::move(message));
 }
 
@@ -72,6 +70,7 @@ Status invalid(std::string message) {
 // Arguments
 //===----------------------------------------------------------------------===//
 
+namespace {
 struct Options {
   std::string artifact;
   std::string entry;
@@ -84,8 +83,9 @@ struct Options {
   /// The largest count passed to one MPI datatype constructor.
   int maxCount = INT_MAX;
 };
+} // namespace
 
-void printUsage() {
+static void printUsage() {
   std::printf(R"(usage: mpirun -np K %s FILE.vmapc [--entry NAME]
            --input X.npy ... --output Y.npy ... [--device NAME]
            [--num-examples N] [--verbose]
@@ -111,8 +111,8 @@ loads FILE; rank 0 reads the inputs and writes the outputs.
               kToolName);
 }
 
-bool parseInteger(const std::string &text, long long min, long long max,
-                  long long *out) {
+static bool parseInteger(const std::string &text, long long min, long long max,
+                         long long *out) {
   if (text.empty() || text[0] == ' ')
     return false;
   char *end = nullptr;
@@ -126,7 +126,7 @@ bool parseInteger(const std::string &text, long long min, long long max,
 
 /// Parses the command line as `vmapc run` takes it (`--opt value` or
 /// `--opt=value`; one dash or two).
-Status parseArgs(int argc, char **argv, Options *o) {
+static Status parseArgs(int argc, char **argv, Options *o) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "-help" || arg == "--help") {
@@ -206,7 +206,7 @@ Status parseArgs(int argc, char **argv, Options *o) {
 /// rank>; `cpu` with no thread count (in the string or in
 /// VMAPC_CPU_THREADS) gets threads=<this rank's share of the node's CPUs>;
 /// anything else is the runtime's to take or refuse as it is.
-std::string deviceFor(const std::string &requested, const World &w) {
+static std::string deviceFor(const std::string &requested, const World &w) {
   if (requested == "cuda")
     return "cuda:" + std::to_string(w.localRank);
   std::string name = requested.substr(0, requested.find(':'));
@@ -233,7 +233,7 @@ std::string deviceFor(const std::string &requested, const World &w) {
 // Rank 0's inputs
 //===----------------------------------------------------------------------===//
 
-std::string dimsString(const std::vector<int64_t> &dims) {
+static std::string dimsString(const std::vector<int64_t> &dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i)
     s += (i ? ", " : "") + std::to_string(dims[i]);
@@ -242,7 +242,7 @@ std::string dimsString(const std::vector<int64_t> &dims) {
 
 /// "[N, 64] (axis 0 mapped, N = 5)" / "[64] (unmapped)", as the runtime says
 /// it (without ", N = ..." for `n` < 0).
-std::string expectedString(const ArgInfo &arg, int64_t n) {
+static std::string expectedString(const ArgInfo &arg, int64_t n) {
   std::vector<int64_t> dims = vmapc::batchedShape(arg, std::max<int64_t>(n, 0));
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i)
@@ -258,8 +258,9 @@ std::string expectedString(const ArgInfo &arg, int64_t n) {
 
 /// N: the size of the mapped inputs' batch axis, or --num-examples for an
 /// entry that maps no input (`vmapc run`'s rule and messages).
-Status numExamples(const vmapc::EntryInfo &entry, const Options &o,
-                   const std::vector<vmapc::NpyArray> &inputs, int64_t *n) {
+static Status numExamples(const vmapc::EntryInfo &entry, const Options &o,
+                          const std::vector<vmapc::NpyArray> &inputs,
+                          int64_t *n) {
   bool anyMapped = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ArgInfo &info = entry.inputs[i];
@@ -293,8 +294,9 @@ Status numExamples(const vmapc::EntryInfo &entry, const Options &o,
 /// The runtime's checks of each input against the manifest and N, made on
 /// rank 0 before anything is sent (messages as the runtime's, with the
 /// file's name).
-Status checkInputs(const vmapc::EntryInfo &entry, const Options &o,
-                   const std::vector<vmapc::NpyArray> &inputs, int64_t n) {
+static Status checkInputs(const vmapc::EntryInfo &entry, const Options &o,
+                          const std::vector<vmapc::NpyArray> &inputs,
+                          int64_t n) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ArgInfo &info = entry.inputs[i];
     const vmapc::NpyArray &array = inputs[i];
@@ -315,9 +317,9 @@ Status checkInputs(const vmapc::EntryInfo &entry, const Options &o,
 
 /// Rank 0: reads the inputs, finds N, checks the inputs and allocates the
 /// outputs of all N examples (with `vmapc run`'s memory checks).
-Status readInputs(const vmapc::EntryInfo &entry, const Options &o,
-                  std::vector<vmapc::NpyArray> *inputs,
-                  std::vector<vmapc::NpyArray> *outputs, int64_t *n) {
+static Status readInputs(const vmapc::EntryInfo &entry, const Options &o,
+                         std::vector<vmapc::NpyArray> *inputs,
+                         std::vector<vmapc::NpyArray> *outputs, int64_t *n) {
   inputs->resize(o.inputs.size());
   for (size_t i = 0; i < o.inputs.size(); ++i)
     VMAPC_RETURN_IF_ERROR(vmapc::readNpy(o.inputs[i], &(*inputs)[i]));
@@ -355,6 +357,7 @@ Status readInputs(const vmapc::EntryInfo &entry, const Options &o,
 // The job
 //===----------------------------------------------------------------------===//
 
+namespace {
 /// One argument as this rank runs it: its own array, or (rank 0, axis 0 or
 /// unmapped) a view of the whole array.
 struct LocalArg {
@@ -363,13 +366,15 @@ struct LocalArg {
   std::vector<int64_t> shape;
   bool inPlace = false;
 };
+} // namespace
 
 /// Allocates what this rank runs on: its share of each mapped argument, a
 /// copy of each unmapped input (not on rank 0), a buffer for each unmapped
 /// output (rank 0: the output itself).
-Status makeLocalArgs(const World &w, const std::vector<ArgInfo> &args,
-                     const char *kind, std::vector<vmapc::NpyArray> *whole,
-                     Share share, std::vector<LocalArg> *local) {
+static Status makeLocalArgs(const World &w, const std::vector<ArgInfo> &args,
+                            const char *kind,
+                            std::vector<vmapc::NpyArray> *whole, Share share,
+                            std::vector<LocalArg> *local) {
   local->resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgInfo &arg = args[i];
@@ -392,7 +397,7 @@ Status makeLocalArgs(const World &w, const std::vector<ArgInfo> &args,
 }
 
 /// For --verbose: " (2 counts over the limit split into nested types)".
-std::string splitsText(int splits) {
+static std::string splitsText(int splits) {
   if (splits == 0)
     return "";
   return " (" + std::to_string(splits) + (splits == 1 ? " count" : " counts") +
@@ -400,7 +405,7 @@ std::string splitsText(int splits) {
 }
 
 /// For --verbose: "examples [4, 8), 3 blocks of 48 bytes 132 bytes apart".
-std::string describeSlice(const Layout &l, Share s, int64_t n) {
+static std::string describeSlice(const Layout &l, Share s, int64_t n) {
   uint64_t block = uint64_t(s.count) * l.row;
   std::string text = "examples [" + std::to_string(s.start) + ", " +
                      std::to_string(s.start + s.count) + "), ";
@@ -414,9 +419,9 @@ std::string describeSlice(const Layout &l, Share s, int64_t n) {
 /// rank, describing the rank's examples in the whole array of `n`. `post`
 /// starts the transfer of `type` at `start` with rank `r`.
 template <typename Post>
-void forEachSlice(const World &w, const Options &o, TypeMaker &types,
-                  const ArgInfo &arg, unsigned char *whole, int64_t n,
-                  const char *verb, const std::string &what, Post post) {
+static void forEachSlice(const World &w, const Options &o, TypeMaker &types,
+                         const ArgInfo &arg, unsigned char *whole, int64_t n,
+                         const char *verb, const std::string &what, Post post) {
   Layout layout = layoutOf(arg);
   for (int r = 1; r < w.size; ++r) {
     Share s = shareOf(n, r, w.size);
@@ -436,9 +441,10 @@ void forEachSlice(const World &w, const Options &o, TypeMaker &types,
 }
 
 /// Broadcasts the unmapped inputs, then scatters the mapped ones.
-void sendInputs(const World &w, const Options &o, const vmapc::EntryInfo &entry,
-                std::vector<vmapc::NpyArray> &whole,
-                std::vector<LocalArg> &local, int64_t n) {
+static void sendInputs(const World &w, const Options &o,
+                       const vmapc::EntryInfo &entry,
+                       std::vector<vmapc::NpyArray> &whole,
+                       std::vector<LocalArg> &local, int64_t n) {
   TypeMaker types(o.maxCount);
   for (size_t i = 0; i < entry.inputs.size(); ++i) {
     const ArgInfo &arg = entry.inputs[i];
@@ -493,10 +499,10 @@ void sendInputs(const World &w, const Options &o, const vmapc::EntryInfo &entry,
 }
 
 /// Gathers the mapped outputs on rank 0, in order.
-void gatherOutputs(const World &w, const Options &o,
-                   const vmapc::EntryInfo &entry,
-                   std::vector<vmapc::NpyArray> &whole,
-                   std::vector<LocalArg> &local, int64_t n) {
+static void gatherOutputs(const World &w, const Options &o,
+                          const vmapc::EntryInfo &entry,
+                          std::vector<vmapc::NpyArray> &whole,
+                          std::vector<LocalArg> &local, int64_t n) {
   TypeMaker types(o.maxCount);
   Requests requests;
   Share mine = shareOf(n, w.rank, w.size);
@@ -533,8 +539,8 @@ void gatherOutputs(const World &w, const Options &o,
   requests.waitAll("the outputs");
 }
 
-std::vector<vmapc::HostArray> inputViews(const vmapc::EntryInfo &entry,
-                                         const std::vector<LocalArg> &local) {
+static std::vector<vmapc::HostArray>
+inputViews(const vmapc::EntryInfo &entry, const std::vector<LocalArg> &local) {
   std::vector<vmapc::HostArray> views;
   for (size_t i = 0; i < local.size(); ++i)
     views.push_back(
@@ -542,7 +548,7 @@ std::vector<vmapc::HostArray> inputViews(const vmapc::EntryInfo &entry,
   return views;
 }
 
-std::vector<vmapc::MutableHostArray>
+static std::vector<vmapc::MutableHostArray>
 outputViews(const vmapc::EntryInfo &entry, const std::vector<LocalArg> &local) {
   std::vector<vmapc::MutableHostArray> views;
   for (size_t i = 0; i < local.size(); ++i)
@@ -552,7 +558,7 @@ outputViews(const vmapc::EntryInfo &entry, const std::vector<LocalArg> &local) {
 }
 
 /// "e(x: f32[3] axis 1, w: f32[3, 2] unmapped) -> (y: f32[2] axis 0)".
-std::string signature(const vmapc::EntryInfo &e) {
+static std::string signature(const vmapc::EntryInfo &e) {
   auto args = [](const std::vector<ArgInfo> &list) {
     std::string s;
     for (const ArgInfo &a : list)
@@ -567,7 +573,7 @@ std::string signature(const vmapc::EntryInfo &e) {
 
 /// Compares this rank's entry with rank 0's (by a hash of their signatures;
 /// the message shows rank 0's signature, cut to kMaxMessageBytes).
-Status checkSameEntry(const Options &o, const vmapc::EntryInfo &info) {
+static Status checkSameEntry(const Options &o, const vmapc::EntryInfo &info) {
   std::string mine = signature(info);
   uint64_t hash = vmapc::fnv1a64(mine.data(), mine.size());
   uint64_t rootHash = hash;
@@ -588,7 +594,7 @@ Status checkSameEntry(const Options &o, const vmapc::EntryInfo &info) {
 }
 
 /// Everything after MPI_Init; returns the exit status.
-int runJob(int argc, char **argv) {
+static int runJob(int argc, char **argv) {
   World w = makeWorld();
 
   // Arguments (every rank parses its own: an MPMD launch may differ).
@@ -691,8 +697,6 @@ int runJob(int argc, char **argv) {
                           wholeOutputs[i].shape, wholeOutputs[i].data.data());
   return agree(w, status) ? 0 : 1;
 }
-
-} // namespace
 
 int main(int argc, char **argv) {
   // MPI_Init's own failure is fatal by MPI's default (MPI_ERRORS_ARE_FATAL);
