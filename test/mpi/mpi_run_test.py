@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vmapc-mpi-run on 2 and 3 ranks against `vmapc run` in one process.
+"""vmapc-mpi-run on 1, 2 and 3 ranks against `vmapc run` in one process.
 
     mpi_run_test.py --vmapc BIN --tool BIN --work-dir DIR
                     [--mpirun mpirun] [--fake-cuda LIB]
