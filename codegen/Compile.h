@@ -11,6 +11,7 @@
 #define VMAPC_CODEGEN_COMPILE_H
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactValidator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/Runtime.h"
 #include "vmapc/Schedule.h"
 

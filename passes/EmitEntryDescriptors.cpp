@@ -14,6 +14,7 @@
 #include "passes/Stages.h"
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactWriter.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"

@@ -2,7 +2,11 @@
 
 #include "RuntimeTestUtil.h"
 #include "TestUtil.h"
+#include "vmapc/ArtifactDescriptors.h"
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactReader.h"
+#include "vmapc/ArtifactValidator.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/Schedule.h"
 
 #include <gtest/gtest.h>

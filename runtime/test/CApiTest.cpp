@@ -2,6 +2,7 @@
 
 #include "AllocHook.h"
 #include "TestUtil.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/Status.h"
 #include "vmapc/vmapc_runtime.h"
 

@@ -12,6 +12,7 @@
 #include "FakeCuda.h"
 #include "RuntimeTestUtil.h"
 #include "TestUtil.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/Runtime.h"
 #include "vmapc/vmapc_runtime.h"
 

@@ -10,6 +10,8 @@
 #include "AllocHook.h"
 #include "RuntimeTestUtil.h"
 #include "TestUtil.h"
+#include "vmapc/ArtifactValidator.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/HostBuffer.h"
 #include "vmapc/cpu/SharedObject.h"
 
