@@ -10,6 +10,7 @@
 
 #include "AllocHook.h"
 #include "FakeCuda.h"
+#include "FakeCudaTestUtil.h"
 #include "RuntimeTestUtil.h"
 #include "TestUtil.h"
 #include "vmapc/ArtifactWriter.h"
@@ -33,112 +34,6 @@ namespace {
 
 constexpr uint64_t B = kTestB;
 
-//===----------------------------------------------------------------------===//
-// The fake driver's control functions
-//===----------------------------------------------------------------------===//
-
-struct Fake {
-#define VMAPC_FAKE_FN(name) decltype(&::vmapc_fake_cuda_##name) name = nullptr;
-  VMAPC_FAKE_FN(reset)
-  VMAPC_FAKE_FN(clear_records)
-  VMAPC_FAKE_FN(fail)
-  VMAPC_FAKE_FN(calls)
-  VMAPC_FAKE_FN(set_device_count)
-  VMAPC_FAKE_FN(set_attribute)
-  VMAPC_FAKE_FN(refuse_cubins)
-  VMAPC_FAKE_FN(fail_jit)
-  VMAPC_FAKE_FN(set_kernel)
-  VMAPC_FAKE_FN(launch_count)
-  VMAPC_FAKE_FN(launch_at)
-  VMAPC_FAKE_FN(copy_count)
-  VMAPC_FAKE_FN(copy_at)
-  VMAPC_FAKE_FN(host_pointer)
-  VMAPC_FAKE_FN(device_alloc)
-  VMAPC_FAKE_FN(device_free)
-  VMAPC_FAKE_FN(make_stream)
-  VMAPC_FAKE_FN(synchronize)
-  VMAPC_FAKE_FN(context_violations)
-  VMAPC_FAKE_FN(other_context)
-  VMAPC_FAKE_FN(current_context)
-  VMAPC_FAKE_FN(live)
-#undef VMAPC_FAKE_FN
-  decltype(&::cuCtxPushCurrent_v2) ctxPushCurrent = nullptr;
-  decltype(&::cuCtxPopCurrent_v2) ctxPopCurrent = nullptr;
-
-  /// The fake, opened once (the runtime's dlopen of the same path shares
-  /// it).
-  static Fake &get() {
-    static Fake *fake = [] {
-      auto *f = new Fake();
-      void *library = dlopen(VMAPC_FAKE_CUDA, RTLD_NOW);
-      if (!library) {
-        std::fprintf(stderr, "cannot load %s: %s\n", VMAPC_FAKE_CUDA,
-                     dlerror());
-        std::abort();
-      }
-      auto resolve = [&](auto &fn, const char *name) {
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-            dlsym(library, name));
-        if (!fn) {
-          std::fprintf(stderr, "the fake driver lacks %s\n", name);
-          std::abort();
-        }
-      };
-#define VMAPC_FAKE_FN(name) resolve(f->name, "vmapc_fake_cuda_" #name);
-      VMAPC_FAKE_FN(reset)
-      VMAPC_FAKE_FN(clear_records)
-      VMAPC_FAKE_FN(fail)
-      VMAPC_FAKE_FN(calls)
-      VMAPC_FAKE_FN(set_device_count)
-      VMAPC_FAKE_FN(set_attribute)
-      VMAPC_FAKE_FN(refuse_cubins)
-      VMAPC_FAKE_FN(fail_jit)
-      VMAPC_FAKE_FN(set_kernel)
-      VMAPC_FAKE_FN(launch_count)
-      VMAPC_FAKE_FN(launch_at)
-      VMAPC_FAKE_FN(copy_count)
-      VMAPC_FAKE_FN(copy_at)
-      VMAPC_FAKE_FN(host_pointer)
-      VMAPC_FAKE_FN(device_alloc)
-      VMAPC_FAKE_FN(device_free)
-      VMAPC_FAKE_FN(make_stream)
-      VMAPC_FAKE_FN(synchronize)
-      VMAPC_FAKE_FN(context_violations)
-      VMAPC_FAKE_FN(other_context)
-      VMAPC_FAKE_FN(current_context)
-      VMAPC_FAKE_FN(live)
-#undef VMAPC_FAKE_FN
-      resolve(f->ctxPushCurrent, "cuCtxPushCurrent_v2");
-      resolve(f->ctxPopCurrent, "cuCtxPopCurrent_v2");
-      return f;
-    }();
-    return *fake;
-  }
-
-  std::vector<vmapc_fake_cuda_launch> launches(size_t from = 0) {
-    std::vector<vmapc_fake_cuda_launch> out;
-    for (size_t i = from; i < launch_count(); ++i) {
-      vmapc_fake_cuda_launch l;
-      EXPECT_TRUE(launch_at(i, &l));
-      out.push_back(l);
-    }
-    return out;
-  }
-  std::vector<vmapc_fake_cuda_copy> copies(size_t from = 0) {
-    std::vector<vmapc_fake_cuda_copy> out;
-    for (size_t i = from; i < copy_count(); ++i) {
-      vmapc_fake_cuda_copy c;
-      EXPECT_TRUE(copy_at(i, &c));
-      out.push_back(c);
-    }
-    return out;
-  }
-  template <typename T> T *at(uint64_t address, size_t count) {
-    return static_cast<T *>(host_pointer(address, count * sizeof(T)));
-  }
-};
-
-Fake &fake() { return Fake::get(); }
 
 //===----------------------------------------------------------------------===//
 // Kernels: what the fake GPU runs for each launch (the CPU stand-ins'
@@ -210,17 +105,6 @@ enum CudaKernel : uint32_t {
   kTotalK
 };
 
-std::string hex(const void *data, size_t size) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < size; ++i) {
-    unsigned char c = static_cast<const unsigned char *>(data)[i];
-    s += digits[c >> 4];
-    s += digits[c & 15];
-  }
-  return s;
-}
-
 /// The launch records of the CUDA code objects.
 std::vector<GpuLaunch> launchRecords() {
   std::vector<GpuLaunch> l(5);
@@ -243,64 +127,20 @@ GpuLaunch launchOf(const Artifact &a, size_t k) {
   return k < l.size() ? l[k] : GpuLaunch{};
 }
 
-/// FakeCuda.h's module text for the kernels and entries of `a`, with their
-/// descriptors as the compiler would write them.
-std::string moduleText(const Artifact &a) {
-  std::string text = "vmapc-fake-cuda-module\n";
-  for (size_t i = 0; i < a.kernels.size(); ++i) {
-    const KernelInfo &k = a.kernels[i];
-    text += "kernel vmapc_kernel_" + k.name + " " +
-            std::to_string(k.numBindings + k.numScalars) + "\n";
-    std::vector<uint64_t> words = kernelDescriptorWords(k, 0, launchOf(a, i));
-    std::string bytes = hex(words.data(), 8 * words.size());
-    text += "global vmapc_kernel_" + k.name + "_descriptor " + bytes + "\n";
-  }
-  for (const EntryInfo &e : a.entries) {
-    std::vector<uint64_t> words = entryDescriptorWords(e, a.kernels);
-    text += "global " + entryDescriptorSymbol(e.name) + " " +
-            hex(words.data(), 8 * words.size()) + "\n";
-  }
-  return text + "end\n";
+/// The launch records of `a`'s kernels (launchOf).
+std::vector<GpuLaunch> launchesOf(const Artifact &a) {
+  std::vector<GpuLaunch> l;
+  for (size_t k = 0; k < a.kernels.size(); ++k)
+    l.push_back(launchOf(a, k));
+  return l;
 }
 
-/// The module of `moduleText` in PTX, as the compiler writes it
-/// (ArtifactFormat.h, "Calling convention of the CUDA code"): a .entry per
-/// kernel with its parameters and a thread limit of `maxThreads`, and the
-/// descriptors as initialized .global byte arrays. (The bodies are empty:
-/// the fake driver runs the tests' kernels instead.)
+/// FakeCudaTestUtil.h's module text and PTX for `a`, with launchesOf(a).
+std::string moduleText(const Artifact &a) {
+  return fakeModuleText(a, launchesOf(a));
+}
 std::string ptxText(const Artifact &a, unsigned maxThreads = 1024) {
-  std::string text = "//\n// Generated by hand\n//\n\n.version 8.0\n"
-                     ".target sm_90\n.address_size 64\n\n";
-  auto global = [&](const std::string &name, const void *data, size_t size) {
-    text += ".visible .global .align 8 .b8 " + name + "[" +
-            std::to_string(size) + "] = {";
-    for (size_t i = 0; i < size; ++i)
-      text += (i ? ", " : "") +
-              std::to_string(static_cast<const unsigned char *>(data)[i]);
-    text += "};\n";
-  };
-  for (size_t i = 0; i < a.kernels.size(); ++i) {
-    const KernelInfo &k = a.kernels[i];
-    std::vector<uint64_t> words = kernelDescriptorWords(k, 0, launchOf(a, i));
-    global("vmapc_kernel_" + k.name + "_descriptor", words.data(),
-           8 * words.size());
-  }
-  for (const EntryInfo &e : a.entries) {
-    std::vector<uint64_t> words = entryDescriptorWords(e, a.kernels);
-    global(entryDescriptorSymbol(e.name), words.data(), 8 * words.size());
-  }
-  for (const KernelInfo &k : a.kernels) {
-    std::string name = "vmapc_kernel_" + k.name;
-    text += "\n.visible .entry " + name + "(\n";
-    uint32_t params = k.numBindings + k.numScalars;
-    for (uint32_t i = 0; i < params; ++i)
-      text += std::string("\t.param .u64 ") +
-              (i < k.numBindings ? ".ptr .align 1 " : "") + name + "_param_" +
-              std::to_string(i) + (i + 1 < params ? ",\n" : "\n");
-    text += ")\n.maxntid " + std::to_string(maxThreads) +
-            ", 1, 1\n{\n\tld.global.f32 %f1, [%rd1];\n\tret;\n}\n";
-  }
-  return text;
+  return fakePtxText(a, launchesOf(a), maxThreads);
 }
 
 /// An sm_90 cubin and PTX of the kernels of `a` (replacing its code).
