@@ -19,7 +19,8 @@ Call *current = nullptr;
   std::abort();
 }
 
-static uint64_t product(const std::vector<int64_t> &dims, size_t from, size_t to) {
+static uint64_t product(const std::vector<int64_t> &dims, size_t from,
+                        size_t to) {
   uint64_t p = 1;
   for (size_t i = from; i < to; ++i)
     p *= uint64_t(dims[i]);

@@ -1,4 +1,4 @@
-//===- Checker.h - artifact_run_fuzzer: what a run must have done -*- C++ -*-===//
+//===- Checker.h - artifact_run_fuzzer: what a run must do ------*- C++ -*-===//
 //
 // The checks of a call: from inside each workgroup (vmapc_fuzz_on_workgroup,
 // which the stand-in kernels call), that the dispatches arrive in the

@@ -1,4 +1,4 @@
-//===- Driver.h - artifact_run_fuzzer: one call of an entry ----*- C++ -*-===//
+//===- Driver.h - artifact_run_fuzzer: one call of an entry -----*- C++ -*-===//
 //
 // Runs one entry of a loaded artifact on N examples (N and the data from
 // the input, arrays of at most kMaxUserBytes), one call in four broken in

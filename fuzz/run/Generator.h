@@ -1,4 +1,4 @@
-//===- Generator.h - artifact_run_fuzzer: manifests from bytes -*- C++ -*-===//
+//===- Generator.h - artifact_run_fuzzer: manifests -------------*- C++ -*-===//
 //
 // Decodes the fuzzer's input into an artifact around the stand-in code
 // object (StandInKernels.cpp): 1-3 entries (batch sizes, arenas, 0-4 inputs

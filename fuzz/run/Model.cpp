@@ -10,7 +10,7 @@ namespace vmapc_run_fuzzer {
 /// chunk `c` (`depth` loops around them, their indices in `loops`). False
 /// once past the harness's bounds.
 static bool expand(Call &call, size_t begin, size_t end, uint32_t depth,
-            uint64_t *loops, uint64_t c) {
+                   uint64_t *loops, uint64_t c) {
   const std::vector<Command> &s = call.info->schedule;
   for (size_t i = begin; i < end; ++i) {
     const Command &cmd = s[i];

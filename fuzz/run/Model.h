@@ -1,4 +1,4 @@
-//===- Model.h - artifact_run_fuzzer: the run a call must make -*- C++ -*-===//
+//===- Model.h - artifact_run_fuzzer: the run a call makes ------*- C++ -*-===//
 //
 // What Runtime.h and Schedule.h promise a call makes, worked out apart from
 // the runtime: its chunks (planChunks, the runtime's one chunk plan), each

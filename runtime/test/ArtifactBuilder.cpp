@@ -55,8 +55,8 @@ Command loop(uint64_t tripCount, uint32_t bodySize) {
 }
 
 KernelInfo kernel(const std::string &name, std::vector<uint64_t> bindingBytes,
-                  const std::string &access, uint32_t numScalars,
-                  int64_t gridX, int64_t gridY, int64_t gridZ) {
+                  const std::string &access, uint32_t numScalars, int64_t gridX,
+                  int64_t gridY, int64_t gridZ) {
   KernelInfo k;
   k.name = name;
   k.numBindings = uint32_t(bindingBytes.size());

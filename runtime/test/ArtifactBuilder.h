@@ -63,15 +63,14 @@ vmapc::CodeObject cpuCodeObject(const std::string &level,
                                 std::string bytes);
 /// A CUDA code object of `kind` for `level` holding `bytes`, with
 /// `launches` (one per kernel).
-vmapc::CodeObject cudaCodeObject(vmapc::CodeKind kind,
-                                 const std::string &level, std::string bytes,
+vmapc::CodeObject cudaCodeObject(vmapc::CodeKind kind, const std::string &level,
+                                 std::string bytes,
                                  std::vector<vmapc::GpuLaunch> launches);
 /// The same with a launch record per kernel of `numKernels`: kernel k runs
 /// blocks of (32 (k % 16 + 1), 2, 1) threads with 1024 k bytes of dynamic
 /// shared memory.
-vmapc::CodeObject cudaCodeObject(vmapc::CodeKind kind,
-                                 const std::string &level, std::string bytes,
-                                 size_t numKernels);
+vmapc::CodeObject cudaCodeObject(vmapc::CodeKind kind, const std::string &level,
+                                 std::string bytes, size_t numKernels);
 
 /// Gives every argument of `e` without a staging slot one, after the
 /// entry's arena (which grows), each at a multiple of `alignment`: room for

@@ -34,7 +34,6 @@ namespace {
 
 constexpr uint64_t B = kTestB;
 
-
 //===----------------------------------------------------------------------===//
 // Kernels: what the fake GPU runs for each launch (the CPU stand-ins'
 // semantics, TestKernels.h, over the launch's parameters)

@@ -41,7 +41,6 @@ TEST_P(ExecutableTest, UnknownEntry) {
   EXPECT_EQ(exe->run("nope", {}, {}).message(), s.message());
 }
 
-
 TEST_P(ChunkTest, MappedAxis0) {
   const int64_t n = examples();
   std::vector<float> x(n * 4), c = {0.5f, -1.0f, 10.0f, 100.0f};

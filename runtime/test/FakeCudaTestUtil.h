@@ -1,4 +1,4 @@
-//===- FakeCudaTestUtil.h - tests on the fake CUDA driver ------*- C++ -*-===//
+//===- FakeCudaTestUtil.h - tests on the fake CUDA driver -------*- C++ -*-===//
 //
 // What the tests that run on the fake CUDA driver (FakeCuda.h) share: its
 // control functions, its module text and compiler-style PTX for an

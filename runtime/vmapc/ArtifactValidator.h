@@ -1,4 +1,4 @@
-//===- ArtifactValidator.h - the artifact's semantic rules -----*- C++ -*-===//
+//===- ArtifactValidator.h - the artifact's semantic rules ------*- C++ -*-===//
 //
 // The rules of ArtifactFormat.h ("Semantic rules") on an Artifact in memory,
 // checked by the writer before it writes one (ArtifactWriter.h) and by the

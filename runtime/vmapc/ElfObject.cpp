@@ -10,8 +10,7 @@ static Status invalid(std::string message) {
   return Status::error(StatusCode::kInvalidArgument, std::move(message));
 }
 
-bool readElfHeader(std::string_view c, uint16_t *type,
-                          uint16_t *machine) {
+bool readElfHeader(std::string_view c, uint16_t *type, uint16_t *machine) {
   if (c.size() < 64 || std::memcmp(c.data(),
                                    "\x7f"
                                    "ELF",
