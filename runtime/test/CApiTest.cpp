@@ -45,9 +45,9 @@ TEST_P(CApiTest, LoadRunAndErrors) {
   EXPECT_EQ(takeCode(vmapc_device_open("tpu", &dev)), VMAPC_STATUS_NOT_FOUND);
   EXPECT_EQ(takeCode(vmapc_device_open(nullptr, &dev)),
             VMAPC_STATUS_INVALID_ARGUMENT);
-  ASSERT_EQ(take(vmapc_device_open(kind == DeviceKind::Cpu ? "cpu" : "cuda",
-                                   &dev)),
-            "");
+  ASSERT_EQ(
+      take(vmapc_device_open(kind == DeviceKind::Cpu ? "cpu" : "cuda", &dev)),
+      "");
 
   vmapc::Artifact artifact = testArtifact();
   std::string bytes;
