@@ -3,7 +3,8 @@
 // The compiler's back half, shared by `vmapc compile`, `vmapc run` (which
 // compiles a .arr in memory) and `vmapc plan`: run the pipelines of
 // passes/Pipelines.h, read each entry's manifest off the planned program,
-// emit native code and assemble the artifact of runtime/vmapc/ArtifactFormat.h.
+// emit native code and assemble the artifact of
+// runtime/include/vmapc/ArtifactFormat.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #define VMAPC_CODEGEN_COMPILE_H
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactValidator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

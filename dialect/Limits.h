@@ -5,11 +5,11 @@
 // ("Limits") states them for users.
 //
 // Sizes. One byte limit serves the compiler and the runtime:
-// `kMaxArrayBytes` (2^62) of runtime/vmapc/ArtifactFormat.h, mirrored here as
-// `kMaxBytes` (Limits.cpp asserts at build time that the two agree; this
-// header does not include the runtime's, whose names would clash with the
-// compiler's). Every array of a
-// program — declared, intermediate or batched, per example or for a whole
+// `kMaxArrayBytes` (2^62) of runtime/include/vmapc/ArtifactFormat.h,
+// mirrored here as `kMaxBytes` (Limits.cpp asserts at build time that the
+// two agree; this header does not include the runtime's, whose names would
+// clash with the compiler's). Every array of a program — declared,
+// intermediate or batched, per example or for a whole
 // batch — and every arena holds fewer bytes than that, and every element or
 // byte count is computed with overflow-checked arithmetic
 // (llvm/Support/CheckedArithmetic.h): two sizes below 2^62 can be added in

@@ -34,8 +34,9 @@ LogicalResult vmapc::frontend::importExport(ExportDecl &ex, ImportContext &ic,
       vmaps.deriveSignature(t.inner, call->args[0]->getLoc());
   if (failed(sig))
     return failure();
-  // The artifact's limits (runtime/vmapc/ArtifactFormat.h), checked here so
-  // that an entry the runtime could not load fails before any pass runs.
+  // The artifact's limits (runtime/include/vmapc/ArtifactFormat.h), checked
+  // here so that an entry the runtime could not load fails before any pass
+  // runs.
   for (auto [what, count] :
        {std::pair<StringRef, size_t>{"inputs", sig->params.size()},
         {"outputs", sig->results.size()}})

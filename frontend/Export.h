@@ -5,7 +5,7 @@
 // `arr.vmap_call`: the entry point the runtime runs. It carries the batch
 // size, the axes and the parameter names (docs/runtime.md, "Entries"); its
 // inputs and outputs are within the artifact's limits
-// (runtime/vmapc/ArtifactFormat.h).
+// (runtime/include/vmapc/ArtifactFormat.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,7 @@
 // A code object that follows the kernel ABI (ArtifactFormat.h) for ANY
 // manifest. The kernels know nothing: each hands its workgroup (its kernel
 // number, bindings, scalars and workgroup id) to `vmapc_fuzz_on_workgroup`,
-// defined in artifact_run_fuzzer.cpp (the executable exports it; the dynamic
+// defined in run/Checker.cpp (the harness exports it; the dynamic
 // loader binds it when the runtime loads this object from an artifact),
 // which knows the schedule being run and checks and writes exactly the
 // bytes the manifest gives each binding.

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactReader.h"
 #include "vmapc/Runtime.h"
 
 #include <algorithm>

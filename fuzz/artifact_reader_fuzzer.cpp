@@ -16,6 +16,8 @@
 
 #include "FuzzFile.h"
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactReader.h"
+#include "vmapc/ArtifactWriter.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -13,146 +13,52 @@
 // with a code object per ISA level; all together with CUDA code alone (a
 // cubin, which is a 64-byte ELF header for NVIDIA GPUs, and PTX text, with
 // their launch records) and with CPU and CUDA code, every argument given a
-// staging slot as CUDA code needs. Made with the current writer, so the
-// seeds follow the format version of the tree. The build also compiles real
-// programs into seeds (fuzz/CMakeLists.txt).
+// staging slot as CUDA code needs. Built with the runtime's test generator
+// (runtime/test/ArtifactBuilder.h) and made with the current writer, so the
+// seeds follow the format version of the tree. The build also compiles
+// real programs into seeds (fuzz/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactBuilder.h"
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactWriter.h"
 
 #include <cstdio>
 #include <string>
 
 using namespace vmapc;
+using namespace vmapc_test;
 
 namespace {
 
-std::string elfHeader() {
-  std::string h(64, '\0');
-  h[0] = 0x7f, h[1] = 'E', h[2] = 'L', h[3] = 'F';
-  h[4] = 2;   // ELFCLASS64
-  h[5] = 1;   // ELFDATA2LSB
-  h[6] = 1;   // EV_CURRENT
-  h[16] = 3;  // ET_DYN
-  h[18] = 62; // EM_X86_64
-  h[20] = 1;  // e_version
-  h[52] = 64; // e_ehsize
-  return h;
-}
+Binding in(uint32_t i) { return inputBinding(i); }
+Binding out(uint32_t i) { return outputBinding(i); }
+Binding arena(uint64_t offset) { return arenaBinding(offset); }
+ScalarSource n() { return numExamples(); }
 
-/// The smallest shared object the validator takes: the header and one
-/// PT_LOAD segment of the whole file (its program header at 64).
-std::string sharedObject() {
-  std::string o = elfHeader();
-  o[32] = 64; // e_phoff
-  o[54] = 56; // e_phentsize
-  o[56] = 1;  // e_phnum
-  std::string ph(56, '\0');
-  ph[0] = 1;                 // PT_LOAD
-  ph[32] = ph[40] = 64 + 56; // p_filesz, p_memsz
-  return o + ph;
-}
-
-ArgInfo arg(const char *name, DType dtype, std::vector<int64_t> shape,
-            int32_t axis, uint64_t staging = kNoStaging) {
-  ArgInfo a;
-  a.name = name;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  a.mappedAxis = axis;
-  a.stagingOffset = staging;
-  return a;
-}
-
-/// A kernel; `access` has a letter per binding: 'r' read, 'w' write, 'b'
-/// both.
-KernelInfo kernel(const char *name, std::vector<uint64_t> bindingBytes,
-                  const char *access, uint32_t numScalars, int64_t x,
-                  int64_t y = 1, int64_t z = 1) {
-  KernelInfo k;
-  k.name = name;
-  k.numBindings = uint32_t(bindingBytes.size());
-  k.numScalars = numScalars;
-  k.workgroupCount[0] = x;
-  k.workgroupCount[1] = y;
-  k.workgroupCount[2] = z;
-  k.bindingBytes = std::move(bindingBytes);
-  for (const char *c = access; *c; ++c)
-    k.bindingAccess.push_back(*c == 'r'   ? BindingAccess::Read
-                              : *c == 'w' ? BindingAccess::Write
-                                          : BindingAccess::ReadWrite);
-  return k;
-}
-
-Binding in(uint32_t i) { return {Binding::Kind::Input, i, 0}; }
-Binding out(uint32_t i) { return {Binding::Kind::Output, i, 0}; }
-Binding arena(uint64_t offset) { return {Binding::Kind::Arena, 0, offset}; }
-ScalarSource n() { return {ScalarSource::Kind::NumExamples, 0}; }
-ScalarSource loopIndex(uint32_t l) {
-  return {ScalarSource::Kind::LoopIndex, l};
-}
-
-Command dispatch(uint32_t kernel, std::vector<Binding> bindings,
-                 std::vector<ScalarSource> scalars = {}) {
-  Command c;
-  c.kind = Command::Kind::Dispatch;
-  c.kernel = kernel;
-  c.bindings = std::move(bindings);
-  c.scalars = std::move(scalars);
-  return c;
-}
-
-Command loop(uint64_t trips, uint32_t body) {
-  Command c;
-  c.kind = Command::Kind::Loop;
-  c.tripCount = trips;
-  c.bodySize = body;
-  return c;
-}
-
-std::string cubinHeader() {
-  std::string h = elfHeader();
-  h[16] = 2;         // ET_EXEC
-  h[18] = char(190); // EM_CUDA
-  return h;
-}
-
-/// A CUDA object with launch records of various blocks and shared bytes.
+/// A CUDA object (sm_90) with launch records of various blocks and shared
+/// bytes.
 CodeObject cudaObject(CodeKind kind, std::string bytes, size_t numKernels) {
-  CodeObject o;
-  o.kind = kind;
-  o.level = "sm_90";
-  o.bytes = std::move(bytes);
+  std::vector<GpuLaunch> launches;
   for (size_t k = 0; k < numKernels; ++k) {
     GpuLaunch l;
     l.block[0] = uint32_t(32 << (k % 4));
     l.block[1] = uint32_t(1 + k % 2);
     l.sharedBytes = uint32_t(512 * k);
-    o.launches.push_back(l);
+    launches.push_back(l);
   }
-  return o;
+  return cudaCodeObject(kind, "sm_90", std::move(bytes), std::move(launches));
 }
 
 /// Gives each argument without a staging slot one after the entry's arena.
 EntryInfo withEverySlot(EntryInfo e) {
-  uint64_t end = (e.arenaBytes + 63) / 64 * 64;
-  for (auto *list : {&e.inputs, &e.outputs})
-    for (ArgInfo &a : *list)
-      if (!a.hasStaging()) {
-        a.stagingOffset = end;
-        end += (uint64_t(exampleBytes(a)) + 63) / 64 * 64;
-      }
-  e.arenaBytes = end;
+  giveEveryArgumentASlot(e, 64);
   return e;
 }
 
 CodeObject codeObject(const char *level, std::vector<std::string> features) {
-  CodeObject o;
-  o.level = level;
-  o.cpuFeatures = std::move(features);
-  o.bytes = sharedObject();
-  return o;
+  return cpuCodeObject(level, std::move(features), smallestSharedObject());
 }
 
 EntryInfo entry(const char *name, uint32_t batch, uint64_t arena,
@@ -258,7 +164,7 @@ int main(int argc, char **argv) {
   for (const EntryInfo &e : entries)
     cuda.entries.push_back(withEverySlot(e));
   cuda.codeObjects = {
-      cudaObject(CodeKind::CudaCubin, cubinHeader(), kernels.size()),
+      cudaObject(CodeKind::CudaCubin, cubinElfHeader(), kernels.size()),
       cudaObject(CodeKind::CudaPtx, ".version 8.0\n.target sm_90\n",
                  kernels.size())};
   ok &= write(dir, "cuda", cuda);

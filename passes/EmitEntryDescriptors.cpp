@@ -1,7 +1,7 @@
 //===- EmitEntryDescriptors.cpp - what each entry's code was compiled for -===//
 //
 // The code object carries, per entry, the descriptor written down in
-// runtime/vmapc/ArtifactFormat.h: B, the arena's bytes, the bytes per
+// runtime/include/vmapc/ArtifactFormat.h: B, the arena's bytes, the bytes per
 // example and mapped axis of every argument, and the digest of the entry's
 // schedule (scheduleDigest), read off the planned entry as the manifest is
 // (readEntry). The runtime refuses a manifest that disagrees with it.
@@ -14,6 +14,7 @@
 #include "passes/Stages.h"
 
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactWriter.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"

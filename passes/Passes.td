@@ -277,7 +277,8 @@ def ArrEmitEntryDescriptors
     On the planned program (memref entries with an `arr.arena` argument,
     before the lowering to LLVM): for each entry `@e` (a public function
     marked `arr.batch`), adds the read-only global
-    `@vmapc_entry_e_descriptor` that runtime/vmapc/ArtifactFormat.h defines:
+    `@vmapc_entry_e_descriptor` that runtime/include/vmapc/ArtifactFormat.h
+    defines:
     its magic and version, the batch size B, the arena's bytes, the input
     and output counts, and per argument its bytes per example and mapped
     axis (`arr.in_axes` / `arr.out_axes`). They are read off the argument
@@ -552,7 +553,7 @@ def ArrGpuOutlineKernels
 
     Each kernel NAME becomes `gpu.func @vmapc_kernel_NAME` (a `gpu.kernel`),
     taking its bindings (bare pointers) then its scalars (i64, cast to index
-    inside), the CUDA ABI of runtime/vmapc/ArtifactFormat.h, with its
+    inside), the CUDA ABI of runtime/include/vmapc/ArtifactFormat.h, with its
     `sched.workgroup_count`, `sched.binding_bytes` and
     `sched.binding_access`. The constant `memref.global`s it reads and the
     entries' descriptors (`vmapc_entry_NAME_descriptor`, which the runtime
@@ -780,9 +781,9 @@ def ArrGpuKernelDescriptors
     Input: distributed kernels (after `--arr-gpu-distribute-threads`);
     output: each kernel's `sched.scratch_bytes` its launch's dynamic shared
     memory (scratch and transient region), and its descriptor
-    (`vmapc_kernel_NAME_descriptor`, runtime/vmapc/ArtifactFormat.h) after
-    it, which the runtime reads with `cuModuleGetGlobal` and checks against
-    the manifest. Fails on a kernel that needs more shared memory than
+    (`vmapc_kernel_NAME_descriptor`, runtime/include/vmapc/ArtifactFormat.h)
+    after it, which the runtime reads with `cuModuleGetGlobal` and checks
+    against the manifest. Fails on a kernel that needs more shared memory than
     `max-shared-bytes`, or without a block size.
 
     ```mlir
@@ -834,7 +835,7 @@ def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
     `llvm.func @vmapc_kernel_k(%bindings: !llvm.ptr, %scalars: !llvm.ptr,
     %x: i64, %y: i64, %z: i64)`, which loads each binding and scalar from
     the two arrays and calls `@k`, now internal. This is the kernel ABI of
-    runtime/vmapc/ArtifactFormat.h.
+    runtime/include/vmapc/ArtifactFormat.h.
 
     ```mlir
     llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr, %n: i64, %x: i64, %y: i64, %z: i64)

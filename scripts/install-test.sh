@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The runtime as an installed package: builds runtime/ alone (no tests),
 # installs it into a temporary prefix, moves the prefix (the package config
-# is relocatable), checks what was installed, then builds examples/c_host --
+# is relocatable), checks what was installed (the public headers and only
+# they, each compiling alone), builds a C++ host of vmapc::npy, then builds
+# examples/c_host --
 # a C-only CMake project that calls find_package(vmapc) -- against it and runs
 # it on the main job's artifact and data from the main build (./build, or
 # $BUILD_DIR). Prints what it checks; exits non-zero on any failure.
@@ -31,10 +33,27 @@ prefix=$tmp/moved
 echo "install-test: installed and moved to $prefix:"
 (cd "$prefix" && find . -type f | sort | sed 's/^/  /')
 for f in include/vmapc/vmapc_runtime.h include/vmapc/Runtime.h \
-         lib/libvmapc_runtime.a lib/cmake/vmapc/vmapcConfig.cmake \
+         include/vmapc/Npy.h lib/libvmapc_runtime.a lib/libvmapc_npy.a \
+         lib/cmake/vmapc/vmapcConfig.cmake \
          lib/cmake/vmapc/vmapcConfigVersion.cmake; do
   [[ -f $prefix/$f ]] || { echo "install-test: $f was not installed"; exit 1; }
 done
+# The public headers, exactly: runtime/include/vmapc/ (no internal one, nor
+# the compiler's writer), each of which compiles on its own.
+installed=$(cd "$prefix/include/vmapc" && ls | sort | tr '\n' ' ')
+public=$(cd "$root/runtime/include/vmapc" && ls | sort | tr '\n' ' ')
+if [[ $installed != "$public" ]]; then
+  echo "install-test: installed headers '$installed', public ones '$public'"; exit 1
+fi
+for h in "$prefix"/include/vmapc/*.h; do
+  echo "#include \"vmapc/$(basename "$h")\"" |
+    ${CXX:-c++} -std=c++17 -fsyntax-only -x c++ -I"$prefix/include" - ||
+    { echo "install-test: $(basename "$h") does not compile on its own"; exit 1; }
+done
+if [[ -e $prefix/lib/libvmapc_artifact_writer.a ]]; then
+  echo "install-test: the compiler's artifact writer was installed"; exit 1
+fi
+echo "install-test: the public headers, and only they, were installed; each compiles alone"
 if grep -rn "$tmp/prefix\|$root" "$prefix/lib/cmake/vmapc"; then
   echo "install-test: the package config names an absolute path"; exit 1
 fi
@@ -48,6 +67,37 @@ if grep -q "CMAKE_CXX_COMPILER" "$tmp/host/CMakeCache.txt"; then
   echo "install-test: the C host project enabled C++"; exit 1
 fi
 "$tmp/host/knn_digits_c" "$artifact" "$data"
+
+# A C++ host of the .npy helpers (vmapc::npy): writes and reads back a file.
+mkdir -p "$tmp/npy"
+cat >"$tmp/npy/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(npy_host LANGUAGES CXX)
+find_package(vmapc REQUIRED)
+add_executable(npy_host npy_host.cpp)
+target_link_libraries(npy_host PRIVATE vmapc::npy)
+CMAKE
+cat >"$tmp/npy/npy_host.cpp" <<'CPP'
+#include "vmapc/Npy.h"
+#include <cstdio>
+int main(int, char **argv) {
+  float v[3] = {1, 2, 3};
+  vmapc::Status s = vmapc::writeNpy(argv[1], vmapc::DType::F32, {3}, v);
+  vmapc::NpyArray a;
+  if (s.ok())
+    s = vmapc::readNpy(argv[1], &a);
+  if (!s.ok() || a.shape != std::vector<int64_t>{3}) {
+    std::printf("npy_host: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::printf("npy_host: wrote and read back f32[3]\n");
+  return 0;
+}
+CPP
+cmake -G Ninja -S "$tmp/npy" -B "$tmp/npy/build" -DCMAKE_PREFIX_PATH="$prefix" \
+  >"$tmp/npy.log" 2>&1 || { cat "$tmp/npy.log"; exit 1; }
+ninja -C "$tmp/npy/build" >>"$tmp/npy.log" 2>&1 || { cat "$tmp/npy.log"; exit 1; }
+"$tmp/npy/build/npy_host" "$tmp/npy/x.npy"
 
 # A version the package does not satisfy is refused.
 mkdir -p "$tmp/old"

@@ -3,7 +3,8 @@
 # ThreadSanitizer (g++'s -fsanitize=thread) in ./build-tsan (or $BUILD_DIR)
 # and runs the tests of what may run on several threads at once: the thread
 # pool, the CPU device, executables sharing a device (ConcurrencyTest.cpp)
-# and the executable tests. Any data race reported fails the run. Takes a
+# and the executable tests (RuntimeTest.cpp; ExecutableTest.cpp, on every
+# device). Any data race reported fails the run. Takes a
 # few minutes (the runtime is small); CI runs it (.ci/run).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,4 +19,4 @@ ninja -C "$build" -j"${JOBS:-2}" vmapc-runtime-tests >/dev/null
 # halt_on_error: the first race fails the test binary (exit code 66).
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
   "$build/vmapc-runtime-tests" --gtest_brief=1 \
-  --gtest_filter='Concurrency*:ThreadPool*:CpuDevice*:RuntimeTest.*:ChunkTest*'
+  --gtest_filter='Concurrency*:ThreadPool*:CpuDevice*:RuntimeTest.*:*/ChunkTest.*:*/ExecutableTest.*'

@@ -15,6 +15,7 @@
 #include "passes/BufferPlan.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/HostBuffer.h"
 #include "vmapc/Npy.h"
 #include "vmapc/Runtime.h"

@@ -2,10 +2,10 @@
 //-*-===//
 //
 // A kernel's bindings (its memref arguments) are read, written, or both; the
-// artifact records which (runtime/vmapc/Schedule.h, BindingAccess), in the
-// manifest and in the kernel's descriptor in the code, so that the loader
-// refuses a schedule that binds a caller's input to a binding the kernel
-// writes, or leaves an output unwritten.
+// artifact records which (runtime/include/vmapc/Schedule.h, BindingAccess),
+// in the manifest and in the kernel's descriptor in the code, so that the
+// loader refuses a schedule that binds a caller's input to a binding the
+// kernel writes, or leaves an output unwritten.
 //
 //===----------------------------------------------------------------------===//
 

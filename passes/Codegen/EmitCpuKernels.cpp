@@ -1,7 +1,7 @@
 //===- EmitCpuKernels.cpp - the C entry point of every CPU kernel ---------===//
 //
 // `--arr-emit-cpu-kernels`: the runtime calls every kernel through one C
-// signature, whatever its bindings (runtime/vmapc/ArtifactFormat.h):
+// signature, whatever its bindings (runtime/include/vmapc/ArtifactFormat.h):
 //
 //   void vmapc_kernel_NAME(void *const *bindings, const int64_t *scalars,
 //                          int64_t wg_x, int64_t wg_y, int64_t wg_z);

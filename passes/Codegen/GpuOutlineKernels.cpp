@@ -2,7 +2,7 @@
 //
 // Every bufferized kernel (`sched.kernel`) becomes `gpu.func
 // @vmapc_kernel_NAME` of `gpu.module @vmapc_kernels` with the CUDA kernel
-// ABI of runtime/vmapc/ArtifactFormat.h (Passes.td).
+// ABI of runtime/include/vmapc/ArtifactFormat.h (Passes.td).
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,7 @@
 //
 // Every kernel of an artifact, CPU or CUDA, carries
 // `vmapc_kernel_NAME_descriptor`: the runtime's KernelDescriptor
-// (runtime/vmapc/ArtifactFormat.h), which it reads from the loaded code
+// (runtime/include/vmapc/ArtifactFormat.h), which it reads from the loaded code
 // (dlsym on the CPU, cuModuleGetGlobal on CUDA) and checks against the
 // manifest before any launch.
 //

@@ -2,7 +2,7 @@
 //
 // `--arr-print-schedules`: prints, for every planned entry, the schedule
 // the artifact will carry (passes/Dispatch/ReadSchedule.h, in the format of
-// runtime/vmapc/Schedule.h's describeSchedule), to stdout or to a file.
+// runtime/include/vmapc/Schedule.h's describeSchedule), to stdout or to a file.
 // Changes nothing.
 //
 //===----------------------------------------------------------------------===//

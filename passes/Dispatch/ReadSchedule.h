@@ -1,9 +1,9 @@
 //===- ReadSchedule.h - manifest kernels and entries off the IR -*- C++ -*-===//
 //
-// The artifact's entry (runtime/vmapc/ArtifactFormat.h, EntryInfo) is read
-// off the planned entry function: its arguments' memref types and
+// The artifact's entry (runtime/include/vmapc/ArtifactFormat.h, EntryInfo)
+// is read off the planned entry function: its arguments' memref types and
 // `arr.*` attributes, its `arr.plan` figures and its schedule
-// (runtime/vmapc/Schedule.h), read off
+// (runtime/include/vmapc/Schedule.h), read off
 // the planned entry function: its `sched.dispatch` ops (bindings traced to
 // an input, an output or an arena offset; scalars to n or a loop index) and
 // its `scf.for` loops (repeats). The kernel table is read off the kernels'

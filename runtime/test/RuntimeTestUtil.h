@@ -11,6 +11,7 @@
 #define VMAPC_TEST_RUNTIMETESTUTIL_H
 
 #include "TestUtil.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/Runtime.h"
 
 #include <gtest/gtest.h>

@@ -1,16 +1,18 @@
 //===- TestUtil.h - Helpers shared by the runtime tests ---------*- C++ -*-===//
 //
-// Files, pipes and environment variables for tests, schedule builders, and
-// makeTestArtifact: the manifest (kernels, entries and their schedules) of
-// the stand-in code objects of TestKernels.h.
+// Files, pipes and environment variables for tests, and makeTestArtifact:
+// the manifest (kernels, entries and their schedules) of the stand-in code
+// objects of TestKernels.h, built with ArtifactBuilder.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef VMAPC_TEST_TESTUTIL_H
 #define VMAPC_TEST_TESTUTIL_H
 
+#include "ArtifactBuilder.h"
 #include "TestKernels.h"
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/Status.h"
 
 #include <csignal>
 #include <cstddef>
@@ -83,74 +85,6 @@ vmapc::Status readThroughPipe(const std::string &bytes, ReadFn read) {
   return s;
 }
 
-inline vmapc::ArgInfo arg(const std::string &name, vmapc::DType dtype,
-                          std::vector<int64_t> shape, int32_t axis,
-                          uint64_t staging = vmapc::kNoStaging) {
-  vmapc::ArgInfo a;
-  a.name = name;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  a.mappedAxis = axis;
-  a.stagingOffset = staging;
-  return a;
-}
-
-/// Schedule pieces (vmapc/Schedule.h).
-inline vmapc::Binding inputBinding(uint32_t index) {
-  return {vmapc::Binding::Kind::Input, index, 0};
-}
-inline vmapc::Binding outputBinding(uint32_t index) {
-  return {vmapc::Binding::Kind::Output, index, 0};
-}
-inline vmapc::Binding arenaBinding(uint64_t offset) {
-  return {vmapc::Binding::Kind::Arena, 0, offset};
-}
-inline vmapc::ScalarSource numExamples() {
-  return {vmapc::ScalarSource::Kind::NumExamples, 0};
-}
-inline vmapc::ScalarSource loopIndex(uint32_t loop) {
-  return {vmapc::ScalarSource::Kind::LoopIndex, loop};
-}
-inline vmapc::Command dispatch(uint32_t kernel,
-                               std::vector<vmapc::Binding> bindings,
-                               std::vector<vmapc::ScalarSource> scalars = {}) {
-  vmapc::Command c;
-  c.kind = vmapc::Command::Kind::Dispatch;
-  c.kernel = kernel;
-  c.bindings = std::move(bindings);
-  c.scalars = std::move(scalars);
-  return c;
-}
-inline vmapc::Command loop(uint64_t tripCount, uint32_t bodySize) {
-  vmapc::Command c;
-  c.kind = vmapc::Command::Kind::Loop;
-  c.tripCount = tripCount;
-  c.bodySize = bodySize;
-  return c;
-}
-
-/// A kernel with bindings of `bindingBytes` and accesses `access` (one
-/// letter per binding: 'r' read, 'w' write, 'b' both).
-inline vmapc::KernelInfo kernel(const std::string &name,
-                                std::vector<uint64_t> bindingBytes,
-                                const std::string &access, uint32_t numScalars,
-                                int64_t gridX, int64_t gridY = 1,
-                                int64_t gridZ = 1) {
-  vmapc::KernelInfo k;
-  k.name = name;
-  k.numBindings = uint32_t(bindingBytes.size());
-  k.numScalars = numScalars;
-  k.workgroupCount[0] = gridX;
-  k.workgroupCount[1] = gridY;
-  k.workgroupCount[2] = gridZ;
-  k.bindingBytes = std::move(bindingBytes);
-  for (char c : access)
-    k.bindingAccess.push_back(c == 'r'   ? vmapc::BindingAccess::Read
-                              : c == 'w' ? vmapc::BindingAccess::Write
-                                         : vmapc::BindingAccess::ReadWrite);
-  return k;
-}
-
 /// The kernels of TestKernels.h, in makeTestArtifact's order.
 enum TestKernel : uint32_t {
   kAffine,
@@ -173,12 +107,8 @@ enum TestKernel : uint32_t {
 /// the level itself).
 inline vmapc::CodeObject testCodeObject(const std::string &level,
                                         std::string bytes) {
-  vmapc::CodeObject o;
-  o.kind = vmapc::CodeKind::CpuElf;
-  o.level = level;
-  o.cpuFeatures = {level == "x86-64" ? std::string("sse2") : level};
-  o.bytes = std::move(bytes);
-  return o;
+  return cpuCodeObject(level, {level == "x86-64" ? std::string("sse2") : level},
+                       std::move(bytes));
 }
 
 inline std::string testKernelBytes() {
@@ -190,127 +120,6 @@ inline std::vector<vmapc::CodeObject> testCodeObjects() {
   return {testCodeObject("x86-64", testKernelBytes()),
           testCodeObject("x86-64-v3", readFileBytes(VMAPC_TEST_KERNELS_V3)),
           testCodeObject("x86-64-v4", readFileBytes(VMAPC_TEST_KERNELS_V4))};
-}
-
-/// The first 64 bytes of a cubin, all the validator reads of one: an ELF64
-/// little-endian header for NVIDIA GPUs (EM_CUDA = 190, ET_EXEC).
-inline std::string cubinElfHeader() {
-  std::string h(64, '\0');
-  h[0] = 0x7f, h[1] = 'E', h[2] = 'L', h[3] = 'F';
-  h[4] = 2;          // ELFCLASS64
-  h[5] = 1;          // ELFDATA2LSB
-  h[6] = 1;          // EV_CURRENT
-  h[16] = 2;         // ET_EXEC
-  h[18] = char(190); // EM_CUDA
-  h[20] = 1;         // e_version
-  h[52] = 64;        // e_ehsize
-  return h;
-}
-
-/// A CUDA code object of `kind` for `level` holding `bytes`, with a launch
-/// record per kernel of `numKernels`: kernel k runs blocks of
-/// (32 (k + 1), 2, 1) threads with 1024 k bytes of dynamic shared memory.
-inline vmapc::CodeObject cudaCodeObject(vmapc::CodeKind kind,
-                                        const std::string &level,
-                                        std::string bytes, size_t numKernels) {
-  vmapc::CodeObject o;
-  o.kind = kind;
-  o.level = level;
-  o.bytes = std::move(bytes);
-  for (size_t k = 0; k < numKernels; ++k) {
-    vmapc::GpuLaunch l;
-    l.block[0] = uint32_t(32 * (k % 16 + 1));
-    l.block[1] = 2;
-    l.sharedBytes = uint32_t(1024 * k);
-    o.launches.push_back(l);
-  }
-  return o;
-}
-
-/// Gives every argument of `a` without a staging slot one, after the
-/// entry's arena (which grows), as an artifact with CUDA code needs.
-inline void giveEveryArgumentASlot(vmapc::Artifact &a) {
-  for (vmapc::EntryInfo &e : a.entries) {
-    uint64_t end = (e.arenaBytes + 255) / 256 * 256;
-    for (auto *list : {&e.inputs, &e.outputs})
-      for (vmapc::ArgInfo &arg : *list) {
-        if (arg.hasStaging())
-          continue;
-        arg.stagingOffset = end;
-        uint64_t bytes = uint64_t(vmapc::exampleBytes(arg));
-        if (arg.isMapped())
-          bytes *= e.batchSize;
-        end += (bytes + 255) / 256 * 256;
-      }
-    e.arenaBytes = end;
-  }
-}
-
-/// The file offset of the bytes of dynamic symbol `name` in the ELF64
-/// shared object `elf`, or 0 if it has none: its .dynsym value, mapped
-/// through the section that holds it.
-inline uint64_t elfSymbolOffset(const std::string &elf,
-                                const std::string &name) {
-  auto u16 = [&](uint64_t off) {
-    uint16_t v;
-    std::memcpy(&v, elf.data() + off, 2);
-    return v;
-  };
-  auto u32 = [&](uint64_t off) {
-    uint32_t v;
-    std::memcpy(&v, elf.data() + off, 4);
-    return v;
-  };
-  auto u64 = [&](uint64_t off) {
-    uint64_t v;
-    std::memcpy(&v, elf.data() + off, 8);
-    return v;
-  };
-  if (elf.size() < 64)
-    return 0;
-  uint64_t shoff = u64(40);
-  uint16_t shnum = u16(60);
-  auto section = [&](uint64_t i) { return shoff + i * 64; };
-  for (uint16_t s = 0; s < shnum; ++s) {
-    if (u32(section(s) + 4) != 11 /*SHT_DYNSYM*/)
-      continue;
-    uint64_t symbols = u64(section(s) + 24), bytes = u64(section(s) + 32);
-    uint64_t strings = u64(section(u32(section(s) + 40)) + 24);
-    for (uint64_t sym = symbols; sym + 24 <= symbols + bytes; sym += 24) {
-      if (std::strcmp(elf.c_str() + strings + u32(sym), name.c_str()) != 0)
-        continue;
-      uint64_t value = u64(sym + 8);
-      for (uint16_t t = 0; t < shnum; ++t) {
-        uint64_t addr = u64(section(t) + 16), size = u64(section(t) + 32);
-        if (u32(section(t) + 4) != 8 /*SHT_NOBITS*/ && addr && value >= addr &&
-            value < addr + size)
-          return u64(section(t) + 24) + (value - addr);
-      }
-    }
-  }
-  return 0;
-}
-
-/// Writes each entry's schedule digest (vmapc::scheduleDigest) into the
-/// entry descriptors of `a`'s CPU code objects, as the compiler does when
-/// it compiles the code for the manifest: TestKernels.cpp's descriptors
-/// hold 0 there. A test that edits a manifest and expects the runtime to
-/// take it calls this again; one that expects a refusal does not.
-inline void sealEntryDescriptors(vmapc::Artifact &a) {
-  for (vmapc::CodeObject &o : a.codeObjects) {
-    if (o.kind != vmapc::CodeKind::CpuElf)
-      continue;
-    for (const vmapc::EntryInfo &e : a.entries) {
-      uint64_t at =
-          elfSymbolOffset(o.bytes, vmapc::entryDescriptorSymbol(e.name));
-      if (at == 0 || at + sizeof(vmapc::EntryDescriptorHeader) > o.bytes.size())
-        continue;
-      uint64_t digest = vmapc::scheduleDigest(e, a.kernels);
-      std::memcpy(
-          &o.bytes[at + offsetof(vmapc::EntryDescriptorHeader, scheduleDigest)],
-          &digest, sizeof(digest));
-    }
-  }
 }
 
 /// The manifest of the kernels and entries in TestKernels.h around `code`.
@@ -442,14 +251,6 @@ makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
   a.entries.push_back(stack);
   sealEntryDescriptors(a);
   return a;
-}
-
-/// The index of entry `name` in `a` (a.entries.size() if none).
-inline size_t entryIndex(const vmapc::Artifact &a, const std::string &name) {
-  size_t i = 0;
-  while (i < a.entries.size() && a.entries[i].name != name)
-    ++i;
-  return i;
 }
 
 /// Sets (or, with null, unsets) an environment variable for a scope, and

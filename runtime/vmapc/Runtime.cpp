@@ -2,6 +2,7 @@
 
 #include "vmapc/Runtime.h"
 
+#include "vmapc/ArtifactReader.h"
 #include "vmapc/Backend.h"
 #include "vmapc/HostBuffer.h"
 #include "vmapc/ReadFile.h"

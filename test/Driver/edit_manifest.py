@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Edits one field of a .vmapc manifest in place and reseals the checksum, as
 someone editing a manifest apart from its code would (standard library only;
-layout: runtime/vmapc/ArtifactFormat.h, format 5).
+layout: runtime/include/vmapc/ArtifactFormat.h, format 5).
 
     edit_manifest.py FILE.vmapc FIELD VALUE
 

@@ -16,6 +16,7 @@
 #include "passes/InitAll.h"
 #include "test/oracle/Interpreter.h"
 #include "vmapc/ArtifactFormat.h"
+#include "vmapc/ArtifactWriter.h"
 #include "vmapc/Runtime.h"
 #include "vmapc/cpu/SharedObject.h"
 

@@ -6,7 +6,7 @@ usage: extract-ptx.py FILE.mlir [BINARY]
        extract-ptx.py FILE.vmapc
 
 With BINARY, prints only the PTX of `gpu.binary @BINARY`. In an artifact
-(runtime/vmapc/ArtifactFormat.h) the PTX is stored as text: it is found by
+(runtime/include/vmapc/ArtifactFormat.h) the PTX is stored as text: it is found by
 the comment the NVPTX back end starts it with, and ends with its last
 function's closing brace. MLIR prints the
 string with `\\XX` hex escapes and `\\\\` for a backslash; the PTX ends in a

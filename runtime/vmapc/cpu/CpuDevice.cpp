@@ -2,6 +2,8 @@
 
 #include "vmapc/cpu/CpuDevice.h"
 
+#include "vmapc/ArtifactDescriptors.h"
+#include "vmapc/ArtifactValidator.h"
 #include "vmapc/HostBuffer.h"
 #include "vmapc/cpu/SharedObject.h"
 #include "vmapc/cpu/ThreadPool.h"

@@ -4,6 +4,8 @@
 
 #include "vmapc/cuda/CudaBackend.h"
 
+#include "vmapc/ArtifactDescriptors.h"
+#include "vmapc/ArtifactValidator.h"
 #include "vmapc/HostBuffer.h"
 
 #include <algorithm>

@@ -86,7 +86,7 @@ inline bool writes(BindingAccess access) {
 
 /// How a run of `total` examples of an entry of batch `batch` is cut into
 /// chunks, the one plan the runtime (Runtime.cpp) and the run fuzzer's model
-/// (fuzz/artifact_run_fuzzer.cpp) both follow: ceil(total / batch) chunks,
+/// (fuzz/run/Model.cpp) both follow: ceil(total / batch) chunks,
 /// the last one partial; one chunk when `total` is 0 but an output is
 /// unmapped (it is computed all the same); at most one when no mapped
 /// argument has a byte (every chunk would compute the same).

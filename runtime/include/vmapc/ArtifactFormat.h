@@ -1,11 +1,18 @@
 //===- ArtifactFormat.h - The .vmapc artifact format, version 5 -*- C++ -*-===//
 //
-// This header is THE definition of the `.vmapc` file format. The compiler
-// writes artifacts with `serializeArtifact`; the runtime reads them with
-// `parseArtifact`. Both share one validator, so the writer can never produce a
-// file that the reader rejects. Any change to the bytes below must bump
-// `kFormatVersion`; a runtime refuses any other version with "runtime supports
-// format X, artifact has Y".
+// This header is THE definition of the `.vmapc` file format: its bytes
+// (below), and the types and constants that hold an artifact in memory.
+// It declares no reader, writer or validator; those are the runtime's own,
+// each in its file beside its source (not installed): the compiler writes
+// artifacts with `serializeArtifact` (ArtifactWriter.h, the static library
+// vmapc_artifact_writer that the compiler links); the runtime reads them
+// with `parseArtifact` (ArtifactReader.h); both call one validator
+// (ArtifactValidator.h), so the writer can never produce a file that the
+// reader rejects; the validator asks each code object's backend to check
+// its bytes (CodeObjectCheck.h; cpu/CpuCodeCheck.h, cuda/CudaCodeCheck.h);
+// ArtifactDescriptors.h checks the descriptors a code object carries. Any
+// change to the bytes below must bump `kFormatVersion`; a runtime refuses
+// any other version with "runtime supports format X, artifact has Y".
 //
 // An artifact is code: loading one runs it, as dlopen does. The checksum and
 // the checks below catch corruption and an artifact that disagrees with
@@ -110,6 +117,9 @@
 // The manifest must be consumed exactly: trailing manifest bytes are an error.
 //
 // ## Semantic rules (checked by `validateArtifact`, on write and on read)
+//
+// (ArtifactValidator.h; the checks of a code object's level, CPU features,
+// launch records and bytes are its backend's: CodeObjectCheck.h.)
 //
 // * The one size limit: every byte count the writer, the reader and the
 //   runtime compute is below kMaxArrayBytes (2^62), checked with overflow-
@@ -245,9 +255,7 @@
 #ifndef VMAPC_ARTIFACTFORMAT_H
 #define VMAPC_ARTIFACTFORMAT_H
 
-#include "vmapc/HostBuffer.h"
 #include "vmapc/Schedule.h"
-#include "vmapc/Status.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -379,13 +387,6 @@ struct KernelDescriptor {
 /// "VMK5": a kernel descriptor of format version 5.
 inline constexpr uint32_t kKernelDescriptorMagic = 0x354b4d56;
 
-/// The descriptor of `kernel` (its counts, grid, binding bytes and
-/// accesses) with `scratchBytes` and `launch`, as u64 words (the u32
-/// fields in pairs, little-endian): what the compiler writes.
-std::vector<uint64_t> kernelDescriptorWords(const KernelInfo &kernel,
-                                            uint64_t scratchBytes,
-                                            const GpuLaunch &launch = {});
-
 /// Element types. Stored as one byte in the manifest.
 enum class DType : uint8_t {
   F32 = 1,  ///< IEEE binary32, 4 bytes.
@@ -492,64 +493,6 @@ static_assert(sizeof(EntryDescriptorHeader) == 56 &&
                   sizeof(ArgDescriptor) == 16,
               "the descriptor is an array of u64 words");
 
-/// A digest of what `entry` computes and where, as the code was compiled
-/// for it: FNV-1a 64 over a canonical encoding (u64 little-endian words) of
-/// B, the padding flag, the arena bytes, every argument's dtype, shape,
-/// mapped axis and staging offset, and every command of the schedule: a
-/// dispatch's kernel (by name, from `kernels`), its bindings (kind, index,
-/// offset) and scalars (kind, loop); a loop's trip count and body size.
-/// The kernels' own fields (grids, binding bytes and accesses, scratch)
-/// are their descriptors'. Requires a schedule valid against `kernels`.
-uint64_t scheduleDigest(const EntryInfo &entry,
-                        const std::vector<KernelInfo> &kernels);
-
-/// The words of `entry`'s descriptor, as the compiler writes them.
-std::vector<uint64_t>
-entryDescriptorWords(const EntryInfo &entry,
-                     const std::vector<KernelInfo> &kernels);
-
-/// Checks the `size` bytes at `data`, the code's descriptor of `entry`
-/// (validated), against the manifest. Errors (kDataLoss): "the code's
-/// descriptor is N bytes, fewer than the M its counts need", "... has a bad
-/// magic", "... has version
-/// N (this runtime reads 2)", "the manifest disagrees with the code: FIELD:
-/// X in the manifest, Y in the code" for FIELD "batch size", "arena bytes",
-/// "input count", "output count", "bytes per example of input 'x'", "mapped
-/// axis of output 'y'", ..., and "the manifest's schedule, arguments or
-/// arena are not those the code was compiled for (digest ...)".
-Status checkEntryDescriptor(const EntryInfo &entry,
-                            const std::vector<KernelInfo> &kernels,
-                            const void *data, size_t size);
-
-/// Checks the `size` bytes at `data`, the code's descriptor of `kernel`
-/// (validated), against the manifest. Errors (kDataLoss): "kernel 'k': the
-/// code's descriptor is N bytes, fewer than the M its header needs", "...
-/// has a bad magic", "kernel 'k': the manifest disagrees with the code:
-/// FIELD: X in the manifest, Y in the code" for FIELD "binding count",
-/// "scalar count", "workgroup count along dimension D", "bytes of binding
-/// I", "access of binding I ...", and "the manifest gives N bytes of
-/// scratch, the code needs M", "the launch record (block X x Y x Z, S
-/// shared bytes) is not the code's (...)". With `codeAccess`, sets it to
-/// the code's access of each binding (a subset of the manifest's).
-/// `launch` is the object's launch record of the kernel (CUDA), or the
-/// default (1 x 1 x 1, 0 bytes) on the CPU.
-Status checkKernelDescriptor(const KernelInfo &kernel, const void *data,
-                             size_t size,
-                             std::vector<BindingAccess> *codeAccess = nullptr,
-                             const GpuLaunch &launch = {});
-
-/// The access rules of `entry`'s (otherwise valid) schedule with `kernels`'
-/// binding accesses: no input is bound to a binding its kernel writes, and
-/// every output of one byte or more is written by a dispatch that runs.
-/// validateEntry applies it to the manifest's accesses; a loader applies it
-/// again to its code object's (checkKernelDescriptor's `codeAccess`),
-/// which may do less than the manifest says of all objects together.
-/// Errors (kInvalidArgument): "entry 'e' schedule command 0 binding 1:
-/// kernel 'k' writes this binding, which is bound to input #0 ...",
-/// "entry 'e' schedule: no dispatch writes output #1 'y'".
-Status validateAccess(const EntryInfo &entry,
-                      const std::vector<KernelInfo> &kernels);
-
 /// FNV-1a 64 of `size` bytes (offset basis 0xcbf29ce484222325, prime
 /// 0x100000001b3).
 uint64_t fnv1a64(const void *data, size_t size);
@@ -564,72 +507,6 @@ std::optional<uint64_t> checkedAddBytes(uint64_t a, uint64_t b);
 /// empty array's other dims are bounded too).
 std::optional<uint64_t> arrayBytes(DType dtype, const int64_t *dims,
                                    size_t rank);
-
-/// Checks the semantic rules above (names, counts, ranks, dims, axes, sizes,
-/// staging slots, code header, launch records). Does not check the host CPU
-/// or GPU. Errors are kOutOfRange past a limit, kUnimplemented for an
-/// unknown code kind or CPU ISA level, else kInvalidArgument, with a message
-/// naming the field: e.g. "code object #1 (sm_90): kernel 'k': a block of
-/// 2048 threads (64 x 32 x 1), more than 1024", "input 'x' of entry 'e' has
-/// no staging slot, which a CUDA code object needs".
-Status validateArtifact(const Artifact &artifact);
-
-/// The rules of one kernel alone.
-Status validateKernel(const KernelInfo &kernel);
-
-/// The rules of one entry alone (everything but the uniqueness of its name),
-/// its schedule against `kernels`; the compiler reports them at the entry's
-/// source location. Kernels whose grids (0 counts) or binding accesses
-/// (none) are not known yet, as the compiler's before lowering, are checked
-/// for the rest; validateArtifact (and so serializeArtifact and the loader)
-/// requires both.
-Status validateEntry(const EntryInfo &entry,
-                     const std::vector<KernelInfo> &kernels);
-
-/// Validates `artifact` and writes its bytes to `*out`.
-Status serializeArtifact(const Artifact &artifact, std::string *out);
-
-/// Serializes `artifact` into the file at `path` (replacing it).
-Status writeArtifactFile(const Artifact &artifact, const std::string &path);
-
-/// Checks the fixed header at the start of a file of which `size` bytes are
-/// at `data` (at least the first min(size, kHeaderBytes)): the magic, the
-/// version, and that the file size it declares is possible (at least
-/// kHeaderBytes + kChecksumBytes, below kMaxArrayBytes), which it stores in
-/// `*fileSize`. A reader calls this before it reads, or allocates for, the
-/// rest of a file. Errors: kDataLoss "truncated artifact: N bytes, smaller
-/// than the 72-byte minimum", "bad magic: not a .vmapc artifact", "declared
-/// file size N is ...", kUnimplemented "runtime supports format 4, artifact
-/// has N", kOutOfRange for a file size not below kMaxArrayBytes.
-Status checkArtifactHeader(const void *data, size_t size, uint64_t *fileSize);
-
-/// Reads the artifact file at `path` into `*bytes`: its header first
-/// (checkArtifactHeader), then exactly the file size the header declares,
-/// allocated as a HostBuffer. Never reads or allocates past that size: a
-/// file shorter or longer than declared is an error before anything large
-/// is allocated (for a regular file) or as soon as it shows (a pipe). Every
-/// message starts with "PATH: ". Errors: those of FileReader::open
-/// (kNotFound "cannot open: ...", kInvalidArgument "is a directory", ...),
-/// of checkArtifactHeader and HostBuffer::allocate, kDataLoss "truncated
-/// artifact: header says N bytes, got M", "artifact has N trailing bytes
-/// after its declared size of M" (or "more bytes than its declared size of
-/// M" for a stream).
-Status readArtifactFile(const std::string &path, HostBuffer *bytes);
-
-/// Parses and fully validates `size` bytes at `data` into `*out`. Errors:
-/// those of checkArtifactHeader; kDataLoss "truncated artifact: header says
-/// N bytes, got M", "artifact has N trailing bytes ...", "checksum mismatch:
-/// the artifact is corrupt", and a message naming the offending field for a
-/// field out of bounds or a broken rule; kUnimplemented "code object #I:
-/// unsupported kind N (...)" or an unknown ISA level; kOutOfRange for a size
-/// past a limit.
-Status parseArtifact(const void *data, size_t size, Artifact *out);
-
-/// As parseArtifact, but leaves every `CodeObject::bytes` empty and sets
-/// `(*code)[i]` to code object i's bytes inside `data` (valid as long as
-/// `data` is): for a loader that hands the code on without a copy.
-Status parseArtifactInPlace(const void *data, size_t size, Artifact *out,
-                            std::vector<std::string_view> *code);
 
 /// Bytes of one example of `arg` (product of dims x dtype size), or -1 if
 /// the product is not below kMaxArrayBytes (or a dim is negative).

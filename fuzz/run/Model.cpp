@@ -1,0 +1,101 @@
+//===- Model.cpp - artifact_run_fuzzer: the run a call must make ----------===//
+
+#include "Model.h"
+
+#include <algorithm>
+
+namespace vmapc_run_fuzzer {
+
+/// Appends the dispatches of commands [begin, end) of the schedule for
+/// chunk `c` (`depth` loops around them, their indices in `loops`). False
+/// once past the harness's bounds.
+static bool expand(Call &call, size_t begin, size_t end, uint32_t depth,
+                   uint64_t *loops, uint64_t c) {
+  const std::vector<Command> &s = call.info->schedule;
+  for (size_t i = begin; i < end; ++i) {
+    const Command &cmd = s[i];
+    if (cmd.kind == Command::Kind::Loop) {
+      size_t bodyEnd = i + 1 + cmd.bodySize;
+      for (uint64_t t = 0; t < cmd.tripCount; ++t) {
+        loops[depth] = t;
+        if (!expand(call, i + 1, bodyEnd, depth + 1, loops, c))
+          return false;
+      }
+      i = bodyEnd - 1;
+      continue;
+    }
+    const KernelInfo &k = call.artifact->kernels[cmd.kernel];
+    Execution ex;
+    ex.command = &cmd;
+    ex.chunk = c;
+    std::copy(loops, loops + kMaxLoopDepth, ex.loops);
+    uint64_t total = 1;
+    for (int d = 0; d < 3; ++d) {
+      ex.grid[d] = workgroupsFor(k.workgroupCount[d], call.chunkN[c]);
+      if (ex.grid[d] > kMaxWorkgroupsPerRun)
+        return false;
+      total *= ex.grid[d];
+    }
+    ex.first = call.workgroups;
+    ex.writes = false;
+    for (const Binding &b : cmd.bindings)
+      ex.writes |= b.kind == Binding::Kind::Output;
+    call.workgroups += total;
+    call.executions.push_back(ex);
+    if (call.workgroups > kMaxWorkgroupsPerRun ||
+        call.executions.size() > kMaxDispatchesPerRun)
+      return false;
+  }
+  return true;
+}
+
+bool planRun(Call &call) {
+  const EntryInfo &info = *call.info;
+  const uint64_t b = info.batchSize, n = call.n;
+  bool unmappedOutput = false, mappedBytes = false;
+  for (const Layout &l : call.out)
+    unmappedOutput |= !l.mapped;
+  for (const auto *list : {&call.in, &call.out})
+    for (const Layout &l : *list)
+      mappedBytes |= l.mapped && l.exampleBytes;
+  const ChunkPlan plan =
+      planChunks(n, b, info.padsPartialChunks, unmappedOutput, mappedBytes);
+  const uint64_t chunks = plan.chunks;
+  if (chunks > kMaxChunks)
+    return false;
+  uint64_t loops[kMaxLoopDepth] = {};
+  for (uint64_t c = 0; c < chunks; ++c) {
+    call.count.push_back(plan.count(c));
+    call.chunkN.push_back(plan.scheduleN(c));
+    if (!expand(call, 0, info.schedule.size(), 0, loops, c))
+      return false;
+  }
+  call.seen.reset(new std::atomic<bool>[call.workgroups]());
+  call.chunkWritten.reset(new std::atomic<bool>[chunks]());
+  call.written.assign(chunks, std::vector<uint64_t>(call.out.size(), 0));
+  return true;
+}
+
+Expected expectedAddress(const Call &call, const Binding &b, uint64_t c) {
+  const uint64_t bsize = call.info->batchSize;
+  const uint64_t count = call.count[c];
+  auto argAddress = [&](const Layout &l, const unsigned char *user) {
+    if (!l.mapped)
+      return Expected{false, uintptr_t(user), 0};
+    // In place: a full chunk of an outermost-mapped argument with bytes.
+    if (l.exampleBytes && count == bsize && l.outer == 1)
+      return Expected{false, uintptr_t(user + c * bsize * l.innerBytes), 0};
+    return Expected{true, 0, l.staging};
+  };
+  switch (b.kind) {
+  case Binding::Kind::Input:
+    return argAddress(call.in[b.index], call.inData[b.index]);
+  case Binding::Kind::Output:
+    return argAddress(call.out[b.index], call.outData[b.index]);
+  case Binding::Kind::Arena:
+    break;
+  }
+  return Expected{true, 0, b.offset};
+}
+
+} // namespace vmapc_run_fuzzer
