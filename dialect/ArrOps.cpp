@@ -78,9 +78,10 @@ OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
 // TransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
-                              Adaptor adaptor, SmallVectorImpl<Type> &types) {
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
   return inferTransposeOp(location, adaptor.getOperand().getType(),
                           adaptor.getPerm(), types);
 }
@@ -120,9 +121,10 @@ OpFoldResult ConvertOp::fold(FoldAdaptor) {
 // ConcatOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
-                           Adaptor adaptor, SmallVectorImpl<Type> &types) {
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
   return inferConcatOp(location, TypeRange(adaptor.getPieces()),
                        static_cast<int64_t>(adaptor.getDim()), types);
 }
@@ -161,6 +163,26 @@ LogicalResult IotaOp::verify() {
 //===----------------------------------------------------------------------===//
 // ForOp
 //===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferGatherOp(location, adaptor.getOperand().getType(),
+                       adaptor.getIndices().getType(),
+                       static_cast<int64_t>(adaptor.getAxis()),
+                       static_cast<int64_t>(adaptor.getBatchDims()), types);
+}
+
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferScatterOp(
+      location, adaptor.getOperand().getType(), adaptor.getIndices().getType(),
+      adaptor.getUpdates().getType(), static_cast<int64_t>(adaptor.getAxis()),
+      static_cast<int64_t>(adaptor.getBatchDims()), types);
+}
 
 LogicalResult ForOp::inferReturnTypes(MLIRContext *,
                                       std::optional<Location> location,
@@ -217,18 +239,18 @@ OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldReduce(*this); }
 OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldReduce(*this); }
 OpFoldResult ReduceMinOp::fold(FoldAdaptor) { return foldReduce(*this); }
 
-
 //===----------------------------------------------------------------------===//
 // DotGeneralOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
-                               Adaptor adaptor, SmallVectorImpl<Type> &types) {
-  return inferDotGeneralOp(
-      location, adaptor.getLhs().getType(), adaptor.getRhs().getType(),
-      adaptor.getLhsBatch(), adaptor.getRhsBatch(), adaptor.getLhsContract(),
-      adaptor.getRhsContract(), types);
+LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  return inferDotGeneralOp(location, adaptor.getLhs().getType(),
+                           adaptor.getRhs().getType(), adaptor.getLhsBatch(),
+                           adaptor.getRhsBatch(), adaptor.getLhsContract(),
+                           adaptor.getRhsContract(), types);
 }
 
 //===----------------------------------------------------------------------===//
@@ -286,9 +308,9 @@ LogicalResult VmapCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                    StringRef what) -> LogicalResult {
     for (auto [i, pair] : llvm::enumerate(llvm::zip(actual, expected)))
       if (std::get<0>(pair) != std::get<1>(pair))
-        return emitOpError() << what << " " << i << " has type "
-                             << std::get<0>(pair) << ", expected "
-                             << std::get<1>(pair);
+        return emitOpError()
+               << what << " " << i << " has type " << std::get<0>(pair)
+               << ", expected " << std::get<1>(pair);
     return success();
   };
   return failure(failed(check(getArgs().getTypes(), operandTypes, "operand")) ||

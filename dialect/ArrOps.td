@@ -312,6 +312,115 @@ def Arr_IotaOp : Arr_Op<"iota", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Indexing: gather and scatter along one axis (JAX's x[i], jnp.take and
+// x.at[i]), with leading batch dimensions shared by the operand and the
+// indices (tf.gather's batch_dims, StableHLO's operand_batching_dims) so
+// that a batched index into a batched operand reads each example's own
+// slice. The indices are i32 and computed at run time.
+//===----------------------------------------------------------------------===//
+
+def Arr_GatherMode : I32EnumAttr<"GatherMode", "out-of-range rule of a gather", [
+    I32EnumAttrCase<"clamp", 0>, I32EnumAttrCase<"clip", 1>,
+    I32EnumAttrCase<"fill", 2>]> {
+  let cppNamespace = "::vmapc::arr";
+}
+
+def Arr_ScatterKind : I32EnumAttr<"ScatterKind", "how a scatter combines", [
+    I32EnumAttrCase<"set", 0>, I32EnumAttrCase<"add", 1>,
+    I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"min", 3>,
+    I32EnumAttrCase<"max", 4>]> {
+  let cppNamespace = "::vmapc::arr";
+}
+
+def Arr_GatherOp : Arr_Op<"gather",
+    [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
+  let summary = "Reads the operand at run-time indices along `axis`";
+  let description = [{
+    With `n = batch_dims`, the operand's and the indices' first `n`
+    dimensions are batch dimensions of equal sizes (`b`), and
+    `n <= axis < rank(operand)`. The result has the operand's dtype and the
+    shape `operand[:axis] ++ indices[n:] ++ operand[axis+1:]`:
+    ```
+    result[b, o, j, s] = operand[b, o, index(indices[b, j]), s]
+    ```
+    where `o` are the operand's dimensions in `[n, axis)`, `j` the indices'
+    non-batch dimensions and `s` the operand's dimensions after `axis`.
+    `mode` says what an index `i` of a dimension of size `d` reads:
+    - `clamp`: JAX's `x[i]`: a negative `i` counts from the end (`i + d`),
+      then the index is clamped into `[0, d)`;
+    - `clip`: `jnp.take(..., mode='clip')`: `i` clamped into `[0, d)` as
+      given (a negative index reads element 0);
+    - `fill`: `jnp.take`'s default: a negative `i` counts from the end; an
+      index still out of range reads the fill value: NaN (f32), INT32_MIN
+      (i32) or true (bool).
+    ```mlir
+    // x[i] of an f32[10, 64] with a scalar i: one row.
+    %r = arr.gather %x[%i], axis = 0, batch_dims = 0, mode = clamp
+           : (tensor<10x64xf32>, tensor<i32>) -> tensor<64xf32>
+    // jnp.take(table, ids, axis=0): one row per id.
+    %e = arr.gather %table[%ids], axis = 0, batch_dims = 0, mode = fill
+           : (tensor<1000x64xf32>, tensor<16xi32>) -> tensor<16x64xf32>
+    ```
+    Batching rule (JAX's `_gather_batching_rule`): batched indices into an
+    unbatched operand read the one shared operand (the batch dimension is an
+    index dimension, never B copies of the operand); a batched operand with
+    unbatched indices gathers along the shifted axis; both batched add a
+    batch dimension (`batch_dims + 1`), each example reading its own slice.
+  }];
+  let arguments = (ins Arr_Tensor:$operand, Arr_IndexTensor:$indices,
+                   I64Attr:$axis, I64Attr:$batch_dims,
+                   Arr_GatherMode:$mode);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $indices `]` `,` `axis` `=` $axis `,` `batch_dims` `=`
+    $batch_dims `,` `mode` `=` $mode attr-dict `:`
+    functional-type(operands, $result)
+  }];
+}
+
+def Arr_ScatterOp : Arr_Op<"scatter",
+    [Pure, Arr_Batchable, InferTypeOpAdaptor]> {
+  let summary = "The operand with run-time indices along `axis` updated";
+  let description = [{
+    JAX's `x.at[i].set(v)` (and `.add`, `.mul`, `.min`, `.max`): the result
+    is the operand (same type) with, for every index position `j` of
+    `indices` in row-major order,
+    ```
+    result[b, o, i, s] = combine(result[b, o, i, s], updates[b, o, j, s])
+    ```
+    where `i = indices[b, j]`, counted from the end when negative; an `i`
+    still out of `[0, d)` drops its update. `updates` has the shape a gather
+    with the same operand, indices, `axis` and `batch_dims` would give.
+    `kind` is the combiner: `set` (the update; of duplicate indices the
+    last in index order wins, a rule JAX leaves unspecified), `add`, `mul`,
+    `min`, `max` (duplicates combine in index order; `min`/`max` as
+    `minimum`/`maximum`).
+    ```mlir
+    // x.at[i].add(v) of an f32[10] with a scalar i.
+    %y = arr.scatter %x[%i], %v, axis = 0, batch_dims = 0, kind = add
+           : (tensor<10xf32>, tensor<i32>, tensor<f32>) -> tensor<10xf32>
+    ```
+    The operand's buffer is updated in place when the operand dies here
+    (the lowering's destination is the operand); otherwise bufferization
+    copies it first.
+    Batching rule (JAX's `_scatter_batching_rule`): unbatched indices keep
+    the batch dimension an ordinary dimension of the operand and updates;
+    batched indices add a batch dimension (`batch_dims + 1`). An unbatched
+    operand with batched updates or indices is broadcast to B copies: each
+    example updates its own.
+  }];
+  let arguments = (ins Arr_Tensor:$operand, Arr_IndexTensor:$indices,
+                   Arr_Tensor:$updates, I64Attr:$axis, I64Attr:$batch_dims,
+                   Arr_ScatterKind:$kind);
+  let results = (outs Arr_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $indices `]` `,` $updates `,` `axis` `=` $axis `,`
+    `batch_dims` `=` $batch_dims `,` `kind` `=` $kind attr-dict `:`
+    functional-type(operands, $result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions. Batching rule: JAX's reducer rule (batchReducer): the batch
 // dimension moves to 0 and the reduced dimensions shift past it.
 //===----------------------------------------------------------------------===//

@@ -80,9 +80,8 @@ static FailureOr<Operation *> rebind(OpBuilder &b, Operation *op,
   state.addAttributes(attrs);
   bool inferred = op->getName().hasInterface<InferTypeOpInterface>();
   for (Type t : op->getResultTypes())
-    state.addTypes(inferred ? t
-                            : insertDim(cast<RankedTensorType>(t), dim,
-                                        batchSize));
+    state.addTypes(
+        inferred ? t : insertDim(cast<RankedTensorType>(t), dim, batchSize));
   Operation *rebuilt = b.create(state);
   if (!inferred)
     return rebuilt;
@@ -129,8 +128,8 @@ vmapc::arr::batchElementwise(Operation *op, BatchingContext &ctx,
       aligned = ReshapeOp::create(b, op->getLoc(), aligned.getType(), v);
     newOperands.push_back(aligned);
   }
-  FailureOr<Operation *> batched = rebind(b, op, newOperands, op->getAttrs(),
-                                          dim, ctx.getBatchSize());
+  FailureOr<Operation *> batched =
+      rebind(b, op, newOperands, op->getAttrs(), dim, ctx.getBatchSize());
   if (failed(batched))
     return failure();
   for (Value r : (*batched)->getResults()) {
@@ -252,6 +251,88 @@ LogicalResult SliceOp::batch(BatchingContext &ctx, ValueRange operands,
       b, getLoc(), insertDim(getType(), bd, ctx.getBatchSize()), operands[0],
       b.getDenseI64ArrayAttr(start), b.getDenseI64ArrayAttr(stride)));
   resultDims.push_back(bd);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gather and scatter: JAX's `_gather_batching_rule` and
+// `_scatter_batching_rule` (jax/_src/lax/slicing.py), with batch_dims in the
+// place of JAX's operand_batching_dims.
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::batch(BatchingContext &ctx, ValueRange operands,
+                              ArrayRef<BatchDim> dims,
+                              SmallVectorImpl<Value> &results,
+                              SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = getLoc();
+  Value operand = operands[0], indices = operands[1];
+  int64_t n = getBatchDims(), axis = getAxis();
+  int64_t indexDims = getIndices().getType().getRank() - n;
+  if (dims[0] && dims[1]) {
+    // Each example reads its own operand: one more leading batch dimension.
+    operand = moveBatchDim(b, loc, operand, *dims[0], 0);
+    indices = moveBatchDim(b, loc, indices, *dims[1], 0);
+    results.push_back(
+        GatherOp::create(b, loc, operand, indices, axis + 1, n + 1, getMode()));
+    resultDims.push_back(0);
+    return success();
+  }
+  if (dims[0]) {
+    // Unbatched indices: the batch dimension is one more operand dimension
+    // (outside the leading batch dimensions, which the indices share).
+    int64_t d = *dims[0];
+    if (d < n) {
+      operand = moveBatchDim(b, loc, operand, d, n);
+      d = n;
+    }
+    int64_t newAxis = d <= axis ? axis + 1 : axis;
+    results.push_back(
+        GatherOp::create(b, loc, operand, indices, newAxis, n, getMode()));
+    // Operand dimensions after the axis shift by the index dimensions.
+    resultDims.push_back(d < newAxis ? d : d - 1 + indexDims);
+    return success();
+  }
+  // Batched indices into the one shared operand: the batch dimension is an
+  // index dimension; the operand is read in place, never copied B times.
+  int64_t e = *dims[1];
+  if (e < n) {
+    indices = moveBatchDim(b, loc, indices, e, n);
+    e = n;
+  }
+  results.push_back(
+      GatherOp::create(b, loc, operand, indices, axis, n, getMode()));
+  resultDims.push_back(axis + (e - n));
+  return success();
+}
+
+LogicalResult ScatterOp::batch(BatchingContext &ctx, ValueRange operands,
+                               ArrayRef<BatchDim> dims,
+                               SmallVectorImpl<Value> &results,
+                               SmallVectorImpl<BatchDim> &resultDims) {
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = getLoc();
+  int64_t batchSize = ctx.getBatchSize();
+  int64_t n = getBatchDims(), axis = getAxis();
+  // Every example updates its own operand: an unbatched operand is
+  // broadcast to B copies (the scatter's destination, written once).
+  if (dims[1]) {
+    // Batched indices: one more leading batch dimension for all three.
+    Value operand = toBatchDim(b, loc, operands[0], dims[0], 0, batchSize);
+    Value indices = moveBatchDim(b, loc, operands[1], *dims[1], 0);
+    Value updates = toBatchDim(b, loc, operands[2], dims[2], 0, batchSize);
+    results.push_back(ScatterOp::create(b, loc, operand, indices, updates,
+                                        axis + 1, n + 1, getKind()));
+    resultDims.push_back(0);
+    return success();
+  }
+  // Unbatched indices: the batch dimension is an ordinary dimension of the
+  // operand and the updates, right after the leading batch dimensions.
+  Value operand = toBatchDim(b, loc, operands[0], dims[0], n, batchSize);
+  Value updates = toBatchDim(b, loc, operands[2], dims[2], n, batchSize);
+  results.push_back(ScatterOp::create(b, loc, operand, operands[1], updates,
+                                      axis + 1, n, getKind()));
+  resultDims.push_back(n);
   return success();
 }
 

@@ -44,9 +44,9 @@ static SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape,
 // Inferred result types
 //===----------------------------------------------------------------------===//
 
-LogicalResult vmapc::arr::inferCmpOp(std::optional<Location> location,
-                                     Type lhs, Type rhs,
-                                     SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+vmapc::arr::inferCmpOp(std::optional<Location> location, Type lhs, Type rhs,
+                       SmallVectorImpl<Type> &inferredReturnTypes) {
   if (lhs != rhs)
     return emitOptionalError(location, "operands have different types: ", lhs,
                              " and ", rhs);
@@ -102,10 +102,12 @@ vmapc::arr::inferConcatOp(std::optional<Location> location, TypeRange pieces,
         return emitOptionalError(location, "operand ", i, " has size ",
                                  t.getDimSize(d), " on dimension ", d,
                                  ", operand 0 ", first.getDimSize(d));
-    std::optional<int64_t> sum = llvm::checkedAdd(shape[dim], t.getDimSize(dim));
+    std::optional<int64_t> sum =
+        llvm::checkedAdd(shape[dim], t.getDimSize(dim));
     if (!sum)
-      return emitOptionalError(location, "operands add up to more than 2^63 "
-                                         "on dimension ",
+      return emitOptionalError(location,
+                               "operands add up to more than 2^63 "
+                               "on dimension ",
                                dim);
     shape[dim] = *sum;
   }
@@ -134,9 +136,8 @@ vmapc::arr::inferArgReduceOp(std::optional<Location> location, Type operand,
   if (axis < 0 || axis >= in.getRank())
     return emitOptionalError(location, "axis ", axis,
                              " is out of range for rank ", in.getRank());
-  inferredReturnTypes.push_back(
-      RankedTensorType::get(dropDims(in.getShape(), {axis}),
-                            IntegerType::get(in.getContext(), 32)));
+  inferredReturnTypes.push_back(RankedTensorType::get(
+      dropDims(in.getShape(), {axis}), IntegerType::get(in.getContext(), 32)));
   return success();
 }
 
@@ -196,8 +197,67 @@ LogicalResult vmapc::arr::inferDotGeneralOp(
   return success();
 }
 
-LogicalResult vmapc::arr::inferForOp(std::optional<Location>, TypeRange inits,
-                                     SmallVectorImpl<Type> &inferredReturnTypes) {
+/// The shape a gather of `operand` at `indices` along `axis` with `batchDims`
+/// leading batch dimensions gives (shared by gather and scatter).
+static FailureOr<RankedTensorType>
+gatheredType(std::optional<Location> location, RankedTensorType operand,
+             RankedTensorType indices, int64_t axis, int64_t batchDims) {
+  int64_t rank = operand.getRank();
+  if (batchDims < 0 || batchDims > indices.getRank())
+    return emitOptionalError(location, "batch_dims ", batchDims,
+                             " is out of range for indices of rank ",
+                             indices.getRank());
+  if (axis < batchDims || axis >= rank)
+    return emitOptionalError(location, "axis ", axis, " is out of range [",
+                             batchDims, ", ", rank,
+                             ") (after the batch dimensions, inside the "
+                             "operand of rank ",
+                             rank, ")");
+  for (int64_t d = 0; d < batchDims; ++d)
+    if (operand.getDimSize(d) != indices.getDimSize(d))
+      return emitOptionalError(location, "batch dimension ", d, " has size ",
+                               operand.getDimSize(d), " in the operand and ",
+                               indices.getDimSize(d), " in the indices");
+  SmallVector<int64_t> shape(operand.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape().drop_front(batchDims));
+  llvm::append_range(shape, operand.getShape().drop_front(axis + 1));
+  return RankedTensorType::get(shape, operand.getElementType());
+}
+
+LogicalResult
+vmapc::arr::inferGatherOp(std::optional<Location> location, Type operand,
+                          Type indices, int64_t axis, int64_t batchDims,
+                          SmallVectorImpl<Type> &inferredReturnTypes) {
+  FailureOr<RankedTensorType> type =
+      gatheredType(location, cast<RankedTensorType>(operand),
+                   cast<RankedTensorType>(indices), axis, batchDims);
+  if (failed(type))
+    return failure();
+  inferredReturnTypes.push_back(*type);
+  return success();
+}
+
+LogicalResult
+vmapc::arr::inferScatterOp(std::optional<Location> location, Type operand,
+                           Type indices, Type updates, int64_t axis,
+                           int64_t batchDims,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  FailureOr<RankedTensorType> expected =
+      gatheredType(location, cast<RankedTensorType>(operand),
+                   cast<RankedTensorType>(indices), axis, batchDims);
+  if (failed(expected))
+    return failure();
+  if (updates != *expected)
+    return emitOptionalError(location, "updates have type ", updates,
+                             ", expected ", *expected,
+                             " (what a gather at these indices reads)");
+  inferredReturnTypes.push_back(operand);
+  return success();
+}
+
+LogicalResult
+vmapc::arr::inferForOp(std::optional<Location>, TypeRange inits,
+                       SmallVectorImpl<Type> &inferredReturnTypes) {
   llvm::append_range(inferredReturnTypes, inits);
   return success();
 }
@@ -212,8 +272,8 @@ LogicalResult vmapc::arr::inferVmapCallOp(
                              outAxes.size(), " out_axes for a callee of ",
                              callee.getNumInputs(), " parameters and ",
                              callee.getNumResults(), " results");
-  auto batched = [&](Type perExample, BatchDim axis, StringRef what,
-                     unsigned i, SmallVectorImpl<Type> &out) -> LogicalResult {
+  auto batched = [&](Type perExample, BatchDim axis, StringRef what, unsigned i,
+                     SmallVectorImpl<Type> &out) -> LogicalResult {
     auto pe = dyn_cast<RankedTensorType>(perExample);
     if (!pe)
       return emitOptionalError(location, what, " ", i,
@@ -241,9 +301,10 @@ LogicalResult vmapc::arr::inferVmapCallOp(
 // Verified result types
 //===----------------------------------------------------------------------===//
 
-LogicalResult vmapc::arr::verifyBroadcastInDimOp(
-    std::optional<Location> location, RankedTensorType in,
-    ArrayRef<int64_t> dims, RankedTensorType out) {
+LogicalResult
+vmapc::arr::verifyBroadcastInDimOp(std::optional<Location> location,
+                                   RankedTensorType in, ArrayRef<int64_t> dims,
+                                   RankedTensorType out) {
   if (in.getElementType() != out.getElementType())
     return emitOptionalError(location,
                              "element types of operand and result differ");

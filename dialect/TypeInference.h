@@ -91,6 +91,25 @@ mlir::LogicalResult inferDotGeneralOp(
     llvm::ArrayRef<int64_t> lhsContract, llvm::ArrayRef<int64_t> rhsContract,
     llvm::SmallVectorImpl<mlir::Type> &inferredReturnTypes);
 
+/// `arr.gather`: with n = `batchDims` (in [0, rank(indices)]), the first n
+/// dimensions of the operand and the indices have equal sizes and `axis` is
+/// in [n, rank(operand)); the result is
+/// `operand[:axis] ++ indices[n:] ++ operand[axis+1:]` of the operand's
+/// dtype.
+mlir::LogicalResult
+inferGatherOp(std::optional<mlir::Location> location, mlir::Type operand,
+              mlir::Type indices, int64_t axis, int64_t batchDims,
+              llvm::SmallVectorImpl<mlir::Type> &inferredReturnTypes);
+
+/// `arr.scatter`: the operand's type; `updates` must have the type
+/// inferGatherOp gives for the same operand, indices, axis and batch
+/// dimensions.
+mlir::LogicalResult
+inferScatterOp(std::optional<mlir::Location> location, mlir::Type operand,
+               mlir::Type indices, mlir::Type updates, int64_t axis,
+               int64_t batchDims,
+               llvm::SmallVectorImpl<mlir::Type> &inferredReturnTypes);
+
 /// `arr.for`: the results have the types of the inits (the carries).
 mlir::LogicalResult
 inferForOp(std::optional<mlir::Location> location, mlir::TypeRange inits,
@@ -115,11 +134,9 @@ inferVmapCallOp(std::optional<mlir::Location> location,
 
 /// `arr.broadcast_in_dim`: operand dimension i goes to result dimension
 /// dims[i] (increasing), where it has the result's size or size 1; one dtype.
-mlir::LogicalResult
-verifyBroadcastInDimOp(std::optional<mlir::Location> location,
-                       mlir::RankedTensorType operand,
-                       llvm::ArrayRef<int64_t> dims,
-                       mlir::RankedTensorType result);
+mlir::LogicalResult verifyBroadcastInDimOp(
+    std::optional<mlir::Location> location, mlir::RankedTensorType operand,
+    llvm::ArrayRef<int64_t> dims, mlir::RankedTensorType result);
 
 /// `arr.reshape`: one dtype and one element count.
 mlir::LogicalResult verifyReshapeOp(std::optional<mlir::Location> location,

@@ -2,8 +2,9 @@
 //
 // What the parser produces and the importer reads. The tree is untyped:
 // names are resolved, types inferred and shapes checked during import
-// (frontend/MLIRGen.cpp and the parts it calls). Every node keeps the source location of the token
-// that names it (an operator, a call's callee, a literal).
+// (frontend/MLIRGen.cpp and the parts it calls). Every node keeps the source
+// location of the token that names it (an operator, a call's callee, a
+// literal).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
@@ -48,6 +50,7 @@ public:
     slice,        // x[1:5, ::-1, 2]
     transposeT,   // x.T
     arrayLiteral, // [[1.0, 2.0], [3.0, 4.0]]
+    atUpdate,     // x.at[i].add(v)
   };
 
   Expr(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -178,22 +181,49 @@ struct CallExpr : Expr {
   static bool classof(const Expr *e) { return e->getKind() == call; }
 };
 
-/// One entry of `x[...]`: an integer index (`2`, `-1`) or a slice
-/// `start:stop:step` whose parts may be missing.
+/// One entry of `x[...]`: a static integer index (`2`, `-1`), a computed
+/// index (`i`, `n - 1 - t`: any other expression, an i32 scalar at run
+/// time, or an i32 array in `x.at[...]`), or a slice `start:stop:step`
+/// whose parts are integer literals and may be missing.
 struct SliceIndex {
   llvm::SMLoc loc;
   bool isIndex = false;
-  std::optional<int64_t> start, stop, step; // for an index: start
+  std::optional<int64_t> start, stop, step; // for a static index: start
+  ExprPtr computed;                         // for a computed index
+  bool isFullSlice() const { return !isIndex && !start && !stop && !step; }
 };
 
 struct SliceExpr : Expr {
   SliceExpr(llvm::SMLoc loc, ExprPtr base, std::vector<SliceIndex> indices)
       : Expr(slice, loc), base(std::move(base)), indices(std::move(indices)) {
     addChild(this->base.get());
+    for (const SliceIndex &index : this->indices)
+      addChild(index.computed.get());
   }
   ExprPtr base;
   std::vector<SliceIndex> indices;
   static bool classof(const Expr *e) { return e->getKind() == slice; }
+};
+
+/// JAX's functional update `x.at[indices].method(value)` (`set`, `add`,
+/// `mul`, `min`, `max`).
+struct AtUpdateExpr : Expr {
+  AtUpdateExpr(llvm::SMLoc loc, ExprPtr base, std::vector<SliceIndex> indices,
+               std::string method, llvm::SMLoc methodLoc, ExprPtr value)
+      : Expr(atUpdate, loc), base(std::move(base)), indices(std::move(indices)),
+        method(std::move(method)), methodLoc(methodLoc),
+        value(std::move(value)) {
+    addChild(this->base.get());
+    for (const SliceIndex &index : this->indices)
+      addChild(index.computed.get());
+    addChild(this->value.get());
+  }
+  ExprPtr base;
+  std::vector<SliceIndex> indices;
+  std::string method;
+  llvm::SMLoc methodLoc;
+  ExprPtr value;
+  static bool classof(const Expr *e) { return e->getKind() == atUpdate; }
 };
 
 /// `x.T` (numpy: the axes reversed).
@@ -280,6 +310,17 @@ struct ExportDecl {
   llvm::SMLoc loc;
   ExprPtr value;
 };
+
+/// The value of an integer literal, maybe negated (`3`, `-1`); nullopt for
+/// anything else (`not 3` included).
+inline std::optional<int64_t> readIntLiteral(const Expr *expr) {
+  if (auto *lit = llvm::dyn_cast<IntLiteralExpr>(expr))
+    return lit->value;
+  if (auto *u = llvm::dyn_cast<UnaryExpr>(expr); u && !u->isNot)
+    if (auto *lit = llvm::dyn_cast<IntLiteralExpr>(u->operand.get()))
+      return -lit->value;
+  return std::nullopt;
+}
 
 struct Module {
   std::vector<std::unique_ptr<FunctionDecl>> functions;

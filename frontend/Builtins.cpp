@@ -339,30 +339,13 @@ static FailureOr<ExprValue> emitBroadcastTo(BuiltinCall &call) {
       typing.materializeDefault(*a, call.argLoc(0), call.builder());
   if (failed(v))
     return failure();
-  auto t = cast<RankedTensorType>(v->getType());
-  int64_t rank = shape.size();
-  bool ok = t.getRank() <= rank;
-  SmallVector<int64_t> dims;
-  for (int64_t i = 0; ok && i < t.getRank(); ++i) {
-    int64_t d = rank - t.getRank() + i;
-    int64_t s = t.getDimSize(i);
-    ok = s == shape[d] || s == 1;
-    dims.push_back(d);
-  }
-  if (!ok)
-    return call.error(call.loc(),
-                      "cannot broadcast " + typeStr(t) + " to shape " +
-                          shapeStr(shape) +
-                          " (numpy rules: align the last dimensions; each "
-                          "size must match or be 1)");
-  if (t.getShape() == shape)
-    return ExprValue::ofTensor(*v);
-  auto type = RankedTensorType::get(shape, t.getElementType());
-  if (failed(typing.checkLimits(type, call.argLoc(1),
-                                "the result of 'broadcast_to'")))
+  FailureOr<Value> result =
+      typing.broadcastTo(*v, shape, call.loc(), "", call.builder());
+  if (failed(result) || failed(typing.checkLimits(
+                            cast<RankedTensorType>(result->getType()),
+                            call.argLoc(1), "the result of 'broadcast_to'")))
     return failure();
-  return ExprValue::ofTensor(arr::BroadcastInDimOp::create(
-      call.builder(), call.opLoc(), type, *v, dims));
+  return ExprValue::ofTensor(*result);
 }
 
 /// reshape(x, shape): row-major, at most one size -1 (inferred).
@@ -492,6 +475,76 @@ static FailureOr<ExprValue> emitConcat(BuiltinCall &call) {
   return ExprValue::ofTensor(concat);
 }
 
+/// take(x, idx, axis=none, mode=fill): jnp.take. The indices are an i32
+/// array or scalar (a literal becomes one); `axis` none takes from the
+/// flattened x; `mode` is the keyword value `fill` (a negative index counts
+/// from the end, out of range reads NaN, INT32_MIN or true) or `clip`.
+static FailureOr<ExprValue> emitTake(BuiltinCall &call) {
+  FailureOr<Value> x = call.evalTensor(0);
+  if (failed(x))
+    return failure();
+  FailureOr<ExprValue> idx = call.eval(1);
+  if (failed(idx))
+    return failure();
+  Type i32 = IntegerType::get(call.getMLIRContext(), 32);
+  FailureOr<Value> indices;
+  if (idx->kind == ExprValue::floatLit ||
+      (idx->kind == ExprValue::arrayLit && idx->isFloatArray))
+    return call.error(call.argLoc(1),
+                      "the indices of 'take' must be integers, got the " +
+                          (idx->kind == ExprValue::floatLit
+                               ? "literal " + idx->text
+                               : std::string("literal array of floats")));
+  if (idx->isWeak()) {
+    indices = call.getTyping().materialize(
+        *idx, i32,
+        idx->kind == ExprValue::arrayLit ? idx->shape : SmallVector<int64_t>(),
+        call.argLoc(1), call.builder(), call.argLoc(1));
+    if (failed(indices))
+      return failure();
+  } else {
+    auto type = cast<RankedTensorType>(idx->value.getType());
+    if (!type.getElementType().isInteger(32))
+      return call.error(
+          call.argLoc(1),
+          "the indices of 'take' must be i32, got " + typeStr(type) +
+              (type.getElementType().isF32() ? " (convert them with i32(...))"
+                                             : ""));
+    indices = idx->value;
+  }
+  Value operand = *x;
+  auto t = cast<RankedTensorType>(operand.getType());
+  int64_t axis = 0;
+  Expr *axisExpr = call.keyword("axis");
+  if (axisExpr && !isa<NoneExpr>(axisExpr)) {
+    FailureOr<SmallVector<int64_t>> dims = call.getTyping().normalizeAxes(
+        axisExpr, t.getRank(), true, call.name());
+    if (failed(dims))
+      return failure();
+    axis = (*dims)[0];
+  } else if (t.getRank() != 1) {
+    auto flat = RankedTensorType::get({t.getNumElements()}, t.getElementType());
+    operand =
+        arr::ReshapeOp::create(call.builder(), call.opLoc(), flat, operand);
+  }
+  arr::GatherMode mode = arr::GatherMode::fill;
+  if (Expr *modeExpr = call.keyword("mode")) {
+    auto *name = dyn_cast<NameExpr>(modeExpr);
+    if (!name || (name->name != "fill" && name->name != "clip"))
+      return call.error(modeExpr->getLoc(),
+                        "mode= must be fill (out of range reads NaN, "
+                        "INT32_MIN or true) or clip (indices clamped into "
+                        "range)");
+    mode = name->name == "fill" ? arr::GatherMode::fill : arr::GatherMode::clip;
+  }
+  auto gather = arr::GatherOp::create(call.builder(), call.opLoc(), operand,
+                                      *indices, axis, 0, mode);
+  if (failed(call.getTyping().checkLimits(gather.getType(), call.loc(),
+                                          "the result of 'take'")))
+    return failure();
+  return ExprValue::ofTensor(gather);
+}
+
 /// iota(n): 0..n-1 as i32.
 static FailureOr<ExprValue> emitIota(BuiltinCall &call) {
   auto *lit = dyn_cast<IntLiteralExpr>(call.arg(0));
@@ -548,6 +601,8 @@ static constexpr BuiltinKeyword kAxisFlat[] = {
 static constexpr BuiltinKeyword kAxis0[] = {{"axis", "0"}};
 static constexpr BuiltinKeyword kPerm[] = {{"perm", "the reversed axes"}};
 static constexpr BuiltinKeyword kDType[] = {{"dtype", "f32"}};
+static constexpr BuiltinKeyword kTake[] = {
+    {"axis", "none: the flattened operand"}, {"mode", "fill"}};
 
 static const Builtin kBuiltins[] = {
     // name, arity, keywords, dtype rule, emitter
@@ -575,6 +630,7 @@ static const Builtin kBuiltins[] = {
     {"reshape", 2, 2, {}, DTypeRule::any, emitReshape},
     {"broadcast_to", 2, 2, {}, DTypeRule::any, emitBroadcastTo},
     {"concat", 1, 1, kAxis0, DTypeRule::any, emitConcat},
+    {"take", 2, 2, kTake, DTypeRule::any, emitTake},
     {"iota", 1, 1, {}, DTypeRule::any, emitIota},
     {"zeros", 1, 1, kDType, DTypeRule::any, emitFill<0>},
     {"ones", 1, 1, kDType, DTypeRule::any, emitFill<1>},

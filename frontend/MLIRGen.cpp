@@ -19,6 +19,7 @@
 #include "frontend/Export.h"
 #include "frontend/Import.h"
 #include "frontend/ImportContext.h"
+#include "frontend/Indexing.h"
 #include "frontend/Names.h"
 #include "frontend/Parser.h"
 #include "frontend/Typing.h"
@@ -70,7 +71,6 @@ private:
   FailureOr<ExprValue> evalMatmul(BinaryExpr *expr, Value lhs, Value rhs,
                                   BodyContext &ctx);
   FailureOr<ExprValue> evalCall(CallExpr *expr, BodyContext &ctx);
-  FailureOr<ExprValue> evalSlice(SliceExpr *expr, BodyContext &ctx);
   FailureOr<SmallVector<ExprValue>> evalArgs(CallExpr *expr, BodyContext &ctx);
   Value transposeValue(Value v, ArrayRef<int64_t> perm, llvm::SMLoc at,
                        OpBuilder &b);
@@ -309,7 +309,11 @@ FailureOr<ExprValue> MLIRGen::evalAny(Expr *expr, BodyContext &ctx) {
     return o;
   }
   case Expr::slice:
-    return evalSlice(cast<SliceExpr>(expr), ctx);
+    return IndexingEmitter(ic, typing, *this)
+        .emitIndex(cast<SliceExpr>(expr), ctx);
+  case Expr::atUpdate:
+    return IndexingEmitter(ic, typing, *this)
+        .emitAtUpdate(cast<AtUpdateExpr>(expr), ctx);
   case Expr::transposeT: {
     auto *t = cast<TransposeTExpr>(expr);
     FailureOr<Value> v = evalTensor(t->base.get(), ctx);
@@ -621,26 +625,6 @@ Value MLIRGen::transposeValue(Value v, ArrayRef<int64_t> perm, llvm::SMLoc at,
   if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
     return v;
   return arr::TransposeOp::create(b, ic.loc(at), v, perm);
-}
-
-FailureOr<ExprValue> MLIRGen::evalSlice(SliceExpr *expr, BodyContext &ctx) {
-  FailureOr<Value> v = evalTensor(expr->base.get(), ctx);
-  if (failed(v))
-    return failure();
-  auto t = cast<RankedTensorType>(v->getType());
-  FailureOr<SliceBounds> bounds = typing.resolveSlice(expr, t);
-  if (failed(bounds))
-    return failure();
-  if (bounds->isFull)
-    return ExprValue::ofTensor(*v);
-  Location at = ic.loc(expr->getLoc());
-  auto sliced = RankedTensorType::get(bounds->shape, t.getElementType());
-  Value r = arr::SliceOp::create(ctx.b, at, sliced, *v, bounds->start,
-                                 bounds->stride);
-  if (bounds->kept.size() != bounds->shape.size())
-    r = arr::ReshapeOp::create(
-        ctx.b, at, RankedTensorType::get(bounds->kept, t.getElementType()), r);
-  return ExprValue::ofTensor(r);
 }
 
 OwningOpRef<ModuleOp> MLIRGen::run() {

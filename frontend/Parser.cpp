@@ -106,7 +106,7 @@ private:
   bool parseLet(Stmt &stmt);
   bool parseFor(Stmt &stmt);
   bool parseSliceIndices(std::vector<SliceIndex> &indices);
-  bool parseSignedInt(std::optional<int64_t> &value, llvm::StringRef what);
+  ExprPtr parseAtUpdate(ExprPtr base, llvm::SMLoc loc);
   ExprPtr parseArrayLiteral();
   ExprPtr parseExpr();
   ExprPtr parseBinary(unsigned minPrecedence);
@@ -689,13 +689,19 @@ ExprPtr Parser::parsePostfix() {
     } else if (tok.is(Token::dot)) {
       llvm::SMLoc loc = tok.getLoc();
       consume();
-      if (!tok.is(Token::identifier) || tok.spelling != "T") {
-        error("expected 'T' after '.' (x.T is the only attribute), found " +
+      if (tok.is(Token::identifier) && tok.spelling == "at") {
+        expr = parseAtUpdate(std::move(expr), loc);
+        if (!expr)
+          return nullptr;
+      } else if (tok.is(Token::identifier) && tok.spelling == "T") {
+        consume();
+        expr = std::make_unique<TransposeTExpr>(loc, std::move(expr));
+      } else {
+        error("expected 'T' or 'at' after '.' (x.T transposes, "
+              "x.at[i].set(v) updates), found " +
               found());
         return nullptr;
       }
-      consume();
-      expr = std::make_unique<TransposeTExpr>(loc, std::move(expr));
     } else {
       break;
     }
@@ -705,17 +711,50 @@ ExprPtr Parser::parsePostfix() {
   return expr;
 }
 
-bool Parser::parseSignedInt(std::optional<int64_t> &value,
-                            llvm::StringRef what) {
-  bool negative = consumeIf(Token::minus);
-  if (!tok.is(Token::intLiteral))
-    return error(what +
-                 " must be an integer literal (static slices only), "
-                 "found " +
-                 found());
-  value = negative ? -tok.intValue : tok.intValue;
+/// `.at[indices].method(value)`, after the `.`, at `at`.
+ExprPtr Parser::parseAtUpdate(ExprPtr base, llvm::SMLoc loc) {
+  consume(); // at
+  if (!expect(Token::lSquare, "'[' after '.at' (x.at[i].set(v))"))
+    return nullptr;
+  std::vector<SliceIndex> indices;
+  if (!parseSliceIndices(indices))
+    return nullptr;
+  if (!expect(Token::dot, "'.set(v)', '.add(v)', '.mul(v)', '.min(v)' or "
+                          "'.max(v)' after x.at[...]"))
+    return nullptr;
+  llvm::SMLoc methodLoc = tok.getLoc();
+  static constexpr llvm::StringLiteral kMethods[] = {"set", "add", "mul", "min",
+                                                     "max"};
+  if (!tok.is(Token::identifier) ||
+      !llvm::is_contained(kMethods, tok.spelling)) {
+    error("expected set, add, mul, min or max after 'x.at[...].', found " +
+          found() + " (to read, write x[...])");
+    return nullptr;
+  }
+  std::string method = tok.spelling.str();
   consume();
-  return true;
+  if (!expect(Token::lParen, "'(' after '" + method + "'"))
+    return nullptr;
+  ExprPtr value = parseExpr();
+  if (!value)
+    return nullptr;
+  if (!expect(Token::rParen, "')': '" + method + "' takes one argument"))
+    return nullptr;
+  return std::make_unique<AtUpdateExpr>(loc, std::move(base),
+                                        std::move(indices), std::move(method),
+                                        methodLoc, std::move(value));
+}
+
+/// The error for a slice bound that is not an integer literal: the slice's
+/// size would not be static. What to write instead: an index, or a window
+/// of static size gathered with take.
+static std::string computedBoundMessage(llvm::StringRef what) {
+  return ("a slice " + what +
+          " must be an integer literal: a slice with a computed bound has a "
+          "size that is not static; for one element write x[i], for n "
+          "elements from a computed start i write take(x, i + iota(n), "
+          "axis=0, mode=clip)")
+      .str();
 }
 
 bool Parser::parseSliceIndices(std::vector<SliceIndex> &indices) {
@@ -724,32 +763,48 @@ bool Parser::parseSliceIndices(std::vector<SliceIndex> &indices) {
       break; // trailing comma
     SliceIndex index;
     index.loc = tok.getLoc();
-    auto startsBound = [&] {
-      return tok.is(Token::minus) || tok.is(Token::intLiteral);
-    };
-    if (startsBound() && !parseSignedInt(index.start, "a slice bound or index"))
-      return false;
+    // An index or a slice's start: any expression (a computed index), but a
+    // slice's bounds must be integer literals.
+    ExprPtr first;
+    if (!tok.is(Token::colon)) {
+      first = parseExpr();
+      if (!first)
+        return false;
+    }
     if (!consumeIf(Token::colon)) {
-      if (!index.start)
-        return error("expected an integer index or a slice 'start:stop:step' "
-                     "in '[...]', found " +
-                     found());
       index.isIndex = true;
-      indices.push_back(index);
+      if (std::optional<int64_t> value = readIntLiteral(first.get()))
+        index.start = value;
+      else
+        index.computed = std::move(first);
+      indices.push_back(std::move(index));
       continue;
     }
-    if (startsBound() && !parseSignedInt(index.stop, "a slice bound"))
+    if (first) {
+      index.start = readIntLiteral(first.get());
+      if (!index.start)
+        return errorAt(first->getLoc(), computedBoundMessage("start"));
+    }
+    auto parseBound = [&](std::optional<int64_t> &bound, llvm::StringRef what) {
+      if (tok.is(Token::colon) || tok.is(Token::comma) ||
+          tok.is(Token::rSquare))
+        return true;
+      ExprPtr e = parseExpr();
+      if (!e)
+        return false;
+      bound = readIntLiteral(e.get());
+      return bound ? true : errorAt(e->getLoc(), computedBoundMessage(what));
+    };
+    if (!parseBound(index.stop, "stop"))
       return false;
     if (consumeIf(Token::colon)) {
       llvm::SMLoc stepLoc = tok.getLoc();
-      if (startsBound()) {
-        if (!parseSignedInt(index.step, "a slice step"))
-          return false;
-        if (*index.step == 0)
-          return errorAt(stepLoc, "slice step cannot be zero");
-      }
+      if (!parseBound(index.step, "step"))
+        return false;
+      if (index.step && *index.step == 0)
+        return errorAt(stepLoc, "slice step cannot be zero");
     }
-    indices.push_back(index);
+    indices.push_back(std::move(index));
   } while (consumeIf(Token::comma));
   return expect(Token::rSquare, "']' after the indices");
 }

@@ -59,15 +59,6 @@ std::string vmapc::frontend::axisRangeStr(int64_t rank) {
   return std::to_string(-rank) + ".." + std::to_string(rank - 1);
 }
 
-std::optional<int64_t> vmapc::frontend::readIntLiteral(Expr *expr) {
-  if (auto *lit = dyn_cast<IntLiteralExpr>(expr))
-    return lit->value;
-  if (auto *u = dyn_cast<UnaryExpr>(expr); u && !u->isNot)
-    if (auto *lit = dyn_cast<IntLiteralExpr>(u->operand.get()))
-      return -lit->value;
-  return std::nullopt;
-}
-
 //===----------------------------------------------------------------------===//
 // Types and limits
 //===----------------------------------------------------------------------===//
@@ -494,6 +485,32 @@ FailureOr<SmallVector<int64_t>> Typing::staticInts(Expr *expr, StringRef what,
   return values;
 }
 
+FailureOr<Value> Typing::broadcastTo(Value v, ArrayRef<int64_t> shape,
+                                     llvm::SMLoc at, StringRef what,
+                                     OpBuilder &b) const {
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t rank = shape.size();
+  bool ok = t.getRank() <= rank;
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; ok && i < t.getRank(); ++i) {
+    int64_t d = rank - t.getRank() + i;
+    int64_t s = t.getDimSize(i);
+    ok = s == shape[d] || s == 1;
+    dims.push_back(d);
+  }
+  if (!ok)
+    return ic.error(at, "cannot broadcast " +
+                            (what.empty() ? "" : what.str() + " ") +
+                            typeStr(t) + " to shape " + shapeStr(shape) +
+                            " (numpy rules: align the last dimensions; each "
+                            "size must match or be 1)");
+  if (t.getShape() == shape)
+    return v;
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  return arr::BroadcastInDimOp::create(b, ic.loc(at), type, v, dims)
+      .getResult();
+}
+
 //===----------------------------------------------------------------------===//
 // Slices
 //===----------------------------------------------------------------------===//
@@ -520,6 +537,16 @@ FailureOr<SliceBounds> Typing::resolveSlice(SliceExpr *expr,
       continue;
     }
     const SliceIndex &idx = expr->indices[d];
+    if (idx.computed) {
+      // A computed index is a gather after the static slice: its dimension
+      // is kept whole here.
+      start.push_back(0);
+      stride.push_back(1);
+      shape.push_back(n);
+      kept.push_back(n);
+      bounds.hasComputed = true;
+      continue;
+    }
     if (idx.isIndex) {
       int64_t i = *idx.start;
       if (i < -n || i >= n)
@@ -533,41 +560,50 @@ FailureOr<SliceBounds> Typing::resolveSlice(SliceExpr *expr,
       full = false;
       continue;
     }
-    // Python's slice.indices(n).
-    int64_t step = idx.step.value_or(1);
-    int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
-    auto clamp = [&](std::optional<int64_t> b, int64_t dflt) {
-      if (!b)
-        return dflt;
-      int64_t x = *b;
-      if (x < 0) {
-        x += n;
-        return x < lower ? lower : x;
-      }
-      return x > upper ? upper : x;
-    };
-    int64_t b0 = clamp(idx.start, step > 0 ? lower : upper);
-    int64_t e0 = clamp(idx.stop, step > 0 ? upper : lower);
-    int64_t len = step > 0 ? (e0 > b0 ? (e0 - b0 - 1) / step + 1 : 0)
-                           : (b0 > e0 ? (b0 - e0 - 1) / (-step) + 1 : 0);
-    if (len == 0) {
-      auto part = [](std::optional<int64_t> x) {
-        return x ? std::to_string(*x) : std::string();
-      };
-      std::string text = part(idx.start) + ":" + part(idx.stop) +
-                         (idx.step ? ":" + part(idx.step) : "");
-      return ic.error(idx.loc,
-                      "the slice " + text + " of dimension " + Twine(d) +
-                          " of " + typeStr(t) + " (size " + Twine(n) +
-                          ") is empty; empty arrays are not supported");
-    }
-    start.push_back(b0);
-    stride.push_back(step);
-    shape.push_back(len);
-    kept.push_back(len);
-    full &= b0 == 0 && step == 1 && len == n;
+    FailureOr<SliceRange> range = resolveSliceRange(idx, t, d);
+    if (failed(range))
+      return failure();
+    start.push_back(range->start);
+    stride.push_back(range->step);
+    shape.push_back(range->size);
+    kept.push_back(range->size);
+    full &= range->start == 0 && range->step == 1 && range->size == n;
   }
   return bounds;
+}
+
+FailureOr<SliceRange> Typing::resolveSliceRange(const SliceIndex &idx,
+                                                RankedTensorType t,
+                                                int64_t d) const {
+  // Python's slice.indices(n).
+  int64_t n = t.getDimSize(d);
+  int64_t step = idx.step.value_or(1);
+  int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
+  auto clamp = [&](std::optional<int64_t> b, int64_t dflt) {
+    if (!b)
+      return dflt;
+    int64_t x = *b;
+    if (x < 0) {
+      x += n;
+      return x < lower ? lower : x;
+    }
+    return x > upper ? upper : x;
+  };
+  int64_t b0 = clamp(idx.start, step > 0 ? lower : upper);
+  int64_t e0 = clamp(idx.stop, step > 0 ? upper : lower);
+  int64_t len = step > 0 ? (e0 > b0 ? (e0 - b0 - 1) / step + 1 : 0)
+                         : (b0 > e0 ? (b0 - e0 - 1) / (-step) + 1 : 0);
+  if (len == 0) {
+    auto part = [](std::optional<int64_t> x) {
+      return x ? std::to_string(*x) : std::string();
+    };
+    std::string text = part(idx.start) + ":" + part(idx.stop) +
+                       (idx.step ? ":" + part(idx.step) : "");
+    return ic.error(idx.loc, "the slice " + text + " of dimension " + Twine(d) +
+                                 " of " + typeStr(t) + " (size " + Twine(n) +
+                                 ") is empty; empty arrays are not supported");
+  }
+  return SliceRange{b0, step, len};
 }
 
 //===----------------------------------------------------------------------===//

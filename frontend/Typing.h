@@ -36,16 +36,21 @@ std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 /// The valid axes of a rank: `-2..1`.
 std::string axisRangeStr(int64_t rank);
 
-/// The value of an integer literal, maybe negated (`3`, `-1`); nullopt for
-/// anything else (`not 3` included).
-std::optional<int64_t> readIntLiteral(Expr *expr);
-
 /// The resolved bounds of `x[...]` on a tensor: per dimension its start and
-/// stride, the sliced shape, and the shape once integer indices drop their
-/// dimensions. `isFull` when it reads the whole tensor.
+/// stride, the sliced shape, and the shape once static integer indices drop
+/// their dimensions. A computed index keeps its dimension whole here (a
+/// gather reads it after the slice; `hasComputed`). `isFull` when the static
+/// part reads the whole tensor.
 struct SliceBounds {
   llvm::SmallVector<int64_t> start, stride, shape, kept;
   bool isFull = true;
+  bool hasComputed = false;
+};
+
+/// One slice `start:stop:step` resolved on a dimension: the indices read
+/// are start + step * k for k in [0, size).
+struct SliceRange {
+  int64_t start, step, size;
 };
 
 class Typing {
@@ -85,6 +90,15 @@ public:
         llvm::SMLoc at, llvm::StringRef opName, DTypeRule rule,
         mlir::OpBuilder &b, mlir::Value cond = {}) const;
 
+  /// `v` broadcast to `shape` by numpy's rules (the last dimensions
+  /// aligned, each size equal or 1): `v` itself when its shape is `shape`,
+  /// else an `arr.broadcast_in_dim`. Errors at `at` ("cannot broadcast
+  /// WHAT f32[3] to shape ...").
+  mlir::FailureOr<mlir::Value> broadcastTo(mlir::Value v,
+                                           llvm::ArrayRef<int64_t> shape,
+                                           llvm::SMLoc at, llvm::StringRef what,
+                                           mlir::OpBuilder &b) const;
+
   /// Folds `l op r` of two scalar literals as Python does (a comparison
   /// gives a bool constant; `/` and anything with a float a float literal,
   /// else an int literal), with overflow and range errors.
@@ -102,9 +116,14 @@ public:
   /// (`(2, -1)`, `()`).
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   staticInts(Expr *expr, llvm::StringRef what, bool allowScalar) const;
-  /// Python's `slice.indices` for every index of `expr` on `type`.
+  /// Python's `slice.indices` for every static index of `expr` on `type`.
   mlir::FailureOr<SliceBounds> resolveSlice(SliceExpr *expr,
                                             mlir::RankedTensorType type) const;
+  /// Python's `slice.indices` for the slice `idx` on dimension `d` of
+  /// `type`; an empty slice is an error.
+  mlir::FailureOr<SliceRange> resolveSliceRange(const SliceIndex &idx,
+                                                mlir::RankedTensorType type,
+                                                int64_t d) const;
 
   /// Checks a returned (or yielded) value against the declared types (or
   /// the carries' types, named by `carries`): one value per type; a weak

@@ -49,6 +49,7 @@ struct ConvertArrToLinalgPass
     vmapc::populateReductionPatterns(patterns);
     vmapc::populateContractionPatterns(patterns);
     vmapc::populateShapePatterns(patterns);
+    vmapc::populateIndexingPatterns(patterns);
     vmapc::populateLoopPatterns(patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

@@ -88,6 +88,21 @@ struct ForOpLowering : OpConversionPattern<arr::ForOp> {
   }
 };
 
+/// Whether `value` is `carry` updated in place: the result of a
+/// destination-style op (a scatter's linalg.generic) whose destination is
+/// `carry`, or is such an update of it.
+bool updatesInPlace(Value value, Value carry) {
+  while (auto result = dyn_cast<OpResult>(value)) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
+    if (!dps)
+      return false;
+    value = dps.getTiedOpOperand(result)->get();
+    if (value == carry)
+      return true;
+  }
+  return false;
+}
+
 struct YieldOpLowering : OpConversionPattern<arr::YieldOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -109,11 +124,14 @@ struct YieldOpLowering : OpConversionPattern<arr::YieldOp> {
     // two copies would still clash, the analysis may place one out of
     // place. All copies come before all materializations, so that no copy
     // reads a carry already overwritten. A carry yielded unchanged needs
-    // neither.
+    // neither, and a carry updated in place (`h.at[i].add(1)`) no copy: its
+    // update writes the carry's buffer (or, where the carry is still read
+    // after it, a copy that bufferization makes), and the materialization
+    // is then a copy onto itself, which folds away.
     SmallVector<Value> values;
     for (auto [value, carry] :
          llvm::zip(adaptor.getValues(), loop.getRegionIterArgs()))
-      values.push_back(value == carry
+      values.push_back(value == carry || updatesInPlace(value, carry)
                            ? value
                            : copyIntoNewTensor(rewriter, op.getLoc(), value));
     SmallVector<Value> yielded;

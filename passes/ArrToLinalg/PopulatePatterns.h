@@ -32,6 +32,10 @@ void populateContractionPatterns(mlir::RewritePatternSet &patterns);
 /// `arr.constant`: tensor, linalg and arith ops (Shape.cpp).
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
 
+/// `arr.gather` and `arr.scatter`: `linalg.generic`s that read the operand
+/// with `tensor.extract`, or update it as their destination (Indexing.cpp).
+void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
+
 /// `arr.for` and `arr.yield`: `scf.for` with iter_args (Loops.cpp).
 void populateLoopPatterns(mlir::RewritePatternSet &patterns);
 

@@ -156,10 +156,42 @@ static bool readsOrWritesBools(linalg::LinalgOp op) {
   });
 }
 
-/// Whether `op`'s body reads a tensor by index (a reversed slice): upstream's
-/// vectorizer can emit an invalid `vector.gather` for it, so it stays a loop.
+/// Whether `op`'s body reads a tensor by loop index only (a reversed
+/// slice): upstream's vectorizer can emit an invalid `vector.gather` for it,
+/// so it stays a loop. A gather (isGather) is vectorized.
 static bool readsByIndex(linalg::LinalgOp op) {
-  return !op->getRegion(0).getOps<tensor::ExtractOp>().empty();
+  return !op->getRegion(0).getOps<tensor::ExtractOp>().empty() && !isGather(op);
+}
+
+/// A gather register tile reads one row: every loop but the innermost has
+/// extent 1, so the indices it reads are one scalar per tile. Each such
+/// input is read once, before the op, and its element used from there: the
+/// row's index is then loop-invariant, and upstream's vectorizer turns the
+/// row into a contiguous `vector.transfer_read` instead of a
+/// `vector.gather` of consecutive addresses.
+static void hoistUniformInputs(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.empty())
+    return;
+  unsigned innermost = ranges.size() - 1;
+  for (auto [loop, range] : llvm::enumerate(ranges))
+    if (loop != innermost && range != 1)
+      return;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || map.isFunctionOfDim(innermost))
+      continue;
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    if (arg.use_empty())
+      continue;
+    rewriter.setInsertionPoint(op);
+    Value zero = arith::ConstantIndexOp::create(rewriter, op.getLoc(), 0);
+    SmallVector<Value> at(type.getRank(), zero);
+    Value element =
+        tensor::ExtractOp::create(rewriter, op.getLoc(), input->get(), at);
+    rewriter.replaceAllUsesWith(arg, element);
+  }
 }
 
 /// became constants into static types.
@@ -265,13 +297,22 @@ struct ArrCpuVectorizePass
         toVectorize.push_back(op);
     });
     for (linalg::LinalgOp op : toVectorize) {
+      bool gather = isGather(op);
+      if (gather) {
+        hoistUniformInputs(rewriter, op);
+        if (!readsRowsAlongInnermostLoop(op))
+          continue;
+      }
       rewriter.setInsertionPoint(op);
       // An op the vectorizer declines stays a loop; its reasons are not the
       // user's errors.
       ScopedDiagnosticHandler quiet(kernel.getContext(),
                                     [](Diagnostic &) { return success(); });
+      // A gather's rows become vector loads (n-D tensor.extract).
       FailureOr<linalg::VectorizationResult> result =
-          linalg::vectorize(rewriter, op);
+          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
+                            /*inputScalableVecDims=*/{},
+                            /*vectorizeNDExtract=*/gather);
       if (succeeded(result))
         rewriter.replaceOp(op, result->replacements);
     }

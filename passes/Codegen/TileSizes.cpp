@@ -2,6 +2,9 @@
 
 #include "passes/Codegen/TileSizes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include <optional>
 
 using namespace mlir;
@@ -153,6 +156,71 @@ bool vmapc::reducesAlongOutput(linalg::LinalgOp op) {
   return true;
 }
 
+bool vmapc::isGather(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  WalkResult found = op->walk([&](tensor::ExtractOp extract) {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.filter = [&](Operation *def) { return def->getBlock() == body; };
+    bool dataDependent = false;
+    for (Value index : extract.getIndices()) {
+      if (auto arg = dyn_cast<BlockArgument>(index)) {
+        dataDependent |= arg.getOwner() == body;
+        continue;
+      }
+      slice.clear();
+      (void)getBackwardSlice(index, &slice, options);
+      for (Operation *def : slice)
+        for (Value operand : def->getOperands())
+          if (auto arg = dyn_cast<BlockArgument>(operand))
+            dataDependent |= arg.getOwner() == body;
+    }
+    return dataDependent ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+bool vmapc::readsRowsAlongInnermostLoop(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  int64_t innermost = int64_t(op.getNumLoops()) - 1;
+  // What in the body `value` depends on: the innermost loop's index, and
+  // anything else of the body (a block argument, another loop's index).
+  auto dependencies = [&](Value value, bool &onInnermost, bool &onOther) {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.filter = [&](Operation *def) { return def->getBlock() == body; };
+    options.inclusive = true;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      onOther |= arg.getOwner() == body;
+      return;
+    }
+    (void)getBackwardSlice(value, &slice, options);
+    for (Operation *def : slice) {
+      if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+        (int64_t(index.getDim()) == innermost ? onInnermost : onOther) = true;
+        continue;
+      }
+      for (Value operand : def->getOperands())
+        if (auto arg = dyn_cast<BlockArgument>(operand))
+          onOther |= arg.getOwner() == body;
+    }
+  };
+  WalkResult result = op->walk([&](tensor::ExtractOp extract) {
+    ValueRange indices = extract.getIndices();
+    if (indices.empty())
+      return WalkResult::interrupt();
+    for (auto [i, index] : llvm::enumerate(indices)) {
+      bool onInnermost = false, onOther = false;
+      dependencies(index, onInnermost, onOther);
+      bool last = i + 1 == indices.size();
+      if (last ? (!onInnermost || onOther) : onInnermost)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
 RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
                                            const VectorIsa &isa) {
   RegisterTiling tiling;
@@ -173,6 +241,10 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
     tiling.kind = RegisterTiling::Kind::Tiles;
     tiling.tileSizes.assign(numLoops, 1);
     tiling.tileSizes[*p] = clamp(*p, 4 * v);
+    // A gather reads its indices, not data, through its maps: one row of
+    // the operand per tile, a vector load when the row is contiguous.
+    if (isGather(op))
+      return tiling;
     // A transpose: an input contiguous along another loop q gets V x V
     // tiles (a vector.transpose of registers).
     for (OpOperand *input : op.getDpsInputOperands()) {

@@ -82,12 +82,24 @@ struct RegisterTiling {
 /// each loaded vector of the shared operand serves them all.
 bool reducesAlongOutput(mlir::linalg::LinalgOp op);
 
+/// Whether `op` is a gather: its body reads a tensor (`tensor.extract`) at
+/// an index computed from one of its operands' elements (arr.gather's
+/// lowering), not only from the loop indices (a reversed slice).
+bool isGather(mlir::linalg::LinalgOp op);
+
+/// Whether every `tensor.extract` of `op`'s body reads along the innermost
+/// loop: its last index follows that loop's `linalg.index` (and nothing
+/// else of the body), its other indices do not. A gather of rows is; upstream's
+/// vectorizer turns it into contiguous vector loads. Other reads by index
+/// stay loops (the vectorizer can emit an invalid `vector.gather` for them).
+bool readsRowsAlongInnermostLoop(mlir::linalg::LinalgOp op);
+
 /// The register tiling of `op` (static shapes) for `isa`, by op kind:
 /// elementwise (innermost output dimension in tiles of 4 vectors, V x V
-/// tiles for a transpose), contraction along the output's innermost
-/// dimension (rows x columns of accumulators, reductions one step at a
-/// time), a reduction along a contiguous dimension (partial reduction into
-/// 4 vectors of lanes), or none.
+/// tiles for a transpose; a gather reads one row of its operand per tile),
+/// contraction along the output's innermost dimension (rows x columns of
+/// accumulators, reductions one step at a time), a reduction along a contiguous
+/// dimension (partial reduction into 4 vectors of lanes), or none.
 RegisterTiling chooseRegisterTiling(mlir::linalg::LinalgOp op,
                                     const VectorIsa &isa);
 

@@ -305,6 +305,41 @@ struct ArrFormDispatchesPass
     auto insert = dyn_cast<tensor::InsertSliceOp>(group.root);
     if (insert)
       inputs.remove(insert.getDest());
+    // A linalg root that updates a value computed outside the dispatch (its
+    // init: a scatter's operand, a loop carry) updates it in place: the
+    // dispatch's init is that value, and the kernel starts from the output
+    // binding's contents. Bufferization copies the value first where it is
+    // read later. The value stays an input binding too if another op of the
+    // dispatch reads it (bufferization then never places the output in its
+    // buffer: a kernel never reads a buffer it writes).
+    SmallVector<Value> updated(results.size());
+    if (auto linalgRoot = dyn_cast<linalg::LinalgOp>(group.root)) {
+      for (auto [i, result] : llvm::enumerate(results)) {
+        Value init =
+            linalgRoot
+                .getDpsInitOperand(cast<OpResult>(result).getResultNumber())
+                ->get();
+        Operation *def = init.getDefiningOp();
+        if (def && (group.ops.contains(def) || isa<tensor::EmptyOp>(def) ||
+                    isFree(def)))
+          continue;
+        updated[i] = init;
+        // Uses in a group op's region (a gather's tensor.extract) count.
+        auto groupOpOf = [&](Operation *op) -> Operation * {
+          for (; op; op = op->getParentOp())
+            if (group.ops.contains(op))
+              return op;
+          return nullptr;
+        };
+        bool readElsewhere = llvm::any_of(init.getUses(), [&](OpOperand &use) {
+          Operation *owner = groupOpOf(use.getOwner());
+          return owner &&
+                 !(use.getOwner() == group.root && linalgRoot.isDpsInit(&use));
+        });
+        if (!readElsewhere)
+          inputs.remove(init);
+      }
+    }
 
     std::optional<int64_t> batchLoop;
     if (group.loopOp)
@@ -347,6 +382,15 @@ struct ArrFormDispatchesPass
       mapping.map(insert.getDest(), tensor::EmptyOp::create(
                                         b, loc, insert.getDestType().getShape(),
                                         insert.getDestType().getElementType()));
+    // An updated value starts as the output binding's contents.
+    SmallVector<std::pair<Value, Value>> updatedInits;
+    for (auto [i, value] : llvm::enumerate(updated))
+      if (value)
+        updatedInits.push_back(
+            {value,
+             bufferization::ToTensorOp::create(
+                 b, loc, value.getType(), body->getArgument(inputs.size() + i),
+                 /*restrict=*/true, /*writable=*/true)});
     size_t firstScalar = inputs.size() + results.size();
     for (auto [i, scalar] : llvm::enumerate(scalars)) {
       mapping.map(scalar, body->getArgument(firstScalar + i));
@@ -367,7 +411,18 @@ struct ArrFormDispatchesPass
     for (Operation *op : toClone) {
       if (insert && op == group.root)
         continue;
-      Operation *clone = b.clone(*op, mapping);
+      // The root's updated inits read the output bindings (other ops of
+      // the dispatch read the input binding of the same value).
+      Operation *clone;
+      if (op == group.root && !updatedInits.empty()) {
+        IRMapping rootMapping = mapping;
+        for (auto [value, toTensor] : updatedInits)
+          rootMapping.map(value, toTensor);
+        clone = b.clone(*op, rootMapping);
+        mapping.map(op->getResults(), clone->getResults());
+      } else {
+        clone = b.clone(*op, mapping);
+      }
       if (op == group.loopOp.getOperation() && needsN)
         clone->setAttr(sched::SchedDialect::kBatchLoopAttrName,
                        b.getI64IntegerAttr(*batchLoop));
@@ -403,9 +458,13 @@ struct ArrFormDispatchesPass
     // The dispatch.
     OpBuilder entryBuilder(group.root);
     SmallVector<Value> inits;
-    for (Value result : results) {
+    for (auto [result, value] : llvm::zip(results, updated)) {
       if (insert) {
         inits.push_back(insert.getDest());
+        continue;
+      }
+      if (value) {
+        inits.push_back(value);
         continue;
       }
       auto type = cast<RankedTensorType>(result.getType());
