@@ -3,12 +3,16 @@
 #include "dialect/SchedDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace vmapc::sched;
@@ -27,6 +31,45 @@ void SchedDialect::initialize() {
 
 bool vmapc::sched::isKernel(Operation *fn) {
   return fn && fn->hasAttr(SchedDialect::kKernelAttrName);
+}
+
+bool vmapc::sched::readsOutput(DispatchOp dispatch, unsigned output) {
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      dispatch, dispatch.getKernelAttr());
+  if (!kernel || kernel.isExternal())
+    return true;
+  unsigned arg = dispatch.getInputs().size() + output;
+  // A tensor of the binding read only as the destination of ops that
+  // overwrite it (a copy's or a fill's init, after empty-tensor
+  // elimination) is not read.
+  auto readsTensor = [](Value tensor) {
+    return llvm::any_of(tensor.getUses(), [](OpOperand &use) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      return !linalgOp || !linalgOp.isDpsInit(&use) ||
+             linalgOp.payloadUsesValueFromOperand(&use);
+    });
+  };
+  return llvm::any_of(kernel.getArgument(arg).getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto write = dyn_cast<bufferization::MaterializeInDestinationOp>(user))
+      return use.get() != write.getDest();
+    if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(user))
+      return readsTensor(toTensor.getResult());
+    return true;
+  });
+}
+
+bool vmapc::sched::isCopyKernel(func::FuncOp kernel) {
+  if (!kernel || kernel.isExternal())
+    return false;
+  Block &body = kernel.getBody().front();
+  return llvm::any_of(body,
+                      [](Operation &op) { return isa<memref::CopyOp>(op); }) &&
+         llvm::all_of(body, [](Operation &op) {
+           return isa<memref::CopyOp, func::ReturnOp>(op) ||
+                  op.hasTrait<OpTrait::ConstantLike>() ||
+                  isa<ViewLikeOpInterface>(op);
+         });
 }
 
 std::optional<uint64_t> vmapc::sched::bindingBytes(MemRefType type) {
@@ -208,6 +251,20 @@ namespace {
 struct DispatchOpBufferization
     : bufferization::DstBufferizableOpInterfaceExternalModel<
           DispatchOpBufferization, DispatchOp> {
+  /// Inputs are read; an output only when the kernel reads its binding's
+  /// contents (an update in place, readsOutput). A kernel that only writes
+  /// a result into an output leaves its init unread, so bufferization may
+  /// give the output any buffer (the entry's output itself, once empty
+  /// tensors are eliminated) without copying the init in first.
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const bufferization::AnalysisState &) const {
+    auto dispatch = cast<DispatchOp>(op);
+    if (!dispatch.isDpsInit(&operand))
+      return true;
+    return readsOutput(dispatch,
+                       dispatch.getTiedOpResult(&operand).getResultNumber());
+  }
+
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {

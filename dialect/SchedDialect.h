@@ -10,6 +10,7 @@
 #define VMAPC_DIALECT_SCHEDDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -35,6 +36,16 @@ void registerBufferizableOpInterfaceExternalModels(
 
 /// Whether `fn` is a kernel (`sched.kernel`).
 bool isKernel(mlir::Operation *fn);
+
+/// Whether the kernel of `dispatch` reads the prior contents of its output
+/// binding `output` (an update in place: a scatter's destination, a loop
+/// carry updated with `.at[]`) rather than only writing a result into it.
+/// True for an external or missing kernel.
+bool readsOutput(DispatchOp dispatch, unsigned output);
+
+/// Whether `kernel` only copies one binding into another (a copy that
+/// bufferization made, outlined by arr-copies-to-dispatches).
+bool isCopyKernel(mlir::func::FuncOp kernel);
 
 /// The bytes of a binding of type `type` (a statically shaped memref; an
 /// i1 takes one byte), or nullopt for a dynamic shape.

@@ -8,6 +8,7 @@
 #include "dialect/ArrDialect.h"
 
 #include "dialect/Limits.h"
+#include "dialect/SchedDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
@@ -221,6 +222,7 @@ private:
   LogicalResult collectAccesses(Value root, std::optional<LiveInterval> &range,
                                 Operation *&firstAccess);
   void planInPlace(BufferPlan &plan);
+  void countUpdatesInPlace(BufferPlan &plan);
 
   func::FuncOp func;
   Block *bodyBlock = nullptr;
@@ -377,6 +379,44 @@ void Planner::planInPlace(BufferPlan &plan) {
   }
 }
 
+void Planner::countUpdatesInPlace(BufferPlan &plan) {
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return;
+  SymbolTable symbols(module);
+  auto rowOf = [&](Value operand) -> int {
+    auto it = rowOfRoot.find(traceToRoot(operand));
+    return it == rowOfRoot.end() ? -1 : it->second;
+  };
+  // Whether `op` copies into the buffer of `row`: a copy bufferization made
+  // because the updated value is read later (the update then writes the
+  // copy, not the value's own bytes).
+  auto copiesInto = [&](Operation *op, int row) {
+    if (auto copy = dyn_cast_or_null<memref::CopyOp>(op))
+      return rowOf(copy.getTarget()) == row;
+    auto dispatch = dyn_cast_or_null<vmapc::sched::DispatchOp>(op);
+    if (!dispatch || !vmapc::sched::isCopyKernel(
+                         symbols.lookup<func::FuncOp>(dispatch.getKernel())))
+      return false;
+    return llvm::any_of(dispatch.getOutputs(),
+                        [&](Value out) { return rowOf(out) == row; });
+  };
+  func.walk([&](vmapc::sched::DispatchOp dispatch) {
+    // A copy reads its source, never its target.
+    if (vmapc::sched::isCopyKernel(
+            symbols.lookup<func::FuncOp>(dispatch.getKernel())))
+      return;
+    for (auto [k, output] : llvm::enumerate(dispatch.getOutputs())) {
+      int row = rowOf(output);
+      if (row < 0 || !vmapc::sched::readsOutput(dispatch, k) ||
+          copiesInto(dispatch->getPrevNode(), row))
+        continue;
+      ++plan.buffers[row].updatesInPlace;
+      ++plan.inPlace;
+    }
+  });
+}
+
 FailureOr<BufferPlan> Planner::run() {
   BufferPlan plan;
   plan.alignment = options.alignment;
@@ -508,6 +548,7 @@ FailureOr<BufferPlan> Planner::run() {
     groupSize.push_back(1);
   }
   planInPlace(plan);
+  countUpdatesInPlace(plan);
 
   // One request per slot (in-place group or staging argument).
   std::vector<BufferRequest> requests;

@@ -33,6 +33,10 @@
 //    operand of the op reads the input's buffer through a non-identity map
 //    or aliases the output's buffer. The output allocation then joins the
 //    input's slot (same offset, one buffer for the lower bound).
+//    A `sched.dispatch` whose kernel reads an output binding's contents and
+//    writes them back (sched::readsOutput) updates that buffer in place; it
+//    counts as an in-place write unless the op before it copies into the
+//    buffer (bufferization copied the value, still read later, first).
 // 4. Offsets. Every slot (in-place group or staging argument) gets an offset
 //    aligned to `alignment` in one arena, by "greedy by size" with best fit
 //    from Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net
@@ -134,6 +138,10 @@ struct PlannedBuffer {
   int slot = -1;
   /// Row whose memory this buffer takes over in place (-1 if none).
   int inPlaceSource = -1;
+  /// Dispatches that update this buffer in place: their kernel reads its
+  /// contents and writes them back (a scatter's destination, a loop carry
+  /// updated with `.at[]`), with no copy made for them.
+  int updatesInPlace = 0;
   /// For the first buffer of a slot: the row that last occupied bytes
   /// overlapping this buffer's before it became live (-1 if fresh memory).
   int reusedFrom = -1;
@@ -149,7 +157,8 @@ struct BufferPlan {
   int64_t arenaBytes = 0;
   int64_t lowerBound = 0;
   int64_t naiveSum = 0;
-  /// Number of in-place reuses (allocations merged into an input's slot).
+  /// Number of in-place writes: allocations merged into an input's slot,
+  /// and dispatches that update a buffer in place.
   int64_t inPlace = 0;
   int64_t numSlots = 0;
   /// Number of schedule points (top-level ops of the body).

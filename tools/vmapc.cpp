@@ -359,6 +359,11 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
       reuse = "written in place over " + plan.buffers[b.inPlaceSource].name;
     else if (b.reusedFrom >= 0)
       reuse = "reuses the bytes of " + plan.buffers[b.reusedFrom].name;
+    if (b.updatesInPlace > 0)
+      reuse += (reuse.empty() ? "" : "; ") + std::string("updated in place") +
+               (b.updatesInPlace > 1
+                    ? " by " + std::to_string(b.updatesInPlace) + " dispatches"
+                    : "");
     llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
                                   b.name, b.bytes, intervalString(b.live),
                                   b.offset, reuse);
@@ -377,7 +382,8 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
              : llvm::json::Value(nullptr)},
         {"reused_from", b.reusedFrom >= 0
                             ? llvm::json::Value(plan.buffers[b.reusedFrom].name)
-                            : llvm::json::Value(nullptr)}});
+                            : llvm::json::Value(nullptr)},
+        {"updates_in_place", b.updatesInPlace}});
   }
   double ratio = plan.lowerBound
                      ? static_cast<double>(plan.arenaBytes) / plan.lowerBound

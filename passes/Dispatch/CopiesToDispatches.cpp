@@ -63,7 +63,7 @@ struct ArrCopiesToDispatchesPass
       // A copy into a buffer that the next dispatch overwrites without
       // reading it (a loop carry's initial value, say) is dead.
       llvm::erase_if(copies, [&](Operation *copy) {
-        if (!overwrittenNext(copy, symbols))
+        if (!overwrittenNext(copy))
           return false;
         copy->erase();
         return true;
@@ -82,7 +82,7 @@ struct ArrCopiesToDispatchesPass
   /// Whether the op right after `copy` is a dispatch that writes the copy's
   /// whole target and never reads it: its kernel only materializes a result
   /// into that binding.
-  static bool overwrittenNext(Operation *copy, SymbolTable &symbols) {
+  static bool overwrittenNext(Operation *copy) {
     auto dispatch =
         dyn_cast_or_null<vmapc::sched::DispatchOp>(copy->getNextNode());
     if (!dispatch)
@@ -94,15 +94,7 @@ struct ArrCopiesToDispatchesPass
     auto it = llvm::find(outputs, target);
     if (it == outputs.end())
       return false;
-    auto kernel = symbols.lookup<func::FuncOp>(dispatch.getKernel());
-    if (!kernel || kernel.isExternal())
-      return false;
-    unsigned arg = dispatch.getInputs().size() + (it - outputs.begin());
-    return llvm::all_of(kernel.getArgument(arg).getUses(), [](OpOperand &use) {
-      auto write =
-          dyn_cast<bufferization::MaterializeInDestinationOp>(use.getOwner());
-      return write && use.get() == write.getDest();
-    });
+    return !vmapc::sched::readsOutput(dispatch, it - outputs.begin());
   }
 
   /// Binds the buffers that `dispatch`'s operands view (an argument of the

@@ -305,8 +305,9 @@ struct ArrFormDispatchesPass
     auto insert = dyn_cast<tensor::InsertSliceOp>(group.root);
     if (insert)
       inputs.remove(insert.getDest());
-    // A linalg root that updates a value computed outside the dispatch (its
-    // init: a scatter's operand, a loop carry) updates it in place: the
+    // A linalg root that updates a value computed outside the dispatch (an
+    // init its payload reads: a scatter's operand, a loop carry) updates it
+    // in place: the
     // dispatch's init is that value, and the kernel starts from the output
     // binding's contents. Bufferization copies the value first where it is
     // read later. The value stays an input binding too if another op of the
@@ -315,13 +316,13 @@ struct ArrFormDispatchesPass
     SmallVector<Value> updated(results.size());
     if (auto linalgRoot = dyn_cast<linalg::LinalgOp>(group.root)) {
       for (auto [i, result] : llvm::enumerate(results)) {
-        Value init =
-            linalgRoot
-                .getDpsInitOperand(cast<OpResult>(result).getResultNumber())
-                ->get();
+        OpOperand *initOperand = linalgRoot.getDpsInitOperand(
+            cast<OpResult>(result).getResultNumber());
+        Value init = initOperand->get();
         Operation *def = init.getDefiningOp();
-        if (def && (group.ops.contains(def) || isa<tensor::EmptyOp>(def) ||
-                    isFree(def)))
+        if (!linalgRoot.payloadUsesValueFromOperand(initOperand) ||
+            (def && (group.ops.contains(def) || isa<tensor::EmptyOp>(def) ||
+                     isFree(def))))
           continue;
         updated[i] = init;
         // Uses in a group op's region (a gather's tensor.extract) count.

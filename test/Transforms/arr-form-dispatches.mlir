@@ -195,3 +195,54 @@ module {
     return %inserted_slice_0 : tensor<8x32xf32>
   }
 }
+
+// -----
+
+// An update in place: the root's payload reads its init, which the entry
+// computes in a loop (not a linalg op of this block). The dispatch's init
+// is that value (tied: bufferization writes it in place where it dies) and
+// the kernel starts from its output binding's contents, which it does not
+// also bind as an input.
+
+// CHECK-LABEL: func.func private @upd_dispatch_2(
+// CHECK-SAME:      %[[I:.+]]: memref<i32>, %[[OUT:.+]]: memref<4x8xf32>)
+// CHECK:         %[[IT:.+]] = bufferization.to_tensor %[[I]] restrict
+// CHECK:         %[[H:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK:         %[[R:.+]] = linalg.generic {{.+}} ins(%[[IT]] : tensor<i32>) outs(%[[H]] : tensor<4x8xf32>)
+// CHECK:         bufferization.materialize_in_destination %[[R]] in restrict writable %[[OUT]]
+// CHECK-LABEL: func.func @upd(
+// CHECK:         %[[LOOP:.+]] = scf.for
+// CHECK:         sched.dispatch @upd_dispatch_2(%{{.+}} : tensor<i32>) outs(%[[LOOP]] : tensor<4x8xf32>) -> tensor<4x8xf32>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+module {
+  func.func @upd(%i: tensor<i32> {arr.name = "i"}) -> (tensor<4x8xf32> {arr.name = "out"}) attributes {arr.batch = 4 : i64, arr.in_axes = [unit], arr.out_axes = [0]} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x8xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %h = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %f) -> (tensor<4x8xf32>) {
+      %e2 = tensor.empty() : tensor<4x8xf32>
+      %n = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%acc : tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %s = arith.addf %in, %one : f32
+        linalg.yield %s : f32
+      } -> tensor<4x8xf32>
+      scf.yield %n : tensor<4x8xf32>
+    }
+    %r = linalg.generic {indexing_maps = [#scalar, #map], iterator_types = ["parallel", "parallel"]} ins(%i : tensor<i32>) outs(%h : tensor<4x8xf32>) {
+    ^bb0(%in: i32, %out: f32):
+      %p = linalg.index 1 : index
+      %pi = arith.index_cast %p : index to i32
+      %hit = arith.cmpi eq, %in, %pi : i32
+      %s = arith.addf %out, %one : f32
+      %y = arith.select %hit, %s, %out : f32
+      linalg.yield %y : f32
+    } -> tensor<4x8xf32>
+    return %r : tensor<4x8xf32>
+  }
+}
