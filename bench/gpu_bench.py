@@ -386,7 +386,9 @@ def main():
     if args.runs < 20 and args.device.startswith("cuda"):
         log(f"note: --runs {args.runs}: the table's method wants >= 20")
 
-    progs = P.PROGRAMS
+    # Every row with one output and inputs at any N (programs.py's
+    # gpu_bench: not the DP-SGD step, three outputs of one 256-digit batch).
+    progs = [p for p in P.PROGRAMS if p.gpu_bench]
     if args.programs:
         progs = [P.by_name(n) for n in args.programs.split(",")]
 

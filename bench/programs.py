@@ -7,7 +7,9 @@ same function
   inputs(rng, n)   the inputs of N examples in the entry's manifest order,
                    as numpy arrays of the batched shapes vmapc-bench and the
                    runtime take (mapped inputs with N at their axis);
-  reference(xs)    float64 (kNN: exact int64) outputs, the check's yardstick;
+  reference(xs)    float64 (kNN: exact int64; histogram: exact int32)
+                   outputs, one per output of the entry, the check's
+                   yardstick;
   numpy(xs)        numpy's best form on the batch, float32: BLAS for the
                    contractions (`@`), in-place ufuncs where they save a pass;
   jax_fn, in_axes  the per-example function written as in the .arr file, for
@@ -16,7 +18,9 @@ same function
 plus what the tables divide by: `flops(n)` for the rows bound by arithmetic
 (2 per multiply-add, counted from the shapes as the program is written) and
 `traffic_bytes(xs, outs)` = bytes of all inputs and outputs for the rows
-bound by memory (compared with a memcpy moving the same bytes: read + write).
+bound by memory, or the row's own `traffic` (the embedding lookup), compared
+with a memcpy moving the same bytes: read + write; and a row's own `goals`
+where it has them (bench/README.md, "The tables").
 
 The float check (bench/run.py) passes an output when every element is finite
 and within FLOAT_TOLERANCE * max|reference| of the float64 reference; the
@@ -49,7 +53,8 @@ class Program:
     recurrence: % FMA peak, goal <= 0.8x each)."""
 
     def __init__(self, name, arr, n, kind, inputs, reference, numpy, jax_fn,
-                 in_axes, flops=None, title=None):
+                 in_axes, flops=None, title=None, traffic=None, goals=None,
+                 gpu_bench=True):
         assert kind in KINDS
         self.name = name
         self.arr = arr
@@ -62,8 +67,20 @@ class Program:
         self.in_axes = in_axes
         self.flops = flops
         self.title = title or name
+        self.traffic = traffic
+        # The row's own goal, overriding its kind's: [(against, bound)], with
+        # against "numpy", "jax" (vmapc's time <= bound x theirs) or
+        # "memcpy" (vmapc's rate >= bound x memcpy's).
+        self.goals = goals
+        # Whether bench/gpu_bench.py's table has the row (it takes rows of
+        # one output whose inputs it can make at any N).
+        self.gpu_bench = gpu_bench
 
     def traffic_bytes(self, xs, outs):
+        """Bytes a memory row moves: its own `traffic(xs, outs)` where it
+        has one (the embedding lookup), else all inputs and outputs."""
+        if self.traffic is not None:
+            return self.traffic(xs, outs)
         return sum(x.nbytes for x in xs) + sum(o.nbytes for o in outs)
 
 
@@ -400,6 +417,170 @@ def rnn_flops(n):
 
 
 # ----------------------------------------------------------------------------
+# Embedding lookup: take(table, ids, axis=0), the 16 rows an example's ids
+# name from a shared 50000 x 64 table (12.8 MB, larger than the L2), ids
+# uniform over the table. The bytes counted are those a copy of the result
+# moves: each gathered row read once and written once, and the ids read
+# (the table is not streamed: a row may be read several times or never).
+
+EMBED_VOCAB, EMBED_WIDTH, EMBED_IDS = 50000, 64, 16
+
+
+def embed_inputs(rng, n):
+    import numpy as np
+
+    table = _normal(rng, (EMBED_VOCAB, EMBED_WIDTH), 1.0)
+    ids = rng.integers(0, EMBED_VOCAB, (n, EMBED_IDS)).astype(np.int32)
+    return [table, ids]
+
+
+def embed_reference(xs):
+    import numpy as np
+
+    table, ids = xs
+    return [table.astype(np.float64)[ids.astype(np.int64)]]
+
+
+def embed_numpy(xs):
+    import numpy as np
+
+    table, ids = xs
+    return [np.take(table, ids, axis=0)]
+
+
+def embed_jax(table, ids):
+    import jax.numpy as jnp
+
+    return jnp.take(table, ids, axis=0)
+
+
+def embed_traffic(xs, outs):
+    return xs[1].nbytes + 2 * sum(o.nbytes for o in outs)
+
+
+# ----------------------------------------------------------------------------
+# Histogram by .at[].add in a loop: 256 values in [0, 32) per example, 32
+# bins (int32 counts, checked exactly).
+
+HIST_VALUES, HIST_BINS = 256, 32
+
+
+def histogram_inputs(rng, n):
+    import numpy as np
+
+    return [rng.integers(0, HIST_BINS, (n, HIST_VALUES)).astype(np.int32)]
+
+
+def histogram_reference(xs):
+    import numpy as np
+
+    x = xs[0].astype(np.int64)
+    return [np.stack([np.bincount(row, minlength=HIST_BINS) for row in x])
+            .astype(np.int32)]
+
+
+def histogram_numpy(xs):
+    """One bincount over all examples, each example's values offset into
+    its own 32 bins."""
+    import numpy as np
+
+    x = xs[0]
+    n = x.shape[0]
+    flat = (x + (np.arange(n, dtype=np.int32) * HIST_BINS)[:, None]).ravel()
+    return [np.bincount(flat, minlength=n * HIST_BINS)
+            .reshape(n, HIST_BINS).astype(np.int32)]
+
+
+def histogram_jax(x):
+    import jax
+    import jax.numpy as jnp
+
+    return jax.lax.fori_loop(0, HIST_VALUES, lambda t, h: h.at[x[t]].add(1),
+                             jnp.zeros((HIST_BINS,), jnp.int32))
+
+
+# ----------------------------------------------------------------------------
+# DP-SGD's per-example step (examples/dpsgd_digits.arr): each example's
+# softmax-regression gradient (W 10 x 64, b 10) clipped to L2 norm 1, and its
+# loss, for one batch of 256 training digits (rows 0-255, pixels 0-16) at
+# W ~ N(0, 0.05^2), b ~ U(-1.5, 1.5) (as examples/dpsgd_digits_check.py):
+# the softmax is neither uniform nor one-hot and every gradient is clipped.
+
+DPSGD_ARR = os.path.join(REPO_ROOT, "examples", "dpsgd_digits.arr")
+
+
+def dpsgd_inputs(rng, n):
+    import numpy as np
+
+    pixels, labels = load_digits()
+    assert n <= 1000, "the training rows are 0-999"
+    w = _normal(rng, (10, 64), 0.05)
+    b = _uniform(rng, (10,), -1.5, 1.5)
+    return [w, b, pixels[:n].astype(np.float32), labels[:n].astype(np.int32)]
+
+
+def dpsgd_reference(xs):
+    import numpy as np
+
+    w, b, x = (a.astype(np.float64) for a in xs[:3])
+    y = xs[3].astype(np.int64)
+    rows = np.arange(len(y))
+    logits = x @ w.T + b
+    z = logits - logits.max(1, keepdims=True)
+    s = np.exp(z).sum(1)
+    g = np.exp(z) / s[:, None]
+    g[rows, y] -= 1.0
+    gw = g[:, :, None] * x[:, None, :]
+    norm = np.sqrt((gw * gw).sum((1, 2)) + (g * g).sum(1))
+    scale = 1.0 / np.maximum(norm, 1.0)
+    return [gw * scale[:, None, None], g * scale[:, None],
+            np.log(s) - z[rows, y]]
+
+
+def dpsgd_numpy(xs):
+    """Batched closed form in float32: the clip's norm from |g x^T|^2 =
+    |g|^2 |x|^2 (no pass over the outer products), the scale folded into g
+    before the one outer product."""
+    import numpy as np
+
+    w, b, x, y = xs
+    rows = np.arange(len(y))
+    z = x @ w.T
+    z += b
+    z -= z.max(1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(1)
+    loss = np.log(s) - z[rows, y]
+    e /= s[:, None]
+    e[rows, y] -= 1.0
+    sq = np.einsum("ij,ij->i", e, e) * (np.einsum("ij,ij->i", x, x) + 1)
+    e *= (1.0 / np.maximum(np.sqrt(sq), 1.0))[:, None]
+    return [e[:, :, None] * x[:, None, :], e, loss]
+
+
+def dpsgd_jax(w, b, x, y):
+    """What a JAX user writes: value_and_grad of the loss, then the clip."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss(w, b):
+        logits = w @ x + b
+        return jax.nn.logsumexp(logits) - logits[y]
+
+    value, (gw, gb) = jax.value_and_grad(loss, argnums=(0, 1))(w, b)
+    norm = jnp.sqrt(jnp.sum(gw * gw) + jnp.sum(gb * gb))
+    scale = 1.0 / jnp.maximum(norm, 1.0)
+    return gw * scale, gb * scale, value
+
+
+def dpsgd_flops(n):
+    """As written, per example: W x (2 per multiply-add), the outer product
+    (1 per element), its squares summed (2), the scaling (1); the 10-wide
+    softmax is left out."""
+    return n * (2 * 640 + 640 + 2 * 640 + 640)
+
+
+# ----------------------------------------------------------------------------
 # The table, in the order bench/README.md lists its rows.
 
 KNN_ARR = os.path.join(REPO_ROOT, "examples", "knn_digits.arr")
@@ -431,6 +612,18 @@ PROGRAMS = [
     Program("rnn_loop", "rnn_loop.arr", 8192, "loop", rnn_inputs,
             rnn_reference, rnn_numpy, rnn_jax, (0, None, None), rnn_flops,
             title="loop (20 x tanh RNN)"),
+    Program("embed_lookup", "embed_lookup.arr", 8192, "memory", embed_inputs,
+            embed_reference, embed_numpy, embed_jax, (None, 0),
+            title="embedding lookup 16 of 50000x64", traffic=embed_traffic,
+            goals=[("jax", 1.0), ("memcpy", 0.6)]),
+    Program("histogram", "histogram.arr", 8192, "loop", histogram_inputs,
+            histogram_reference, histogram_numpy, histogram_jax, (0,),
+            title="histogram 256 into 32 (.at[].add loop)",
+            goals=[("jax", 1.0)]),
+    Program("dpsgd_step", DPSGD_ARR, 256, "contraction", dpsgd_inputs,
+            dpsgd_reference, dpsgd_numpy, dpsgd_jax, (None, None, 0, 0),
+            dpsgd_flops, title="DP-SGD per-example grads, B=256",
+            goals=[("jax", 1.0)], gpu_bench=False),
 ]
 
 

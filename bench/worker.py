@@ -15,10 +15,12 @@ request per line on stdin and answers one JSON line on stdout:
                                           jit(vmap(f)) built and compiled by
                                           one call)
   {"op": "time", "runs": K, "warmup": W, "max_seconds": T, "min_runs": M,
-   "output": PATH or null}             -> W warm-up calls, K timed calls (fewer if
+   "outputs": [PATH, ...] or null}     -> W warm-up calls, K timed calls (fewer if
                                           they would take longer than T by
                                           the fastest warm-up, at least M),
                                           the outputs of the last call saved
+                                          (one path per output; "output": PATH
+                                          saves the first)
   {"op": "memory", "batch": B}         -> JAX only: XLA's memory analysis of
                                           jit(vmap(f)) at batch B and at N
   {"op": "quit"}
@@ -119,8 +121,9 @@ class Worker:
 
             def call():
                 out = fn(*args)
-                out.block_until_ready()
-                return [out]
+                # One array, or a tuple of them (several outputs).
+                jax.block_until_ready(out)
+                return list(out) if isinstance(out, (tuple, list)) else [out]
 
             call()  # tracing and compiling, so that warm-up calls are warm
             self.call = call
@@ -157,10 +160,13 @@ class Worker:
             "cpu_s": cpu, "cpu_per_wall": cpu / sum(times) if sum(times) else 0,
             "thread_ticks": tick_deltas(ticks0, ticks1), "threads": len(ticks1),
         }
-        if req.get("output"):
-            self.np.save(req["output"], self.np.ascontiguousarray(
-                self.np.asarray(out[0])))
-            reply["output"] = req["output"]
+        paths = req.get("outputs") or ([req["output"]] if req.get("output")
+                                       else [])
+        for path, value in zip(paths, out):
+            self.np.save(path, self.np.ascontiguousarray(
+                self.np.asarray(value)))
+        if paths:
+            reply["outputs"] = paths
         return reply
 
     def memory(self, req):
