@@ -72,6 +72,20 @@ BufferPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+bool vmapc::arr::isDonated(func::FuncOp fn, unsigned arg) {
+  for (unsigned j = 0; j < fn.getNumResults(); ++j)
+    if (auto k = fn.getResultAttrOfType<IntegerAttr>(
+            j, ArrDialect::kDonatedFromAttrName);
+        k && k.getInt() == int64_t(arg))
+      return true;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (auto k = fn.getArgAttrOfType<IntegerAttr>(
+            i, ArrDialect::kDonatedFromAttrName);
+        k && k.getInt() == int64_t(arg))
+      return true;
+  return false;
+}
+
 bool vmapc::arr::isEntry(Operation *op) {
   return op && op->hasAttr(ArrDialect::kBatchAttrName);
 }
@@ -132,6 +146,13 @@ static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr,
                      name == ArrDialect::kArenaAttrName)) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
+  if (name == ArrDialect::kDonatedFromAttrName) {
+    auto input = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!input || input.getInt() < 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative integer";
     return success();
   }
   if (isArgument && name == ArrDialect::kStagingOffsetAttrName) {

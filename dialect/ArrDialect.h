@@ -46,12 +46,19 @@ public:
 
 namespace mlir {
 class DialectRegistry;
+namespace func {
+class FuncOp;
+} // namespace func
 } // namespace mlir
 
 namespace vmapc::arr {
 /// Whether `op` is an entry point: a function marked `arr.batch` (which the
 /// dialect verifies is a public func.func with a body).
 bool isEntry(mlir::Operation *op);
+
+/// Whether argument `arg` of entry `fn` is donated (an output is marked
+/// `arr.donated_from` with its index): writable, and computed in place.
+bool isDonated(mlir::func::FuncOp fn, unsigned arg);
 
 /// Attaches the batching rules of ops from other dialects (`func.call`:
 /// batch the callee for the call's batching signature).

@@ -43,6 +43,11 @@ def Arr_Dialect : Dialect {
       `--arr-plan-buffers`): where in the arena its staging buffer lives.
     - `arr.plan` (`#arr.plan<...>`, on an entry, after `--arr-plan-buffers`):
       the buffer plan's figures.
+    - `arr.donated_from` (i64 >= 0, on an entry's result, and on its output
+      argument after `--arr-outputs-to-destinations`): the output takes the
+      bytes of this input (`donate=` in the export, JAX's donate_argnums):
+      it is computed into the input's buffer, which the caller passes as
+      both (docs/runtime.md, "Donation").
   }];
   let cppNamespace = "::vmapc::arr";
   let hasConstantMaterializer = 1;
@@ -61,6 +66,8 @@ def Arr_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStagingOffsetAttrName =
         "arr.staging_offset";
     static constexpr ::llvm::StringLiteral kPlanAttrName = "arr.plan";
+    static constexpr ::llvm::StringLiteral kDonatedFromAttrName =
+        "arr.donated_from";
   }];
 }
 

@@ -121,5 +121,70 @@ LogicalResult vmapc::frontend::importExport(ExportDecl &ex, ImportContext &ic,
                      builder.getStringAttr(r->size() == 1
                                                ? std::string("out")
                                                : "out" + std::to_string(j)));
+  if (t.donate)
+    return pairDonations(fn, t.donate, ic, typing);
+  return success();
+}
+
+LogicalResult vmapc::frontend::pairDonations(func::FuncOp fn, Expr *donate,
+                                             ImportContext &ic,
+                                             const Typing &typing) {
+  FailureOr<SmallVector<int64_t>> indices =
+      typing.staticInts(donate, "donate=", /*allowScalar=*/true);
+  if (failed(indices))
+    return failure();
+  auto inAxes =
+      fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kInAxesAttrName);
+  auto outAxes =
+      fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kOutAxesAttrName);
+  auto nameOf = [&](unsigned k) {
+    auto name = fn.getArgAttrOfType<StringAttr>(
+        k, vmapc::arr::ArrDialect::kNameAttrName);
+    return name ? name.str() : "#" + std::to_string(k);
+  };
+  unsigned numInputs = fn.getNumArguments();
+  SmallVector<bool> taken(fn.getNumResults(), false);
+  SmallVector<int64_t> seen;
+  for (int64_t k : *indices) {
+    if (k < 0 || k >= int64_t(numInputs))
+      return ic.error(donate->getLoc(),
+                      "donate= names input " + Twine(k) + ", but '" +
+                          fn.getSymName() + "' has " + Twine(numInputs) +
+                          " input" + (numInputs == 1 ? "" : "s") +
+                          " (valid: 0.." + Twine(numInputs - 1) + ")");
+    if (llvm::is_contained(seen, k))
+      return ic.error(donate->getLoc(),
+                      "donate= names input " + Twine(k) + " twice");
+    seen.push_back(k);
+    auto inAxis = dyn_cast<IntegerAttr>(inAxes[k]);
+    auto type = fn.getArgumentTypes()[k];
+    if (!inAxis)
+      return ic.error(donate->getLoc(),
+                      "donate= names input '" + nameOf(k) +
+                          "', which is not mapped (in_axes none): every "
+                          "chunk reads it whole, so no output can take its "
+                          "bytes");
+    // The first output with the input's batched type and batch axis.
+    std::optional<unsigned> match;
+    for (unsigned j = 0; j < fn.getNumResults() && !match; ++j) {
+      auto outAxis = dyn_cast<IntegerAttr>(outAxes[j]);
+      if (!taken[j] && outAxis && outAxis.getInt() == inAxis.getInt() &&
+          fn.getResultTypes()[j] == type)
+        match = j;
+    }
+    if (!match)
+      return ic.error(
+          donate->getLoc(),
+          "donate= names input '" + nameOf(k) + "' (" +
+              typeStr(cast<RankedTensorType>(type)) + ", batch axis " +
+              Twine(inAxis.getInt()) +
+              "), but no output left has that type and batch axis; an output "
+              "takes a donated input's bytes only when it has the same "
+              "dtype, per-example shape and batch axis");
+    taken[*match] = true;
+    fn.setResultAttr(
+        *match, vmapc::arr::ArrDialect::kDonatedFromAttrName,
+        IntegerAttr::get(IntegerType::get(fn.getContext(), 64), k));
+  }
   return success();
 }

@@ -155,6 +155,13 @@ VmapResolver::buildTemplate(CallExpr *call, StringRef owner, bool isExport) {
       (kw.name == "in_axes" ? t->inAxes : t->outAxes) = *spec;
       continue;
     }
+    if (kw.name == "donate") {
+      if (!isExport)
+        return ic.error(kw.loc, "donate= is only allowed in 'export NAME = "
+                                "vmap(f, ..., donate=(k,), batch=B);'");
+      t->donate = kw.value.get();
+      continue;
+    }
     bool isBatch = kw.name == "batch";
     if (isBatch && !isExport)
       return ic.error(kw.loc, "batch= is only allowed in 'export NAME = "
@@ -163,9 +170,10 @@ VmapResolver::buildTemplate(CallExpr *call, StringRef owner, bool isExport) {
       return ic.error(kw.loc, "an export sets its batch size with batch=B, not "
                               "axis_size=");
     if (!isBatch && kw.name != "axis_size")
-      return ic.error(kw.loc, "unknown keyword argument '" + kw.name +
-                                  "' for vmap (expected in_axes=, out_axes=" +
-                                  (isExport ? ", batch=)" : ", axis_size=)"));
+      return ic.error(kw.loc,
+                      "unknown keyword argument '" + kw.name +
+                          "' for vmap (expected in_axes=, out_axes=" +
+                          (isExport ? ", batch=, donate=)" : ", axis_size=)"));
     auto *lit = dyn_cast<IntLiteralExpr>(kw.value.get());
     if (!lit)
       return ic.error(kw.value->getLoc(),

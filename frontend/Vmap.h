@@ -58,6 +58,7 @@ struct VmapTemplate {
   AxesSpec inAxes, outAxes;
   std::optional<int64_t> axisSize; // axis_size= or (in an export) batch=
   llvm::SMLoc axisSizeLoc;
+  Expr *donate = nullptr; // donate= (exports only)
   llvm::SMLoc loc;
   std::string owner;   // prefix of generated functions
   std::string display; // how messages name it

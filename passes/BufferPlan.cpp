@@ -465,9 +465,12 @@ FailureOr<BufferPlan> Planner::run() {
     Operation *first = nullptr;
     if (failed(collectAccesses(arg, range, first)))
       return failure();
-    // An input is staged before the call; an output is copied out after it.
+    // An input is staged before the call; an output is copied out after it
+    // (a donated input's slot holds its output until then).
     if (isOutput)
       row.live = {range ? range->start : endPoint, endPoint};
+    else if (vmapc::arr::isDonated(func, arg.getArgNumber()))
+      row.live = {0, endPoint};
     else
       row.live = {0, range ? range->end : 0};
     std::string text;
@@ -549,6 +552,13 @@ FailureOr<BufferPlan> Planner::run() {
   }
   planInPlace(plan);
   countUpdatesInPlace(plan);
+  // Donated outputs take their inputs' bytes (no buffer of their own).
+  for (BlockArgument arg : func.getArguments())
+    if (func.getArgAttr(arg.getArgNumber(),
+                        vmapc::arr::ArrDialect::kDonatedFromAttrName))
+      if (auto type = dyn_cast<MemRefType>(arg.getType()))
+        if (std::optional<int64_t> bytes = staticBytes(type, layout))
+          plan.donatedBytes += *bytes;
 
   // One request per slot (in-place group or staging argument).
   std::vector<BufferRequest> requests;

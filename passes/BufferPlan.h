@@ -161,6 +161,9 @@ struct BufferPlan {
   /// and dispatches that update a buffer in place.
   int64_t inPlace = 0;
   int64_t numSlots = 0;
+  /// Bytes of the outputs that take a donated input's bytes (`donate=`): per
+  /// chunk, memory neither the caller nor the arena holds twice.
+  int64_t donatedBytes = 0;
   /// Number of schedule points (top-level ops of the body).
   int64_t scheduleLength = 0;
 };

@@ -3,7 +3,8 @@
 // Destination-passing style at the entry boundary (TOOLCHAIN pitfall 11):
 // upstream `drop-equivalent-buffer-results` only handles private functions,
 // and returning a buffer would need a copy into the caller's memory. Instead
-// each result is materialised in a new output argument before bufferization.
+// each result is materialised in a new output argument before bufferization
+// (a donated input's argument, for an output that takes its bytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +65,24 @@ struct ArrOutputsToDestinationsPass
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     unsigned numInputs = fn.getNumArguments();
     SmallVector<Type> resultTypes(fn.getResultTypes());
+    // A donated input (docs/runtime.md, "Donation") is the buffer its output
+    // is computed into: writable, and the output's own argument is left
+    // unused (the caller passes the input's buffer as both; a staged chunk
+    // goes through the input's slot both ways).
+    SmallVector<std::optional<unsigned>> donor(resultTypes.size());
+    for (unsigned i = 0; i < resultTypes.size(); ++i)
+      if (auto k = fn.getResultAttrOfType<IntegerAttr>(
+              i, vmapc::arr::ArrDialect::kDonatedFromAttrName)) {
+        if (k.getInt() >= numInputs ||
+            fn.getArgumentTypes()[k.getInt()] != resultTypes[i])
+          return fn.emitOpError()
+                 << "result " << i << " is donated input " << k.getInt()
+                 << ", which is not an input of its type";
+        donor[i] = static_cast<unsigned>(k.getInt());
+        fn.setArgAttr(*donor[i],
+                      bufferization::BufferizationDialect::kWritableAttrName,
+                      BoolAttr::get(ctx, true));
+      }
     for (auto [i, type] : llvm::enumerate(resultTypes)) {
       if (!isa<RankedTensorType>(type))
         return fn.emitOpError("entry results must be ranked tensors");
@@ -75,7 +94,7 @@ struct ArrOutputsToDestinationsPass
           StringAttr::get(
               ctx, bufferization::BufferizationDialect::kWritableAttrName),
           BoolAttr::get(ctx, true));
-      if (stageAll || isMapped(outAxes, i))
+      if ((stageAll || isMapped(outAxes, i)) && !donor[i])
         attrs.emplace_back(
             StringAttr::get(ctx, vmapc::arr::ArrDialect::kStagingAttrName),
             UnitAttr::get(ctx));
@@ -98,7 +117,7 @@ struct ArrOutputsToDestinationsPass
       values.push_back(value);
     }
     for (auto [i, value] : llvm::enumerate(values)) {
-      Value output = fn.getArgument(numInputs + i);
+      Value output = fn.getArgument(donor[i] ? *donor[i] : numInputs + i);
       // A result assembled piece by piece (`arr.concat`: insert_slices into
       // a tensor.empty) is assembled in the output itself: the empty tensor
       // (undefined contents, so any tensor may stand for it) becomes the

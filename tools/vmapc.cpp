@@ -392,7 +392,13 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
       "  arena {0} bytes, lower bound {1} bytes ({2:F3}x), naive sum {3} "
       "bytes, {4} in-place write(s)\n",
       plan.arenaBytes, plan.lowerBound, ratio, plan.naiveSum, plan.inPlace);
+  if (plan.donatedBytes > 0)
+    llvm::outs() << llvm::formatv(
+        "  donated {0} bytes: outputs computed in their donated inputs' "
+        "buffers\n",
+        plan.donatedBytes);
   json.push_back(llvm::json::Object{{"entry", name},
+                                    {"donated_bytes", plan.donatedBytes},
                                     {"arena_bytes", plan.arenaBytes},
                                     {"lower_bound", plan.lowerBound},
                                     {"naive_sum", plan.naiveSum},

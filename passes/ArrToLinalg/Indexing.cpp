@@ -25,9 +25,9 @@
 
 #include "dialect/ArrDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
@@ -192,13 +192,15 @@ struct ScatterOpLowering : OpConversionPattern<arr::ScatterOp> {
                                                utils::IteratorType::parallel);
     iterators.append(indexDims, utils::IteratorType::reduction);
     // An entry's argument is read-only (the runtime may pass the caller's
-    // memory): the scatter then starts from a copy, which joins the
-    // scatter's dispatch as the producer of its destination.
+    // memory) unless it is donated: the scatter then starts from a copy,
+    // which joins the scatter's dispatch as the producer of its
+    // destination.
     Value destination = adaptor.getOperand();
-    if (auto argument = dyn_cast<BlockArgument>(destination);
-        argument &&
-        isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
-      destination = copyIntoNewTensor(rewriter, loc, destination);
+    if (auto argument = dyn_cast<BlockArgument>(destination)) {
+      auto fn = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+      if (fn && !arr::isDonated(fn, argument.getArgNumber()))
+        destination = copyIntoNewTensor(rewriter, loc, destination);
+    }
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type,
         ValueRange{adaptor.getIndices(), adaptor.getUpdates()},

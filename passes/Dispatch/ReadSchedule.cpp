@@ -267,6 +267,15 @@ FailureOr<EntryInfo> vmapc::readEntry(func::FuncOp fn,
     ArgInfo arg;
     if (failed(readArg(fn, i, axes[index], batch.getInt(), arg)))
       return failure();
+    // A donated output lives in its input's buffer, staging slot included.
+    if (auto donor = fn.getArgAttrOfType<IntegerAttr>(
+            i, vmapc::arr::ArrDialect::kDonatedFromAttrName)) {
+      if (!isOutput || donor.getInt() >= int64_t(entry.inputs.size()))
+        return fn.emitOpError() << "argument " << i << " is donated from input "
+                                << donor.getInt() << ", which is not an input";
+      arg.donatedFrom = static_cast<int32_t>(donor.getInt());
+      arg.stagingOffset = entry.inputs[arg.donatedFrom].stagingOffset;
+    }
     list.push_back(std::move(arg));
   }
   entry.padsPartialChunks =

@@ -39,7 +39,7 @@ TEST_F(ArtifactTest, HeaderLayout) {
   std::string b = serialize(artifact);
   ASSERT_GT(b.size(), 64u);
   EXPECT_EQ(std::memcmp(b.data(), "VMAPC\0\0\0", 8), 0);
-  EXPECT_EQ(u32At(b, 8), 5u);  // version
+  EXPECT_EQ(u32At(b, 8), 6u);  // version
   EXPECT_EQ(u32At(b, 12), 0u); // reserved
   EXPECT_EQ(u64At(b, 16), 64u);
   uint64_t manifestSize = u64At(b, 24);
@@ -83,7 +83,7 @@ TEST_F(ArtifactTest, ManifestLayoutIsAsDocumented) {
   EXPECT_EQ(u64At(b, k + 57), 2u * 3 * kTestB * 4);
   EXPECT_EQ(uint8_t(b[k + 65]), 1u);
   EXPECT_EQ(uint8_t(b[k + 66]), 2u);
-  EXPECT_EQ(u32At(b, l.entryCount), 11u);
+  EXPECT_EQ(u32At(b, l.entryCount), 12u);
   // Entry `twostep`: its batch size, then its schedule.
   size_t t = entryIndex(artifact, "twostep");
   EXPECT_EQ(b.substr(l.entries[t] + 4, 7), "twostep");

@@ -46,11 +46,11 @@ TEST_F(ArtifactTest, BadMagic) {
 
 TEST_F(ArtifactTest, OtherFormatVersionsAreUnimplemented) {
   std::string b = serialize(artifact);
-  for (uint32_t version : {1u, 2u, 3u, 4u, 6u, 0xffffffffu}) {
+  for (uint32_t version : {1u, 2u, 3u, 4u, 5u, 7u, 0xffffffffu}) {
     putU32(b, 8, version);
     reseal(b);
     Status s = parse(b);
-    EXPECT_EQ(s.message(), "runtime supports format 5, artifact has " +
+    EXPECT_EQ(s.message(), "runtime supports format 6, artifact has " +
                                std::to_string(version));
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     uint64_t fileSize = 0;
@@ -80,7 +80,7 @@ TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
     if (i < 8) {
       EXPECT_EQ(s.message(), "bad magic: not a .vmapc artifact");
     } else if (i < 12) {
-      EXPECT_NE(s.message().find("runtime supports format 5, artifact has"),
+      EXPECT_NE(s.message().find("runtime supports format 6, artifact has"),
                 std::string::npos);
     } else if (i < 48 || i >= 56) {
       // (Bytes 48..55 hold the file size: truncated or trailing bytes.)
@@ -117,10 +117,10 @@ TEST_F(ArtifactTest, ReaderChecksArgumentsAndHeaderBehindAValidChecksum) {
   }
   {
     std::string c = b;
-    c[x + 2] = 1;
+    c[x + 2] = 1; // the donor field: inputs have none
     reseal(c);
     EXPECT_EQ(parse(c).message(),
-              "entry 'affine' argument 'x': reserved field is not zero");
+              "entry 'affine' input 'x': an input has no donor (donor 0)");
   }
   {
     std::string c = b;

@@ -67,6 +67,35 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
       {"entry 'affine' output #0 name is longer than 4096 bytes",
        StatusCode::kOutOfRange,
        [](Artifact &a) { a.entries[0].outputs[0].name.assign(4097, 'y'); }},
+      {"entry 'affine' input 'x': an input has no donor (donor 1)", kInvalid,
+       [](Artifact &a) { a.entries[0].inputs[0].donatedFrom = 1; }},
+      {"entry 'donate' output 'y': donor input #2 does not exist", kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "donate")].outputs[0].donatedFrom = 2;
+       }},
+      {"entry 'donate' output 'y' takes the bytes of input 'c', which "
+       "differs from it in dtype, per-example shape, mapped axis or staging "
+       "slot (or is not mapped)",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "donate")].outputs[0].donatedFrom = 1;
+       }},
+      {"entry 'donate' output 'y' takes the bytes of input 'x', which "
+       "differs from it in dtype, per-example shape, mapped axis or staging "
+       "slot (or is not mapped)",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "donate")].outputs[0].stagingOffset = 256;
+       }},
+      {"entry 'donate' schedule command 0 binding 2: kernel 'affine' writes "
+       "this binding, which is bound to input #0 (inputs are the caller's, "
+       "read only, unless donated)",
+       kInvalid,
+       [](Artifact &a) {
+         EntryInfo &e = a.entries[entryIndex(a, "donate")];
+         e.outputs[0].donatedFrom = kNotDonated;
+         e.outputs[0].stagingOffset = 256;
+       }},
       {"duplicate entry name 'affine'", kInvalid,
        [](Artifact &a) { a.entries[1].name = "affine"; }},
       {"entry #0 name contains a NUL byte", kInvalid,
@@ -465,7 +494,7 @@ TEST_F(ArtifactTest, InputsAreNeverWrittenAndOutputsAlways) {
   EXPECT_EQ(validateArtifact(a).message(),
             "entry 'reduce' schedule command 1 binding 1: kernel "
             "'reduce_total' writes this binding, which is bound to input #1 "
-            "(inputs are the caller's, read only)");
+            "(inputs are the caller's, read only, unless donated)");
   a = artifact;
   a.entries[entryIndex(a, "reduce")].schedule[1].bindings[1] =
       arenaBinding(192);

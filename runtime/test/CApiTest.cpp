@@ -63,18 +63,18 @@ TEST_P(CApiTest, LoadRunAndErrors) {
   ASSERT_EQ(
       take(vmapc_executable_load_bytes(dev, bytes.data(), bytes.size(), &exe)),
       "");
-  ASSERT_EQ(vmapc_entry_count(exe), 11u);
+  ASSERT_EQ(vmapc_entry_count(exe), 12u);
 
   size_t affine = 99;
   EXPECT_EQ(take(vmapc_find_entry(exe, "affin", &affine)),
             "unknown entry 'affin'; entries are: affine, axis1, reduce, probe, "
-            "twostep, count, whoami, where, empty, rendezvous, stack");
+            "twostep, count, whoami, where, empty, rendezvous, stack, donate");
   ASSERT_EQ(take(vmapc_find_entry(exe, "axis1", &affine)), "");
   EXPECT_EQ(affine, 1u);
   ASSERT_EQ(take(vmapc_find_entry(exe, "affine", &affine)), "");
   EXPECT_EQ(affine, 0u);
   EXPECT_STREQ(vmapc_entry_name(exe, 0), "affine");
-  EXPECT_EQ(vmapc_entry_name(exe, 11), nullptr);
+  EXPECT_EQ(vmapc_entry_name(exe, 12), nullptr);
   EXPECT_EQ(vmapc_entry_batch_size(exe, 0), uint32_t(kTestB));
   EXPECT_EQ(vmapc_entry_num_inputs(exe, 0), 2u);
   EXPECT_EQ(vmapc_entry_num_outputs(exe, 0), 1u);

@@ -406,6 +406,37 @@ TEST_F(CudaDeviceTest, DeviceArraysAreBoundInPlaceOrCopiedOnTheDevice) {
   EXPECT_EQ(fake().calls("cuMemHostAlloc"), 1u);
 }
 
+TEST_F(CudaDeviceTest, DonatedDeviceArrayIsItsOutputsBuffer) {
+  // 6 examples at B = 4: a full chunk computed in x in place, a partial
+  // one through x's staging slot and back into x; with a separate output
+  // buffer, x is copied over first (on the device) and left as it was.
+  AffineArrays a(6);
+  DeviceAffine d(a);
+  RunOptions options;
+  options.deviceArrays = true;
+  auto run = [&](uint64_t out) {
+    return exe->run(
+        "donate",
+        {HostArray{reinterpret_cast<void *>(d.x), DType::F32, {a.n, 4}},
+         HostArray{reinterpret_cast<void *>(d.c), DType::F32, {4}}},
+        {MutableHostArray{reinterpret_cast<void *>(out), DType::F32, {a.n, 4}}},
+        options);
+  };
+  Status s = run(d.y);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const float *x = fake().at<float>(d.x, size_t(4 * a.n));
+  for (int64_t b = 0; b < a.n; ++b)
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(d.result()[4 * b + i], a.expected(b, i));
+      EXPECT_EQ(x[4 * b + i], a.x[size_t(4 * b + i)]);
+    }
+  s = run(d.x);
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t b = 0; b < a.n; ++b)
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(x[4 * b + i], a.expected(b, i));
+}
+
 TEST_F(CudaDeviceTest, DeviceArraysOnTheCallersStreamAreLeftRunning) {
   AffineArrays a(8);
   DeviceAffine d(a);

@@ -175,6 +175,7 @@ inline void setCudaCode(Artifact &a, const std::string &text) {
 ///            arena 320), square (arena 320 -> arena 128, over c's slot,
 ///            once c is dead), square (arena 128 -> y): y = (2 x + c)^4, and c
 ///            is copied in before every chunk
+///   donate   x @0, c none @64 -> y @0 donated from x: affine (x, c -> x)
 inline Artifact cudaTestArtifact() {
   Artifact a;
   a.kernels = {kernel("affine", {B * 16, 16, B * 16}, "rrw", 1, -2),
@@ -239,6 +240,16 @@ inline Artifact cudaTestArtifact() {
       dispatch(kSquareK, {arenaBinding(128), outputBinding(0)},
                {numExamples()})};
   a.entries.push_back(reuse);
+
+  EntryInfo donate = entry("donate", 512);
+  donate.inputs = {arg("x", DType::F32, {4}, 0, 0),
+                   arg("c", DType::F32, {4}, kNoAxis, 64)};
+  donate.outputs = {arg("y", DType::F32, {4}, 0, 0)};
+  donate.outputs[0].donatedFrom = 0;
+  donate.schedule = {
+      dispatch(kAffineK, {inputBinding(0), inputBinding(1), inputBinding(0)},
+               {numExamples()})};
+  a.entries.push_back(donate);
 
   setCudaCode(a, moduleText(a));
   return a;

@@ -36,9 +36,36 @@ TEST_P(ExecutableTest, UnknownEntry) {
   Status s = exe->findEntry("nope", &e);
   EXPECT_EQ(s.message(), "unknown entry 'nope'; entries are: affine, axis1, "
                          "reduce, probe, twostep, count, whoami, where, empty, "
-                         "rendezvous, stack");
+                         "rendezvous, stack, donate");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(exe->run("nope", {}, {}).message(), s.message());
+}
+
+TEST_P(ExecutableTest, DonatedInputSharesItsBytesWithItsOutputOnly) {
+  std::vector<float> x(8 * 4, 1.0f), c(4 + 8 * 4, 2.0f), y(8 * 4 + 4, 3.0f);
+  HostArray xa{x.data(), DType::F32, {8, 4}};
+  HostArray ca{c.data(), DType::F32, {4}};
+  MutableHostArray ya{y.data(), DType::F32, {8, 4}};
+  // y one example past x: the two overlap, but are not one buffer.
+  MutableHostArray shifted{x.data() + 4, DType::F32, {7, 4}};
+  HostArray x7{x.data(), DType::F32, {7, 4}};
+  Status s = exe->run(entry("donate"), {x7, ca}, {shifted});
+  EXPECT_EQ(s.message(),
+            "input 'x' is donated to output 'y': pass one buffer as both, or "
+            "two that do not overlap");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  // c inside x's bytes.
+  HostArray cInX{x.data() + 8, DType::F32, {4}};
+  s = exe->run(entry("donate"), {xa, cInX}, {ya});
+  EXPECT_EQ(s.message(),
+            "input 'x' is donated to output 'y', but its bytes overlap input "
+            "'c'; a donated input shares its buffer only with the output it "
+            "is donated to");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  // Nothing ran.
+  EXPECT_EQ(x, std::vector<float>(8 * 4, 1.0f));
+  EXPECT_EQ(y, std::vector<float>(8 * 4 + 4, 3.0f));
+  EXPECT_EQ(exe->stats().launches, 0u);
 }
 
 TEST_P(ChunkTest, MappedAxis0) {
@@ -61,6 +88,42 @@ TEST_P(ChunkTest, MappedAxis0) {
   EXPECT_EQ(st.launches, ceilDiv(n, kTestB)); // one dispatch per chunk
   EXPECT_EQ(st.examples, uint64_t(n));
   EXPECT_EQ(st.allocations, 1u);
+}
+
+TEST_P(ChunkTest, DonatedInputIsItsOutputsBuffer) {
+  const int64_t n = examples();
+  std::vector<float> x(n * 4 + 1), c = {0.5f, -1.0f, 10.0f, 100.0f};
+  for (int64_t i = 0; i < n * 4; ++i)
+    x[i] = float(i) * 0.25f - 3.0f;
+  x[n * 4] = -7.0f; // a guard element
+  std::vector<float> original = x;
+  HostArray xa{x.data(), DType::F32, {n, 4}};
+  HostArray ca{c.data(), DType::F32, {4}};
+  MutableHostArray ya{x.data(), DType::F32, {n, 4}};
+  Status s = exe->run(entry("donate"), {xa, ca}, {ya});
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (int64_t b = 0; b < n; ++b)
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(x[b * 4 + i], 2.0f * original[b * 4 + i] + c[i]) << b << i;
+  EXPECT_EQ(x[n * 4], -7.0f);
+}
+
+TEST_P(ChunkTest, DonatedInputWithAnOutputBufferOfItsOwnIsLeftAsItWas) {
+  const int64_t n = examples();
+  std::vector<float> x(n * 4), c = {0.5f, -1.0f, 10.0f, 100.0f};
+  for (int64_t i = 0; i < n * 4; ++i)
+    x[i] = float(i) * 0.25f - 3.0f;
+  std::vector<float> original = x, y(n * 4 + 1, -7.0f);
+  HostArray xa{x.data(), DType::F32, {n, 4}};
+  HostArray ca{c.data(), DType::F32, {4}};
+  MutableHostArray ya{y.data(), DType::F32, {n, 4}};
+  Status s = exe->run(entry("donate"), {xa, ca}, {ya});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(x, original);
+  for (int64_t b = 0; b < n; ++b)
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(y[b * 4 + i], 2.0f * x[b * 4 + i] + c[i]) << b << i;
+  EXPECT_EQ(y[n * 4], -7.0f);
 }
 
 TEST_P(ChunkTest, MappedAxis1In2Out) {

@@ -50,7 +50,7 @@ TEST(Device, CudaWithoutCudaSupportSaysSo) {
 #endif
 
 TEST_F(RuntimeTest, EntriesAndInfo) {
-  ASSERT_EQ(exe->numEntries(), 11u);
+  ASSERT_EQ(exe->numEntries(), 12u);
   EXPECT_EQ(exe->entry(0).name(), "affine");
   const Entry &r = entry("reduce");
   EXPECT_EQ(r.numInputs(), 2u);
@@ -333,6 +333,8 @@ TEST_F(RuntimeTest, ManifestThatDisagreesWithItsCodeIsRefused) {
        [](Artifact &a) {
          a.kernels[kAffine].numScalars = 2;
          a.entries[0].schedule[0].scalars.push_back(numExamples());
+         a.entries[entryIndex(a, "donate")].schedule[0].scalars.push_back(
+             numExamples());
        }},
       {"kernel 'reduce_total': the manifest disagrees with the code: binding "
        "count: 3 in the manifest, 2 in the code",

@@ -292,6 +292,7 @@ VMAPC_ENTRY_DESCRIPTOR(empty, B, 256, 3, 2, 0, 0, 0, 1, 8, kNone, 0, 0, 4,
                        kNone);
 VMAPC_ENTRY_DESCRIPTOR(rendezvous, B, 0, 1, 1, 8, kNone, 4, kNone);
 VMAPC_ENTRY_DESCRIPTOR(stack, B, 0, 0, 1, 8, kNone);
+VMAPC_ENTRY_DESCRIPTOR(donate, B, 512, 2, 1, 16, 0, 16, kNone, 16, 0);
 // `affine` compiled for larger arenas: 4 MiB and 2^61 bytes.
 VMAPC_ENTRY_DESCRIPTOR(affine_4mib, B, 4 << 20, 2, 1, 16, 0, 16, kNone, 16, 0);
 VMAPC_ENTRY_DESCRIPTOR(affine_huge, B, uint64_t(1) << 61, 2, 1, 16, 0, 16,

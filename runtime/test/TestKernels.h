@@ -58,6 +58,8 @@
 //            so y = 6 x^2 + 36
 //   count    -> seen i32[] axis 0, overrun i32[] none; dispatch count
 //   whoami   -> level i32[] none; dispatch whoami
+//   donate   as affine, with y donated from x (ArgInfo::donatedFrom): the
+//            dispatch binds x for y too
 //   where    -> tid i32[2] none; dispatch thread_id
 //   empty    x f32[0] axis 0, big f32[2^40, 0] axis 1, c f32[2] none
 //            -> y f32[3, 0] axis 0, total f32[] none; dispatch empty_total

@@ -249,6 +249,18 @@ makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
   stack.outputs = {arg("bytes", DType::I32, {2}, kNoAxis)};
   stack.schedule = {dispatch(kStackBytes, {outputBinding(0)})};
   a.entries.push_back(stack);
+
+  // affine with y computed in x's buffer: x donated to y (the kernel reads
+  // and writes each element at one index, so it may run in place).
+  vmapc::EntryInfo donate = entry("donate", 512);
+  donate.inputs = {arg("x", DType::F32, {4}, 0, 0),
+                   arg("c", DType::F32, {4}, kNoAxis)};
+  donate.outputs = {arg("y", DType::F32, {4}, 0, 0)};
+  donate.outputs[0].donatedFrom = 0;
+  donate.schedule = {
+      dispatch(kAffine, {inputBinding(0), inputBinding(1), inputBinding(0)},
+               {numExamples()})};
+  a.entries.push_back(donate);
   sealEntryDescriptors(a);
   return a;
 }

@@ -35,6 +35,7 @@ uint64_t scheduleDigest(const EntryInfo &entry,
         word(uint64_t(d));
       word(uint64_t(int64_t(a.mappedAxis)));
       word(a.stagingOffset);
+      word(uint64_t(int64_t(a.donatedFrom)));
     }
   }
   word(entry.schedule.size());

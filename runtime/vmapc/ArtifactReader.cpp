@@ -91,7 +91,7 @@ static Status readArg(ByteReader &r, ArgInfo *arg) {
     return dataLoss("");
   uint8_t dtype = r.u8();
   uint8_t rank = r.u8();
-  uint16_t reserved = r.u16();
+  uint16_t donor = r.u16();
   int32_t axis = int32_t(r.u32());
   arg->stagingOffset = r.u64();
   if (r.failed())
@@ -103,10 +103,9 @@ static Status readArg(ByteReader &r, ArgInfo *arg) {
     return outOfRange("argument '" + arg->name + "': rank " +
                       std::to_string(rank) + " exceeds the maximum " +
                       std::to_string(kMaxRank));
-  if (reserved != 0)
-    return dataLoss("argument '" + arg->name + "': reserved field is not zero");
   arg->dtype = DType(dtype);
   arg->mappedAxis = axis;
+  arg->donatedFrom = donor == 0 ? kNotDonated : int32_t(donor) - 1;
   arg->shape.resize(rank);
   for (uint8_t i = 0; i < rank; ++i)
     arg->shape[i] = int64_t(r.u64());

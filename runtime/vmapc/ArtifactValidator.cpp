@@ -109,6 +109,38 @@ static Status validateArgs(const EntryInfo &entry,
   return Status();
 }
 
+/// Donations (`ArgInfo::donatedFrom`): only outputs have a donor; each
+/// donor is a distinct input with the output's dtype, per-example shape and
+/// mapped axis (mapped), and its staging slot is the output's.
+static Status validateDonations(const EntryInfo &entry) {
+  for (const ArgInfo &in : entry.inputs)
+    if (in.isDonated())
+      return invalid("entry '" + entry.name + "' input '" + in.name +
+                     "': an input has no donor (donor " +
+                     std::to_string(in.donatedFrom) + ")");
+  std::vector<bool> donated(entry.inputs.size(), false);
+  for (const ArgInfo &out : entry.outputs) {
+    if (!out.isDonated())
+      continue;
+    std::string where = "entry '" + entry.name + "' output '" + out.name + "'";
+    if (out.donatedFrom < 0 || size_t(out.donatedFrom) >= entry.inputs.size())
+      return invalid(where + ": donor input #" +
+                     std::to_string(out.donatedFrom) + " does not exist");
+    if (donated[out.donatedFrom])
+      return invalid(where + ": input #" + std::to_string(out.donatedFrom) +
+                     " is donated to two outputs");
+    donated[out.donatedFrom] = true;
+    const ArgInfo &in = entry.inputs[out.donatedFrom];
+    if (in.dtype != out.dtype || in.shape != out.shape ||
+        in.mappedAxis != out.mappedAxis || !out.isMapped() ||
+        in.stagingOffset != out.stagingOffset)
+      return invalid(where + " takes the bytes of input '" + in.name +
+                     "', which differs from it in dtype, per-example shape, "
+                     "mapped axis or staging slot (or is not mapped)");
+  }
+  return Status();
+}
+
 /// Two slots of `slots` that overlap, found by sorting (n log n: a crafted
 /// manifest with thousands of arguments costs no quadratic time).
 static Status checkDisjoint(const EntryInfo &entry, std::vector<Slot> slots) {
@@ -316,6 +348,12 @@ Status validateAccess(const EntryInfo &e,
                       const std::vector<KernelInfo> &kernels) {
   std::string where = "entry '" + e.name + "' schedule";
   std::vector<bool> written(e.outputs.size());
+  // A donated input is its output's buffer: written, it writes the output.
+  std::vector<int64_t> donatedTo(e.inputs.size(), -1);
+  for (size_t j = 0; j < e.outputs.size(); ++j)
+    if (e.outputs[j].isDonated() &&
+        size_t(e.outputs[j].donatedFrom) < e.inputs.size())
+      donatedTo[e.outputs[j].donatedFrom] = int64_t(j);
   // The open loops: where each body ends, and whether it runs (no loop of
   // 0 trips around it).
   std::vector<std::pair<size_t, bool>> open;
@@ -331,12 +369,17 @@ Status validateAccess(const EntryInfo &e,
     const KernelInfo &k = kernels[c.kernel];
     for (size_t j = 0; j < c.bindings.size(); ++j) {
       const Binding &b = c.bindings[j];
-      if (b.kind == Binding::Kind::Input && writes(k.bindingAccess[j]))
+      if (b.kind == Binding::Kind::Input && writes(k.bindingAccess[j])) {
+        if (b.index < donatedTo.size() && donatedTo[b.index] >= 0) {
+          written[donatedTo[b.index]] = written[donatedTo[b.index]] || runs;
+          continue;
+        }
         return invalid(where + " command " + std::to_string(i) + " binding " +
                        std::to_string(j) + ": kernel '" + k.name +
                        "' writes this binding, which is bound to input #" +
                        std::to_string(b.index) +
-                       " (inputs are the caller's, read only)");
+                       " (inputs are the caller's, read only, unless donated)");
+      }
       if (b.kind == Binding::Kind::Output && writes(k.bindingAccess[j]) && runs)
         written[b.index] = true;
     }
@@ -367,6 +410,7 @@ Status validateEntry(const EntryInfo &e,
   VMAPC_RETURN_IF_ERROR(validateArgs(e, e.outputs, "output", outSlots));
   VMAPC_RETURN_IF_ERROR(checkDisjoint(e, std::move(inSlots)));
   VMAPC_RETURN_IF_ERROR(checkDisjoint(e, std::move(outSlots)));
+  VMAPC_RETURN_IF_ERROR(validateDonations(e));
   return validateSchedule(e, kernels);
 }
 

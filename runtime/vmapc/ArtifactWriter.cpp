@@ -40,7 +40,7 @@ static void writeArg(ByteWriter &w, const ArgInfo &arg) {
   w.str(arg.name);
   w.u8(uint8_t(arg.dtype));
   w.u8(uint8_t(arg.shape.size()));
-  w.u16(0);
+  w.u16(arg.isDonated() ? uint16_t(arg.donatedFrom + 1) : 0);
   w.u32(uint32_t(arg.mappedAxis));
   w.u64(arg.stagingOffset);
   for (int64_t d : arg.shape)

@@ -37,6 +37,9 @@ static_assert(int(vmapc::StatusCode::kDataLoss) == VMAPC_STATUS_DATA_LOSS &&
                   int(vmapc::StatusCode::kUnavailable) ==
                       VMAPC_STATUS_UNAVAILABLE,
               "vmapc_code mirrors vmapc::StatusCode");
+static_assert(vmapc::kNotDonated == VMAPC_NOT_DONATED &&
+                  vmapc::kNoAxis == VMAPC_NO_AXIS,
+              "vmapc_arg_info mirrors vmapc::ArgInfo");
 
 constexpr const char kNoMemoryMessage[] =
     "out of memory while reporting an error";
@@ -246,6 +249,7 @@ vmapc_status vmapc_entry_arg(const vmapc_executable *exe, size_t entry,
   out->rank = a.shape.size();
   out->dims = a.shape.data();
   out->mapped_axis = a.mappedAxis;
+  out->donated_from = a.donatedFrom;
   return nullptr;
 }
 

@@ -49,6 +49,9 @@ struct ArgPlan {
   /// An unmapped input staged into a slot whose bytes an output slot or an
   /// arena binding shares: copied again before every chunk, not once.
   bool stageEachChunk = false;
+  /// A donated input: the output whose bytes it is (the code computes that
+  /// output in this input's binding), or -1.
+  int32_t donatedTo = -1;
 };
 
 struct EntryState {
@@ -263,6 +266,8 @@ Status Executable::loadBytes(const Device &device, const void *data,
     for (size_t k = 0; k < info.outputs.size(); ++k) {
       VMAPC_RETURN_IF_ERROR(planArg(info.outputs[k], &st.outputs[k]));
       st.hasUnmappedOutput |= !info.outputs[k].isMapped();
+      if (info.outputs[k].isDonated())
+        st.inputs[info.outputs[k].donatedFrom].donatedTo = int32_t(k);
     }
     for (const auto *plans : {&st.inputs, &st.outputs})
       for (const ArgPlan &p : *plans)
@@ -416,6 +421,57 @@ static Status checkDims(const char *kind, const ArgInfo &arg, const ArgView &v,
   return Status();
 }
 
+/// The bytes [begin, end) of a caller's array (dims already checked).
+struct ByteRange {
+  uintptr_t begin = 0, end = 0;
+  bool overlaps(const ByteRange &o) const {
+    return begin < o.end && o.begin < end;
+  }
+};
+template <typename Array> static ByteRange rangeOf(const Array &a) {
+  uint64_t bytes =
+      arrayBytes(a.dtype, a.shape.data(), a.shape.rank()).value_or(0);
+  auto begin = reinterpret_cast<uintptr_t>(a.data);
+  return {begin, bytes ? begin + uintptr_t(bytes) : begin};
+}
+
+/// A donated input (docs/runtime.md, "Donation") is passed as its output
+/// too, or with an output buffer that does not overlap it (the runtime then
+/// copies each chunk over first); no other argument may share its bytes.
+static Status checkDonations(const EntryInfo &info, Span<HostArray> inputs,
+                             Span<MutableHostArray> outputs) {
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (!info.outputs[j].isDonated())
+      continue;
+    size_t k = size_t(info.outputs[j].donatedFrom);
+    ByteRange in = rangeOf(inputs[k]), out = rangeOf(outputs[j]);
+    std::string what = "input '" + info.inputs[k].name +
+                       "' is donated to output '" + info.outputs[j].name + "'";
+    if (in.begin == in.end)
+      continue;
+    if (in.overlaps(out) && (in.begin != out.begin || in.end != out.end))
+      return invalid(what + ": pass one buffer as both, or two that do not "
+                            "overlap");
+    auto clash = [&](const ByteRange &other, const char *kind,
+                     const std::string &name) -> Status {
+      if (in.overlaps(other))
+        return invalid(what + ", but its bytes overlap " + kind + " '" + name +
+                       "'; a donated input shares its buffer only with the "
+                       "output it is donated to");
+      return Status();
+    };
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (i != k)
+        VMAPC_RETURN_IF_ERROR(
+            clash(rangeOf(inputs[i]), "input", info.inputs[i].name));
+    for (size_t o = 0; o < outputs.size(); ++o)
+      if (o != j)
+        VMAPC_RETURN_IF_ERROR(
+            clash(rangeOf(outputs[o]), "output", info.outputs[o].name));
+  }
+  return Status();
+}
+
 /// Whether a chunk of `count` examples of a mapped argument is passed as a
 /// pointer into the user's array: only a full chunk of an argument whose
 /// batch axis is outermost is contiguous there.
@@ -514,6 +570,7 @@ Status Executable::Impl::runOne(const Entry &entry, Span<HostArray> inputs,
     VMAPC_RETURN_IF_ERROR(checkDims("input", info.inputs[i], inView(i), n));
   for (size_t i = 0; i < outputs.size(); ++i)
     VMAPC_RETURN_IF_ERROR(checkDims("output", info.outputs[i], outView(i), n));
+  VMAPC_RETURN_IF_ERROR(checkDonations(info, inputs, outputs));
 
   // Everything is checked; from here on nothing allocates, and only the
   // device can fail.
@@ -618,6 +675,17 @@ Status Executable::Impl::runChunks(const EntryInfo &info, EntryState &st,
       const backend::Address src = inputData(i);
       if (bindsCaller && passInPlace(p, count, b)) {
         st.inputAddress[i] = src + start * p.innerBytes;
+        // A donated input is computed over in place: in the caller's output
+        // buffer, after copying the chunk there if it is another buffer.
+        if (p.donatedTo >= 0) {
+          const backend::Address dst =
+              outputData(size_t(p.donatedTo)) + start * p.innerBytes;
+          if (dst != st.inputAddress[i])
+            VMAPC_RETURN_IF_ERROR(copyIn(dst, p.innerBytes, st.inputAddress[i],
+                                         p.innerBytes, count * p.innerBytes,
+                                         1));
+          st.inputAddress[i] = dst;
+        }
         continue;
       }
       backend::Address slot = arena + p.staging;

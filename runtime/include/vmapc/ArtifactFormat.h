@@ -1,4 +1,4 @@
-//===- ArtifactFormat.h - The .vmapc artifact format, version 5 -*- C++ -*-===//
+//===- ArtifactFormat.h - The .vmapc artifact format, version 6 -*- C++ -*-===//
 //
 // This header is THE definition of the `.vmapc` file format: its bytes
 // (below), and the types and constants that hold an artifact in memory.
@@ -26,7 +26,7 @@
 // examples (vmapc/Schedule.h). An artifact may hold CPU objects, CUDA
 // objects or both; a device loads the objects it can run.
 //
-// ## File layout (format version 5)
+// ## File layout (format version 6)
 //
 // All integers are little-endian. Offsets and sizes are in bytes, counted from
 // the first byte of the file.
@@ -34,7 +34,7 @@
 //   Offset  Size  Field
 //   ------  ----  -----------------------------------------------------------
 //        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
-//        8     4  u32 format version (= 5)
+//        8     4  u32 format version (= 6)
 //       12     4  u32 reserved, must be 0
 //       16     8  u64 manifest offset (= 64: the manifest follows the header)
 //       24     8  u64 manifest size
@@ -78,7 +78,11 @@
 //       u8   dtype (`DType`: 1 = f32, 2 = i32, 3 = bool stored as 1 byte 0/1)
 //       u8   per-example rank R (<= kMaxRank, < kMaxRank when mapped: the
 //            batched array has R + 1 dims; 0 is a scalar)
-//       u16  reserved, must be 0
+//       u16  donor: 0, or (an output only) 1 + the index of the input whose
+//            bytes the output takes (`donate=`, docs/runtime.md
+//            "Donation"): the output has that input's dtype, per-example
+//            shape, mapped axis (never none) and staging offset, and the
+//            code computes it in the input's binding
 //       i32  mapped axis: -1 = none (unbatched), else in [0, R]: where the
 //            batch dimension sits in the batched array (of rank R + 1)
 //       u64  staging offset into the arena, or 0xFFFFFFFFFFFFFFFF = none
@@ -234,8 +238,8 @@
 //      4  input count I
 //      5  output count O
 //      6  schedule digest (`scheduleDigest`: the arguments' dtypes, shapes,
-//         axes and staging offsets, the padding flag, and every command:
-//         kernel names, bindings, scalars, loops)
+//         axes, staging offsets and donors, the padding flag, and every
+//         command: kernel names, bindings, scalars, loops)
 //   7+2k  argument k (inputs, then outputs): bytes of one example
 //   8+2k  argument k: mapped axis (as i64; -1 = none)
 //
@@ -269,7 +273,7 @@ namespace vmapc {
 /// The 8 magic bytes at offset 0.
 inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
 /// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 5;
+inline constexpr uint32_t kFormatVersion = 6;
 /// Size of the fixed header; the manifest starts here.
 inline constexpr uint64_t kHeaderBytes = 64;
 /// The code offset is a multiple of this.
@@ -323,6 +327,8 @@ inline constexpr size_t kArenaAlignment = 256;
 /// Sentinel values in `ArgInfo`.
 inline constexpr int32_t kNoAxis = -1;
 inline constexpr uint64_t kNoStaging = ~uint64_t(0);
+/// `ArgInfo::donatedFrom` of an output that takes no input's bytes.
+inline constexpr int32_t kNotDonated = -1;
 
 /// What a code object is.
 enum class CodeKind : uint32_t {
@@ -412,8 +418,13 @@ struct ArgInfo {
   /// Byte offset of this argument's staging slot in the arena (room for B
   /// examples, in the batched layout), or kNoStaging.
   uint64_t stagingOffset = kNoStaging;
+  /// For an output: the index of the input whose bytes it takes
+  /// (`donate=`), or kNotDonated. The caller passes one buffer as that
+  /// input and this output (docs/runtime.md, "Donation").
+  int32_t donatedFrom = kNotDonated;
 
   bool isMapped() const { return mappedAxis != kNoAxis; }
+  bool isDonated() const { return donatedFrom != kNotDonated; }
   bool hasStaging() const { return stagingOffset != kNoStaging; }
 };
 

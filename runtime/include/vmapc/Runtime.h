@@ -38,6 +38,16 @@
 // argument (a 0 dim) is never copied; when every mapped argument is empty,
 // one walk of the schedule computes everything whatever N is.
 //
+// Donation. An output with `ArgInfo::donatedFrom` = k (the export's
+// `donate=`, JAX's donate_argnums) takes the bytes of input k, which has
+// its dtype, shape and mapped axis: the code computes it in input k's
+// buffer. Pass one buffer as both input k and that output (the same
+// pointer and shape): after the call it holds the output, and no memory is
+// needed for the output besides. Two buffers that do not overlap work too:
+// the runtime copies each chunk of the input into the output first and
+// computes there, leaving the input as it was. A donated input that
+// overlaps any other argument, or its output partly, is kInvalidArgument.
+//
 // Devices. "cpu" runs the artifact's x86-64 code on a thread pool, binding
 // the caller's host arrays in place where it can. "cuda:N" runs its CUDA code
 // on GPU N through the CUDA driver (loaded at run time; see Device::open):

@@ -95,14 +95,24 @@ size_t vmapc_entry_num_inputs(const vmapc_executable *exe, size_t entry);
 size_t vmapc_entry_num_outputs(const vmapc_executable *exe, size_t entry);
 
 /* An argument's manifest: name, dtype (VMAPC_F32...), per-example rank and
- * dims, mapped axis (VMAPC_NO_AXIS if none). The pointers stay valid as long
- * as the executable. */
+ * dims, mapped axis (VMAPC_NO_AXIS if none), and for an output the input
+ * whose bytes it takes (VMAPC_NOT_DONATED if none). The pointers stay valid
+ * as long as the executable.
+ *
+ * Donation (`donate=` in the export): an output with donated_from = k is
+ * computed in input k's buffer. Pass the same buffer (pointer and shape) as
+ * input k and as that output; afterwards it holds the output. Two separate
+ * buffers that do not overlap also work (the input is then copied into the
+ * output first and left unchanged). A donated input overlapping any other
+ * argument is VMAPC_STATUS_INVALID_ARGUMENT. */
+enum { VMAPC_NOT_DONATED = -1 };
 typedef struct {
   const char *name;
   int dtype;
   size_t rank;
   const int64_t *dims;
   int32_t mapped_axis;
+  int32_t donated_from;
 } vmapc_arg_info;
 /* is_output selects the outputs; returns an error for a bad index. */
 vmapc_status vmapc_entry_arg(const vmapc_executable *exe, size_t entry,
