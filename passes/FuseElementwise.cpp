@@ -37,12 +37,24 @@ size_t payloadOps(Operation *op) {
   return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
 }
 
+/// Whether the payload of `op` reads one of its inits: an update of its
+/// destination (a scatter), not an elementwise function of its inputs.
+bool readsInit(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp &&
+         llvm::any_of(linalgOp.getDpsInitsMutable(), [&](OpOperand &init) {
+           return linalgOp.payloadUsesValueFromOperand(&init);
+         });
+}
+
 /// Fuse a producer into its consumer when the producer has a single use, as
 /// upstream's default control does (so nothing is computed twice), and the
-/// fused payload stays within kMaxFusedPayloadOps.
+/// fused payload stays within kMaxFusedPayloadOps. A producer that updates
+/// its destination is not fused: in a consumer that iterates over more
+/// (a broadcast), its update would be applied once per extra iteration.
 bool fuseSingleUse(OpOperand *fusedOperand) {
   Operation *producer = fusedOperand->get().getDefiningOp();
-  return producer && producer->hasOneUse() &&
+  return producer && producer->hasOneUse() && !readsInit(producer) &&
          payloadOps(producer) + payloadOps(fusedOperand->getOwner()) <=
              kMaxFusedPayloadOps;
 }

@@ -325,10 +325,11 @@ struct ArrFormDispatchesPass
                      isFree(def))))
           continue;
         updated[i] = init;
-        // Uses in a group op's region (a gather's tensor.extract) count.
+        // Uses in a group op's region (a gather's tensor.extract) and by
+        // the free ops cloned into the kernel (a slice of it) count.
         auto groupOpOf = [&](Operation *op) -> Operation * {
           for (; op; op = op->getParentOp())
-            if (group.ops.contains(op))
+            if (group.ops.contains(op) || freeOps.contains(op))
               return op;
           return nullptr;
         };

@@ -246,3 +246,39 @@ module {
     return %r : tensor<4x8xf32>
   }
 }
+
+// -----
+
+// An update of a value that a free op of the same dispatch also reads (a
+// slice of it, cloned into the kernel): the value stays an input binding
+// as well as the output the kernel starts from, so that the slice reads it.
+
+// CHECK-LABEL: func.func private @col_dispatch_1(
+// CHECK-SAME:      %[[T:.+]]: memref<4x2xf32>, %[[OUT:.+]]: memref<4x2xf32>, %{{.+}}: index {sched.num_examples})
+// CHECK:         %[[TT:.+]] = bufferization.to_tensor %[[T]] restrict
+// CHECK:         %[[OT:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK:         %[[S:.+]] = tensor.extract_slice %[[TT]][0, 0] [4, 1] [1, 1]
+// CHECK:         linalg.generic {{.+}} ins(%[[S]] : tensor<4xf32>) outs(%[[OT]] : tensor<4x2xf32>)
+// CHECK-LABEL: func.func @col(
+// CHECK:         %[[E:.+]] = sched.dispatch @col_dispatch_0(
+// CHECK:         sched.dispatch @col_dispatch_1(%[[E]] : tensor<4x2xf32>) outs(%[[E]] : tensor<4x2xf32>)
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+module {
+  func.func @col(%x: tensor<4x2xf32> {arr.name = "x"}) -> (tensor<4x2xf32> {arr.name = "out"}) attributes {arr.batch = 4 : i64, arr.in_axes = [0], arr.out_axes = [0]} {
+    %e = tensor.empty() : tensor<4x2xf32>
+    %t = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%e : tensor<4x2xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %v = math.exp %in : f32
+      linalg.yield %v : f32
+    } -> tensor<4x2xf32>
+    %s = tensor.extract_slice %t[0, 0] [4, 1] [1, 1] : tensor<4x2xf32> to tensor<4xf32>
+    %r = linalg.generic {indexing_maps = [#col, #map], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4xf32>) outs(%t : tensor<4x2xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %acc, %in : f32
+      linalg.yield %m : f32
+    } -> tensor<4x2xf32>
+    return %r : tensor<4x2xf32>
+  }
+}
