@@ -183,14 +183,18 @@ struct CallExpr : Expr {
 
 /// One entry of `x[...]`: a static integer index (`2`, `-1`), a computed
 /// index (`i`, `n - 1 - t`: any other expression, an i32 scalar at run
-/// time, or an i32 array in `x.at[...]`), or a slice `start:stop:step`
-/// whose parts are integer literals and may be missing.
+/// time, or an i32 array in `x.at[...]`), a slice `start:stop:step` whose
+/// parts are integer literals and may be missing, or a new axis (`none`,
+/// numpy's None).
 struct SliceIndex {
   llvm::SMLoc loc;
   bool isIndex = false;
+  bool isNewAxis = false;                   // `none`: a new axis of size 1
   std::optional<int64_t> start, stop, step; // for a static index: start
   ExprPtr computed;                         // for a computed index
-  bool isFullSlice() const { return !isIndex && !start && !stop && !step; }
+  bool isFullSlice() const {
+    return !isIndex && !isNewAxis && !start && !stop && !step;
+  }
 };
 
 struct SliceExpr : Expr {

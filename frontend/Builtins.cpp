@@ -156,32 +156,121 @@ static FailureOr<ExprValue> emitBinary(BuiltinCall &call) {
       OpT::create(call.builder(), call.opLoc(), (*vs)[0], (*vs)[1]));
 }
 
-/// sum, max, min over axis= (every axis by default).
+/// The value of keyword `keepdims=` (false when left out): `true` or
+/// `false`.
+static FailureOr<bool> keepDims(BuiltinCall &call) {
+  Expr *e = call.keyword("keepdims");
+  if (!e)
+    return false;
+  auto *n = dyn_cast<NameExpr>(e);
+  if (!n || (n->name != "true" && n->name != "false"))
+    return call.error(e->getLoc(), "keepdims= must be true or false");
+  return n->name == "true";
+}
+
+/// `reduced` (`operand` reduced over `dims`) with those dimensions back as
+/// size 1, for keepdims=true (numpy's).
+static Value keepReducedDims(BuiltinCall &call, Value reduced,
+                             RankedTensorType operand, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> shape(operand.getShape());
+  for (int64_t d : dims)
+    shape[d] = 1;
+  auto type = RankedTensorType::get(
+      shape, cast<RankedTensorType>(reduced.getType()).getElementType());
+  if (type == reduced.getType())
+    return reduced;
+  return arr::ReshapeOp::create(call.builder(), call.opLoc(), type, reduced);
+}
+
+/// `v` converted to `elementType` (itself when it has it).
+static Value convertTo(BuiltinCall &call, Value v, Type elementType) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getElementType() == elementType)
+    return v;
+  return arr::ConvertOp::create(
+      call.builder(), call.opLoc(),
+      RankedTensorType::get(t.getShape(), elementType), v);
+}
+
+/// `v != 0` as bool (itself when it is bool).
+static Value nonZero(BuiltinCall &call, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getElementType().isInteger(1))
+    return v;
+  OpBuilder &b = call.builder();
+  Attribute zero = t.getElementType().isF32()
+                       ? Attribute(b.getF32FloatAttr(0.0f))
+                       : Attribute(b.getI32IntegerAttr(0));
+  auto splat = DenseElementsAttr::get(t, zero);
+  Value zeros = arr::ConstantOp::create(b, call.opLoc(), t, splat);
+  return arr::CmpOp::create(b, call.opLoc(), arr::CmpPredicate::ne, v, zeros);
+}
+
+/// sum, max, min over axis= (every axis by default), keepdims=. A bool
+/// operand (JAX): sum counts the trues (i32); max and min are any and all.
 template <typename OpT>
 static FailureOr<ExprValue> emitReduce(BuiltinCall &call) {
   FailureOr<Value> v = call.evalTensor(0);
-  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+  if (failed(v))
     return failure();
   auto t = cast<RankedTensorType>(v->getType());
   FailureOr<SmallVector<int64_t>> dims = reducedDims(call, t);
-  if (failed(dims))
+  FailureOr<bool> keep = keepDims(call);
+  if (failed(dims) || failed(keep))
     return failure();
-  return ExprValue::ofTensor(
-      OpT::create(call.builder(), call.opLoc(), *v, *dims));
+  bool isBool = t.getElementType().isInteger(1);
+  Value operand =
+      isBool ? convertTo(call, *v, call.builder().getI32Type()) : *v;
+  Value reduced = OpT::create(call.builder(), call.opLoc(), operand, *dims);
+  if (isBool && !std::is_same_v<OpT, arr::ReduceSumOp>)
+    reduced = nonZero(call, reduced);
+  if (*keep)
+    reduced = keepReducedDims(call, reduced, t, *dims);
+  return ExprValue::ofTensor(reduced);
+}
+
+/// any, all over axis= (every axis by default), keepdims=: whether some
+/// (every) element is true, or non-zero (numpy and JAX).
+template <bool IsAll>
+static FailureOr<ExprValue> emitAnyAll(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v))
+    return failure();
+  auto t = cast<RankedTensorType>(v->getType());
+  FailureOr<SmallVector<int64_t>> dims = reducedDims(call, t);
+  FailureOr<bool> keep = keepDims(call);
+  if (failed(dims) || failed(keep))
+    return failure();
+  Value flags = convertTo(call, nonZero(call, *v), call.builder().getI32Type());
+  Value reduced =
+      IsAll
+          ? arr::ReduceMinOp::create(call.builder(), call.opLoc(), flags, *dims)
+                .getResult()
+          : arr::ReduceMaxOp::create(call.builder(), call.opLoc(), flags, *dims)
+                .getResult();
+  reduced = nonZero(call, reduced);
+  if (*keep)
+    reduced = keepReducedDims(call, reduced, t, *dims);
+  return ExprValue::ofTensor(reduced);
 }
 
 /// argmin, argmax along axis= (by default, the index into the flattened
-/// operand).
+/// operand), keepdims=. A bool operand is compared as 0 and 1.
 template <typename OpT>
 static FailureOr<ExprValue> emitArgReduce(BuiltinCall &call) {
   FailureOr<Value> v = call.evalTensor(0);
-  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+  FailureOr<bool> keep = keepDims(call);
+  if (failed(v) || failed(keep))
     return failure();
+  auto input = cast<RankedTensorType>(v->getType());
   Value operand = *v;
+  if (input.getElementType().isInteger(1))
+    operand = convertTo(call, operand, call.builder().getI32Type());
   auto t = cast<RankedTensorType>(operand.getType());
   int64_t axis = 0;
   Expr *axisExpr = call.keyword("axis");
-  if (axisExpr && !isa<NoneExpr>(axisExpr)) {
+  bool flattened = !axisExpr || isa<NoneExpr>(axisExpr);
+  if (!flattened) {
     FailureOr<SmallVector<int64_t>> dims = call.getTyping().normalizeAxes(
         axisExpr, t.getRank(), true, call.name());
     if (failed(dims))
@@ -192,8 +281,18 @@ static FailureOr<ExprValue> emitArgReduce(BuiltinCall &call) {
     operand =
         arr::ReshapeOp::create(call.builder(), call.opLoc(), flat, operand);
   }
-  return ExprValue::ofTensor(OpT::create(call.builder(), call.opLoc(), operand,
-                                         static_cast<uint64_t>(axis)));
+  Value index = OpT::create(call.builder(), call.opLoc(), operand,
+                            static_cast<uint64_t>(axis));
+  if (*keep) {
+    // numpy: every dimension size 1 without an axis, else the axis's.
+    SmallVector<int64_t> dims;
+    if (flattened)
+      dims = llvm::to_vector(llvm::seq<int64_t>(0, input.getRank()));
+    else
+      dims = {axis};
+    index = keepReducedDims(call, index, input, dims);
+  }
+  return ExprValue::ofTensor(index);
 }
 
 /// where(c, x, y): x and y unified, all three broadcast together.
@@ -252,11 +351,15 @@ static FailureOr<ExprValue> emitConvert(BuiltinCall &call) {
       arr::ConvertOp::create(call.builder(), call.opLoc(), type, *v));
 }
 
-/// mean: the sum over axis= divided by the number of elements summed.
+/// mean: the sum over axis= divided by the number of elements summed,
+/// keepdims=; i32 and bool operands give f32 (JAX).
 static FailureOr<ExprValue> emitMean(BuiltinCall &call) {
-  FailureOr<Value> v = call.evalTensor(0);
-  if (failed(v) || failed(call.requireDType(v->getType(), 0)))
+  FailureOr<Value> operand = call.evalTensor(0);
+  FailureOr<bool> keep = keepDims(call);
+  if (failed(operand) || failed(keep))
     return failure();
+  Value converted = convertTo(call, *operand, call.builder().getF32Type());
+  FailureOr<Value> v = converted;
   auto t = cast<RankedTensorType>(v->getType());
   FailureOr<SmallVector<int64_t>> dims = reducedDims(call, t);
   if (failed(dims))
@@ -270,7 +373,10 @@ static FailureOr<ExprValue> emitMean(BuiltinCall &call) {
   auto attr = DenseElementsAttr::get(
       type, llvm::ArrayRef<float>(static_cast<float>(count)));
   Value n = arr::ConstantOp::create(b, call.opLoc(), type, attr);
-  return ExprValue::ofTensor(arr::DivOp::create(b, call.opLoc(), sum, n));
+  Value mean = arr::DivOp::create(b, call.opLoc(), sum, n);
+  if (*keep)
+    mean = keepReducedDims(call, mean, t, *dims);
+  return ExprValue::ofTensor(mean);
 }
 
 /// transpose(x, perm=...): the reversed axes by default; the identity
@@ -595,9 +701,10 @@ template <int Fill> static FailureOr<ExprValue> emitFill(BuiltinCall &call) {
 // The table
 //===----------------------------------------------------------------------===//
 
-static constexpr BuiltinKeyword kAxisAll[] = {{"axis", "none: every axis"}};
+static constexpr BuiltinKeyword kAxisAll[] = {{"axis", "none: every axis"},
+                                              {"keepdims", "false"}};
 static constexpr BuiltinKeyword kAxisFlat[] = {
-    {"axis", "none: the flattened operand"}};
+    {"axis", "none: the flattened operand"}, {"keepdims", "false"}};
 static constexpr BuiltinKeyword kAxis0[] = {{"axis", "0"}};
 static constexpr BuiltinKeyword kPerm[] = {{"perm", "the reversed axes"}};
 static constexpr BuiltinKeyword kDType[] = {{"dtype", "f32"}};
@@ -618,14 +725,14 @@ static const Builtin kBuiltins[] = {
     {"where", 3, 3, {}, DTypeRule::any, emitWhere},
     {"f32", 1, 1, {}, DTypeRule::any, emitConvert},
     {"i32", 1, 1, {}, DTypeRule::any, emitConvert},
-    {"sum", 1, 1, kAxisAll, DTypeRule::numeric, emitReduce<arr::ReduceSumOp>},
-    {"max", 1, 1, kAxisAll, DTypeRule::numeric, emitReduce<arr::ReduceMaxOp>},
-    {"min", 1, 1, kAxisAll, DTypeRule::numeric, emitReduce<arr::ReduceMinOp>},
-    {"mean", 1, 1, kAxisAll, DTypeRule::floating, emitMean},
-    {"argmin", 1, 1, kAxisFlat, DTypeRule::numeric,
-     emitArgReduce<arr::ArgMinOp>},
-    {"argmax", 1, 1, kAxisFlat, DTypeRule::numeric,
-     emitArgReduce<arr::ArgMaxOp>},
+    {"sum", 1, 1, kAxisAll, DTypeRule::any, emitReduce<arr::ReduceSumOp>},
+    {"max", 1, 1, kAxisAll, DTypeRule::any, emitReduce<arr::ReduceMaxOp>},
+    {"min", 1, 1, kAxisAll, DTypeRule::any, emitReduce<arr::ReduceMinOp>},
+    {"mean", 1, 1, kAxisAll, DTypeRule::any, emitMean},
+    {"any", 1, 1, kAxisAll, DTypeRule::any, emitAnyAll<false>},
+    {"all", 1, 1, kAxisAll, DTypeRule::any, emitAnyAll<true>},
+    {"argmin", 1, 1, kAxisFlat, DTypeRule::any, emitArgReduce<arr::ArgMinOp>},
+    {"argmax", 1, 1, kAxisFlat, DTypeRule::any, emitArgReduce<arr::ArgMaxOp>},
     {"transpose", 1, 1, kPerm, DTypeRule::any, emitTranspose},
     {"reshape", 2, 2, {}, DTypeRule::any, emitReshape},
     {"broadcast_to", 2, 2, {}, DTypeRule::any, emitBroadcastTo},

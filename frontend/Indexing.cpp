@@ -64,10 +64,17 @@ FailureOr<ExprValue> IndexingEmitter::emitIndex(SliceExpr *expr,
   Location at = ic.loc(expr->getLoc());
   Value result = *base;
   if (!bounds->isFull) {
-    auto sliced = RankedTensorType::get(bounds->shape, t.getElementType());
-    result = arr::SliceOp::create(ctx.b, at, sliced, result, bounds->start,
-                                  bounds->stride);
-    if (bounds->kept.size() != bounds->shape.size())
+    bool wholeSlice =
+        ArrayRef<int64_t>(bounds->shape) == t.getShape() &&
+        llvm::all_of(bounds->start, [](int64_t s) { return s == 0; }) &&
+        llvm::all_of(bounds->stride, [](int64_t s) { return s == 1; });
+    if (!wholeSlice) {
+      auto sliced = RankedTensorType::get(bounds->shape, t.getElementType());
+      result = arr::SliceOp::create(ctx.b, at, sliced, result, bounds->start,
+                                    bounds->stride);
+    }
+    // Integer indices drop their dimensions, new axes add theirs.
+    if (bounds->kept != bounds->shape)
       result = arr::ReshapeOp::create(
           ctx.b, at, RankedTensorType::get(bounds->kept, t.getElementType()),
           result);
@@ -75,20 +82,18 @@ FailureOr<ExprValue> IndexingEmitter::emitIndex(SliceExpr *expr,
   if (!bounds->hasComputed)
     return ExprValue::ofTensor(result);
   // Each computed index gathers its dimension of what the static part
-  // kept, in order: a gather drops the dimension, so the later ones move
-  // up by one each time.
-  int64_t dim = 0;
+  // kept (new axes included), in order: a gather drops the dimension, so
+  // the later ones move up by one each time.
+  int64_t gathered = 0;
+  auto computedDim = bounds->computedDims.begin();
   for (const SliceIndex &index : expr->indices) {
-    if (index.isIndex && !index.computed)
-      continue; // dropped by the static part
-    if (!index.computed) {
-      ++dim;
+    if (!index.computed)
       continue;
-    }
     FailureOr<Value> i = evalIndex(index.computed.get(), false, ctx);
     if (failed(i))
       return failure();
-    result = arr::GatherOp::create(ctx.b, ic.loc(index.loc), result, *i, dim, 0,
+    result = arr::GatherOp::create(ctx.b, ic.loc(index.loc), result, *i,
+                                   *computedDim++ - gathered++, 0,
                                    arr::GatherMode::clamp);
   }
   return ExprValue::ofTensor(result);
@@ -122,6 +127,9 @@ FailureOr<ExprValue> IndexingEmitter::emitAtUpdate(AtUpdateExpr *expr,
     target.loc = index.loc;
     if (index.isFullSlice())
       continue;
+    if (index.isNewAxis)
+      return ic.error(index.loc, "x.at[...] takes no new axis (none); index "
+                                 "the array as it is");
     if (index.computed) {
       FailureOr<Value> i = evalIndex(index.computed.get(), true, ctx);
       if (failed(i))

@@ -327,6 +327,19 @@ FailureOr<ExprValue> MLIRGen::evalAny(Expr *expr, BodyContext &ctx) {
   }
   case Expr::name: {
     auto *n = cast<NameExpr>(expr);
+    // `inf` and `nan` are float literals (weak, as 1.0 is); `true` and
+    // `false` are bool scalars.
+    if (n->name == "inf" || n->name == "nan")
+      return ExprValue::ofFloat(n->name == "inf"
+                                    ? std::numeric_limits<double>::infinity()
+                                    : std::numeric_limits<double>::quiet_NaN(),
+                                n->name);
+    if (n->name == "true" || n->name == "false") {
+      auto type = RankedTensorType::get({}, ctx.b.getI1Type());
+      return ExprValue::ofTensor(arr::ConstantOp::create(
+          ctx.b, ic.loc(expr->getLoc()), type,
+          DenseElementsAttr::get(type, n->name == "true")));
+    }
     if (std::optional<Variable> var = names.lookupVariable(n->name, ctx))
       return var->value;
     if (names.isFunctionOrMap(n->name))

@@ -12,8 +12,19 @@
 using namespace mlir;
 using namespace vmapc::frontend;
 
+bool vmapc::frontend::isLiteralName(StringRef name) {
+  return name == "true" || name == "false" || name == "inf" || name == "nan";
+}
+
 bool vmapc::frontend::isReservedName(StringRef name) {
-  return name == "vmap" || isBuiltin(name);
+  return name == "vmap" || isBuiltin(name) || isLiteralName(name);
+}
+
+/// "'sum' is the name of a builtin", "'inf' is a literal".
+static std::string reservedWhat(StringRef name) {
+  return "'" + name.str() +
+         (isLiteralName(name) ? "' is a literal"
+                              : "' is the name of a builtin");
 }
 
 FnInfo *Names::findFunction(StringRef name) {
@@ -38,6 +49,8 @@ LogicalResult Names::checkParams(const FunctionDecl &decl) const {
     if (!inserted)
       return ic.error(p.loc, "parameter '" + p.name + "' of '" + decl.name +
                                  "' is already defined; rename it");
+    if (isLiteralName(p.name))
+      return ic.error(p.loc, reservedWhat(p.name) + "; rename the parameter");
     if (isReservedName(p.name) || fns.count(p.name) || maps.count(p.name))
       return ic.error(p.loc, "parameter '" + p.name + "' of '" + decl.name +
                                  "' hides the function '" + p.name +
@@ -49,9 +62,7 @@ LogicalResult Names::checkParams(const FunctionDecl &decl) const {
 LogicalResult Names::declare(Module &ast) {
   auto declare = [&](StringRef name, llvm::SMLoc nameLoc) -> LogicalResult {
     if (isReservedName(name))
-      return ic.error(nameLoc,
-                      "'" + name +
-                          "' is the name of a builtin; choose another name");
+      return ic.error(nameLoc, reservedWhat(name) + "; choose another name");
     auto [it, inserted] = topLevelNames.try_emplace(name, nameLoc);
     if (!inserted)
       return ic.error(nameLoc, "'" + name + "' is already defined at line " +
@@ -135,9 +146,7 @@ LogicalResult Names::checkNewName(StringRef name, llvm::SMLoc nameLoc,
                                  "; names cannot be redefined, choose another "
                                  "name");
   if (isReservedName(name))
-    return ic.error(nameLoc,
-                    "'" + name +
-                        "' is the name of a builtin; choose another name");
+    return ic.error(nameLoc, reservedWhat(name) + "; choose another name");
   if (fns.count(name) || maps.count(name))
     return ic.error(nameLoc, "'" + name +
                                  "' is the name of a function; choose another "

@@ -68,6 +68,8 @@ struct BodyContext {
 
 /// Whether `name` is `vmap` or a builtin, which no definition may take.
 bool isReservedName(llvm::StringRef name);
+/// `true`, `false`, `inf`, `nan`: literals, which no name may shadow.
+bool isLiteralName(llvm::StringRef name);
 
 class Names {
 public:

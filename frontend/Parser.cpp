@@ -772,6 +772,11 @@ bool Parser::parseSliceIndices(std::vector<SliceIndex> &indices) {
         return false;
     }
     if (!consumeIf(Token::colon)) {
+      if (first && llvm::isa<NoneExpr>(first.get())) {
+        index.isNewAxis = true;
+        indices.push_back(std::move(index));
+        continue;
+      }
       index.isIndex = true;
       if (std::optional<int64_t> value = readIntLiteral(first.get()))
         index.start = value;

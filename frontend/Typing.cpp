@@ -152,7 +152,8 @@ FailureOr<Value> Typing::materialize(const ExprValue &op, Type elemType,
     if (op.kind == ExprValue::floatLit)
       return ic.error(useLoc, "the float literal " + op.text +
                                   " cannot be used with an i32 operand (no "
-                                  "implicit conversion); write an integer");
+                                  "implicit conversion); convert the operand "
+                                  "with f32(...), or write an integer");
     if (op.intValue > std::numeric_limits<int32_t>::max() ||
         op.intValue < std::numeric_limits<int32_t>::min())
       return ic.error(litLoc, "integer " + op.text +
@@ -518,33 +519,46 @@ FailureOr<Value> Typing::broadcastTo(Value v, ArrayRef<int64_t> shape,
 FailureOr<SliceBounds> Typing::resolveSlice(SliceExpr *expr,
                                             RankedTensorType t) const {
   int64_t rank = t.getRank();
-  if (int64_t(expr->indices.size()) > rank)
-    return ic.error(expr->indices[rank].loc,
-                    "too many indices: " + typeStr(t) + " has " + Twine(rank) +
-                        " dimension" + (rank == 1 ? "" : "s") + ", got " +
-                        Twine(expr->indices.size()) + " indices");
+  int64_t consumed = llvm::count_if(
+      expr->indices, [](const SliceIndex &idx) { return !idx.isNewAxis; });
+  if (consumed > rank) {
+    // The first index past the last dimension.
+    int64_t d = 0;
+    for (const SliceIndex &idx : expr->indices)
+      if (!idx.isNewAxis && d++ == rank)
+        return ic.error(idx.loc, "too many indices: " + typeStr(t) + " has " +
+                                     Twine(rank) + " dimension" +
+                                     (rank == 1 ? "" : "s") + ", got " +
+                                     Twine(consumed) + " indices");
+  }
   SliceBounds bounds;
   SmallVector<int64_t> &start = bounds.start, &stride = bounds.stride,
                        &shape = bounds.shape, &kept = bounds.kept;
   bool &full = bounds.isFull;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t n = t.getDimSize(d);
-    if (d >= int64_t(expr->indices.size())) {
-      start.push_back(0);
-      stride.push_back(1);
-      shape.push_back(n);
-      kept.push_back(n);
+  // Each index takes the next dimension, but a new axis (`none`), which
+  // adds a dimension of size 1 to what is kept; missing trailing indices
+  // are `:`.
+  int64_t d = 0;
+  auto keepWhole = [&](int64_t n) {
+    start.push_back(0);
+    stride.push_back(1);
+    shape.push_back(n);
+    kept.push_back(n);
+  };
+  for (const SliceIndex &idx : expr->indices) {
+    if (idx.isNewAxis) {
+      kept.push_back(1);
+      full = false;
       continue;
     }
-    const SliceIndex &idx = expr->indices[d];
+    int64_t n = t.getDimSize(d);
     if (idx.computed) {
       // A computed index is a gather after the static slice: its dimension
       // is kept whole here.
-      start.push_back(0);
-      stride.push_back(1);
-      shape.push_back(n);
-      kept.push_back(n);
+      bounds.computedDims.push_back(kept.size());
+      keepWhole(n);
       bounds.hasComputed = true;
+      ++d;
       continue;
     }
     if (idx.isIndex) {
@@ -558,6 +572,7 @@ FailureOr<SliceBounds> Typing::resolveSlice(SliceExpr *expr,
       stride.push_back(1);
       shape.push_back(1);
       full = false;
+      ++d;
       continue;
     }
     FailureOr<SliceRange> range = resolveSliceRange(idx, t, d);
@@ -568,7 +583,10 @@ FailureOr<SliceBounds> Typing::resolveSlice(SliceExpr *expr,
     shape.push_back(range->size);
     kept.push_back(range->size);
     full &= range->start == 0 && range->step == 1 && range->size == n;
+    ++d;
   }
+  for (; d < rank; ++d)
+    keepWhole(t.getDimSize(d));
   return bounds;
 }
 

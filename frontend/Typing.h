@@ -38,11 +38,13 @@ std::string axisRangeStr(int64_t rank);
 
 /// The resolved bounds of `x[...]` on a tensor: per dimension its start and
 /// stride, the sliced shape, and the shape once static integer indices drop
-/// their dimensions. A computed index keeps its dimension whole here (a
-/// gather reads it after the slice; `hasComputed`). `isFull` when the static
-/// part reads the whole tensor.
+/// their dimensions and new axes (`none`) add theirs of size 1. A computed
+/// index keeps its dimension whole here (a gather reads it after the slice,
+/// at `computedDims`, positions in the kept shape). `isFull` when the static
+/// part reads the whole tensor and adds no axis.
 struct SliceBounds {
   llvm::SmallVector<int64_t> start, stride, shape, kept;
+  llvm::SmallVector<int64_t> computedDims;
   bool isFull = true;
   bool hasComputed = false;
 };

@@ -109,3 +109,21 @@ fn f(x: f32[8], i: i32) -> f32[8] { return x.at[i, i].set(0.0); }
 
 # expected-error @+1 {{an index must be i32, got f32 (convert it with i32(...))}}
 fn f(x: f32[8], i: f32) -> f32[8] { return x.at[i].set(0.0); }
+
+# -----
+
+# expected-error @+1 {{x.at[...] takes no new axis (none); index the array as it is}}
+fn f(x: f32[8]) -> f32[8] { return x.at[none].set(0.0); }
+
+# -----
+
+# expected-error @+1 {{'inf' is a literal; rename the parameter}}
+fn f(inf: f32) -> f32 { return inf; }
+
+# -----
+
+fn f(x: f32) -> f32 {
+  # expected-error @+1 {{'true' is a literal; choose another name}}
+  let true = x;
+  return x;
+}
