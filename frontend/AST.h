@@ -296,6 +296,9 @@ struct FunctionDecl {
   std::vector<Param> params;
   /// One type per result; `-> (f32[3], f32)` has two.
   std::vector<TypeAST> resultTypes;
+  /// One name per result (`-> (dist: f32, idx: i32)`), each empty when
+  /// the results are not named.
+  std::vector<std::string> resultNames;
   llvm::SMLoc resultLoc;
   std::vector<Stmt> body;
   llvm::SMLoc endLoc; // of the closing brace

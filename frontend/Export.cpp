@@ -115,12 +115,16 @@ LogicalResult vmapc::frontend::importExport(ExportDecl &ex, ImportContext &ic,
   for (auto [i, p] : llvm::enumerate(base->decl->params))
     fn.setArgAttr(i, vmapc::arr::ArrDialect::kNameAttrName,
                   builder.getStringAttr(p.name));
-  // Results are named out, or out0, out1, ... for several.
-  for (size_t j = 0; j < r->size(); ++j)
+  // Results are named as the function names them (`-> (dist: f32, idx:
+  // i32)`), else out, or out0, out1, ... for several.
+  const std::vector<std::string> &names = base->decl->resultNames;
+  for (size_t j = 0; j < r->size(); ++j) {
+    std::string name = j < names.size() && !names[j].empty() ? names[j]
+                       : r->size() == 1 ? std::string("out")
+                                        : "out" + std::to_string(j);
     fn.setResultAttr(j, vmapc::arr::ArrDialect::kNameAttrName,
-                     builder.getStringAttr(r->size() == 1
-                                               ? std::string("out")
-                                               : "out" + std::to_string(j)));
+                     builder.getStringAttr(name));
+  }
   if (t.donate)
     return pairDonations(fn, t.donate, ic, typing);
   return success();

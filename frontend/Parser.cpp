@@ -255,23 +255,44 @@ bool Parser::parseFunctionOrMap(Module &module) {
   if (!expect(Token::arrow, "'->' and a result type after parameters"))
     return false;
   fn->resultLoc = tok.getLoc();
+  // One result type, maybe named (`dist: f32`: the name a host program
+  // knows the output by when the function is exported).
+  auto parseResult = [&]() {
+    std::string name;
+    llvm::SMLoc nameLoc = tok.getLoc();
+    if (tok.is(Token::identifier) && tok.spelling != "f32" &&
+        tok.spelling != "i32" && tok.spelling != "bool") {
+      name = tok.spelling.str();
+      consume();
+      if (!expect(Token::colon,
+                  "':' and a type after the result name '" + name + "'"))
+        return false;
+      if (llvm::is_contained(fn->resultNames, name))
+        return errorAt(nameLoc, "result '" + name + "' is named twice");
+    }
+    if (!fn->resultTypes.empty() &&
+        (name.empty() != fn->resultNames.front().empty()))
+      return errorAt(nameLoc, "name every result or none (as in "
+                              "'-> (dist: f32, idx: i32)')");
+    TypeAST type;
+    if (!parseType(type))
+      return false;
+    fn->resultTypes.push_back(std::move(type));
+    fn->resultNames.push_back(std::move(name));
+    return true;
+  };
   if (consumeIf(Token::lParen)) {
     // A tuple of result types: `-> (f32[3], f32)`.
     do {
       if (tok.is(Token::rParen) && !fn->resultTypes.empty())
         break; // trailing comma
-      TypeAST type;
-      if (!parseType(type))
+      if (!parseResult())
         return false;
-      fn->resultTypes.push_back(std::move(type));
     } while (consumeIf(Token::comma));
     if (!expect(Token::rParen, "')' after the result types"))
       return false;
-  } else {
-    TypeAST type;
-    if (!parseType(type))
-      return false;
-    fn->resultTypes.push_back(std::move(type));
+  } else if (!parseResult()) {
+    return false;
   }
   if (!parseBlock(*fn))
     return false;

@@ -94,11 +94,15 @@ static cl::opt<std::string>
               cl::value_desc("name"), cl::sub(runCmd), cl::sub(planCmd),
               cl::cat(vmapcCategory));
 static cl::list<std::string>
-    inputArrays("input", cl::desc("An input .npy, in declaration order"),
+    inputArrays("input",
+                cl::desc("An input .npy, in declaration order, or "
+                         "NAME=file.npy for the input named NAME"),
                 cl::value_desc("file.npy"), cl::sub(runCmd),
                 cl::cat(vmapcCategory));
 static cl::list<std::string>
-    outputArrays("output", cl::desc("An output .npy, in declaration order"),
+    outputArrays("output",
+                 cl::desc("An output .npy, in declaration order, or "
+                          "NAME=file.npy for the output named NAME"),
                  cl::value_desc("file.npy"), cl::sub(runCmd),
                  cl::cat(vmapcCategory));
 static cl::opt<int64_t> numExamplesOption(
@@ -242,6 +246,60 @@ numExamples(const vmapc::EntryInfo &entry,
   return std::nullopt;
 }
 
+/// "a, b, c": the names of `args`.
+static std::string argNamesOf(const std::vector<vmapc::ArgInfo> &args) {
+  std::string names;
+  for (const vmapc::ArgInfo &a : args)
+    names += (names.empty() ? "" : ", ") + a.name;
+  return names.empty() ? "none" : names;
+}
+
+/// The files of `--input` or `--output` (`given`) in the entry's order of
+/// `args`: as given, or by name when each is NAME=FILE. Fails with a
+/// message for an unknown or repeated name, a name missing, or the two
+/// forms mixed.
+static std::optional<std::vector<std::string>>
+filesByName(const std::vector<std::string> &given,
+            const std::vector<vmapc::ArgInfo> &args, llvm::StringRef option,
+            llvm::StringRef entry, std::string &error) {
+  auto nameOf = [&](llvm::StringRef text) -> std::optional<size_t> {
+    size_t eq = text.find('=');
+    if (eq == llvm::StringRef::npos)
+      return std::nullopt;
+    llvm::StringRef name = text.take_front(eq);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].name == name)
+        return i;
+    return std::nullopt;
+  };
+  size_t named = llvm::count_if(
+      given, [&](const std::string &g) { return nameOf(g).has_value(); });
+  if (named == 0)
+    return given;
+  std::vector<std::string> files(args.size());
+  for (const std::string &g : given) {
+    std::optional<size_t> i = nameOf(g);
+    if (!i) {
+      error = "give every " + option.str() + " as NAME=FILE or none (got '" +
+              g + "'; entry '" + entry.str() + "' has " + argNamesOf(args) +
+              ")";
+      return std::nullopt;
+    }
+    if (!files[*i].empty()) {
+      error = option.str() + " names '" + args[*i].name + "' twice";
+      return std::nullopt;
+    }
+    files[*i] = g.substr(args[*i].name.size() + 1);
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (files[i].empty()) {
+      error = "no " + option.str() + " for '" + args[i].name + "' of entry '" +
+              entry.str() + "'";
+      return std::nullopt;
+    }
+  return files;
+}
+
 static int runRun() {
   vmapc::Device device;
   vmapc::Status status = vmapc::Device::open(deviceName, &device);
@@ -284,9 +342,18 @@ static int runRun() {
                 llvm::Twine(info.outputs.size()) + " outputs, got " +
                 llvm::Twine(outputArrays.size()) + " --output files");
 
+  std::string orderError;
+  std::optional<std::vector<std::string>> inputFiles =
+      filesByName(inputArrays, info.inputs, "--input", info.name, orderError);
+  if (!inputFiles)
+    return fail(orderError);
+  std::optional<std::vector<std::string>> outputFiles = filesByName(
+      outputArrays, info.outputs, "--output", info.name, orderError);
+  if (!outputFiles)
+    return fail(orderError);
   std::vector<vmapc::NpyArray> inputs(inputArrays.size());
   std::vector<vmapc::HostArray> inputViews;
-  for (auto [path, array] : llvm::zip(inputArrays, inputs)) {
+  for (auto [path, array] : llvm::zip(*inputFiles, inputs)) {
     if (!(status = vmapc::readNpy(path, &array)).ok())
       return fail(status.message());
     inputViews.push_back(array.view());
@@ -329,7 +396,7 @@ static int runRun() {
     outputViews.push_back(array.mutableView());
   if (!(status = executable->run(*entry, inputViews, outputViews)).ok())
     return fail(status.message());
-  for (auto [path, array] : llvm::zip(outputArrays, outputs))
+  for (auto [path, array] : llvm::zip(*outputFiles, outputs))
     if (!(status = vmapc::writeNpy(path, array.dtype, array.shape,
                                    array.data.data()))
              .ok())

@@ -950,3 +950,18 @@ fn f(x: f32) -> f32 {
 fn f(a: f32) -> f32 { return a; }
 # expected-error @+1 {{expected ';' after the export of 'e', found end of input}}
 export e = vmap(f, batch=2)
+
+# -----
+
+# expected-error @+1 {{name every result or none (as in '-> (dist: f32, idx: i32)')}}
+fn f(x: f32) -> (d: f32, i32) { return (x, 1); }
+
+# -----
+
+# expected-error @+1 {{result 'd' is named twice}}
+fn f(x: f32) -> (d: f32, d: f32) { return (x, x); }
+
+# -----
+
+# expected-error @+1 {{expected ':' and a type after the result name 'd', found 'f32'}}
+fn f(x: f32) -> (d f32) { return x; }
