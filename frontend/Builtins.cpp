@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Builtins.h"
+#include "frontend/NNBuiltins.h"
 
 #include "dialect/ArrDialect.h"
 #include "dialect/Limits.h"
@@ -107,8 +108,8 @@ LogicalResult BuiltinCall::requireDType(Type type, size_t i) const {
 
 /// The reduced dimensions of `axis=` (every dimension when it is left out or
 /// none).
-static FailureOr<SmallVector<int64_t>> reducedDims(BuiltinCall &call,
-                                                   RankedTensorType t) {
+FailureOr<SmallVector<int64_t>>
+vmapc::frontend::reducedDims(BuiltinCall &call, RankedTensorType t) {
   Expr *axis = call.keyword("axis");
   if (axis && !isa<NoneExpr>(axis))
     return call.getTyping().normalizeAxes(axis, t.getRank(), false,
@@ -158,7 +159,7 @@ static FailureOr<ExprValue> emitBinary(BuiltinCall &call) {
 
 /// The value of keyword `keepdims=` (false when left out): `true` or
 /// `false`.
-static FailureOr<bool> keepDims(BuiltinCall &call) {
+FailureOr<bool> vmapc::frontend::keepDims(BuiltinCall &call) {
   Expr *e = call.keyword("keepdims");
   if (!e)
     return false;
@@ -170,8 +171,9 @@ static FailureOr<bool> keepDims(BuiltinCall &call) {
 
 /// `reduced` (`operand` reduced over `dims`) with those dimensions back as
 /// size 1, for keepdims=true (numpy's).
-static Value keepReducedDims(BuiltinCall &call, Value reduced,
-                             RankedTensorType operand, ArrayRef<int64_t> dims) {
+Value vmapc::frontend::keepReducedDims(BuiltinCall &call, Value reduced,
+                                       RankedTensorType operand,
+                                       ArrayRef<int64_t> dims) {
   SmallVector<int64_t> shape(operand.getShape());
   for (int64_t d : dims)
     shape[d] = 1;
@@ -183,7 +185,7 @@ static Value keepReducedDims(BuiltinCall &call, Value reduced,
 }
 
 /// `v` converted to `elementType` (itself when it has it).
-static Value convertTo(BuiltinCall &call, Value v, Type elementType) {
+Value vmapc::frontend::convertTo(BuiltinCall &call, Value v, Type elementType) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getElementType() == elementType)
     return v;
@@ -193,7 +195,7 @@ static Value convertTo(BuiltinCall &call, Value v, Type elementType) {
 }
 
 /// `v != 0` as bool (itself when it is bool).
-static Value nonZero(BuiltinCall &call, Value v) {
+Value vmapc::frontend::nonZero(BuiltinCall &call, Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getElementType().isInteger(1))
     return v;
@@ -706,6 +708,7 @@ static constexpr BuiltinKeyword kAxisAll[] = {{"axis", "none: every axis"},
 static constexpr BuiltinKeyword kAxisFlat[] = {
     {"axis", "none: the flattened operand"}, {"keepdims", "false"}};
 static constexpr BuiltinKeyword kAxis0[] = {{"axis", "0"}};
+static constexpr BuiltinKeyword kAxisLast[] = {{"axis", "-1"}};
 static constexpr BuiltinKeyword kPerm[] = {{"perm", "the reversed axes"}};
 static constexpr BuiltinKeyword kDType[] = {{"dtype", "f32"}};
 static constexpr BuiltinKeyword kTake[] = {
@@ -741,6 +744,13 @@ static const Builtin kBuiltins[] = {
     {"iota", 1, 1, {}, DTypeRule::any, emitIota},
     {"zeros", 1, 1, kDType, DTypeRule::any, emitFill<0>},
     {"ones", 1, 1, kDType, DTypeRule::any, emitFill<1>},
+    // jax.nn's functions (NNBuiltins.h).
+    {"relu", 1, 1, {}, DTypeRule::numeric, emitRelu},
+    {"sigmoid", 1, 1, {}, DTypeRule::floating, emitSigmoid},
+    {"clip", 3, 3, {}, DTypeRule::numeric, emitClip},
+    {"softmax", 1, 1, kAxisLast, DTypeRule::floating, emitSoftmax},
+    {"log_softmax", 1, 1, kAxisLast, DTypeRule::floating, emitLogSoftmax},
+    {"logsumexp", 1, 1, kAxisAll, DTypeRule::floating, emitLogSumExp},
 };
 
 ArrayRef<Builtin> vmapc::frontend::getBuiltins() { return kBuiltins; }

@@ -119,6 +119,26 @@ private:
   ExprEvaluator &evaluator;
 };
 
+//===----------------------------------------------------------------------===//
+// What emitters share (Builtins.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The reduced dimensions of `axis=` on `type` (every dimension when it is
+/// left out or none).
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+reducedDims(BuiltinCall &call, mlir::RankedTensorType type);
+/// The value of `keepdims=` (false when left out): `true` or `false`.
+mlir::FailureOr<bool> keepDims(BuiltinCall &call);
+/// `reduced` (`operand` reduced over `dims`) with those dimensions back as
+/// size 1 (numpy's keepdims).
+mlir::Value keepReducedDims(BuiltinCall &call, mlir::Value reduced,
+                            mlir::RankedTensorType operand,
+                            llvm::ArrayRef<int64_t> dims);
+/// `v` converted to `elementType` (itself when it has it).
+mlir::Value convertTo(BuiltinCall &call, mlir::Value v, mlir::Type elementType);
+/// `v != 0` as bool (itself when it is bool).
+mlir::Value nonZero(BuiltinCall &call, mlir::Value v);
+
 } // namespace vmapc::frontend
 
 #endif // VMAPC_FRONTEND_BUILTINS_H

@@ -965,3 +965,13 @@ fn f(x: f32) -> (d: f32, d: f32) { return (x, x); }
 
 # expected-error @+1 {{expected ':' and a type after the result name 'd', found 'f32'}}
 fn f(x: f32) -> (d f32) { return x; }
+
+# -----
+
+# expected-error @+1 {{'softmax' needs an f32 operand, got i32[3] (convert it with f32(x))}}
+fn f(x: i32[3]) -> f32[3] { return softmax(x); }
+
+# -----
+
+# expected-error @+1 {{'clip' takes 3 arguments, got 2}}
+fn f(x: f32[3]) -> f32[3] { return clip(x, 1.0); }
