@@ -1,6 +1,6 @@
 # Softmax over 1000 classes, the numerically stable form.
-fn softmax(x: f32[1000]) -> f32[1000] {
+fn softmax_row(x: f32[1000]) -> f32[1000] {
   let e = exp(x - max(x));
   return e / sum(e);
 }
-export softmax_batch = vmap(softmax, batch=256);
+export softmax_batch = vmap(softmax_row, batch=256);

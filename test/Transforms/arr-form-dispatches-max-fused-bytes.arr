@@ -50,12 +50,12 @@
 # PLAN-NEXT:   dispatch attend_dispatch_2
 # PLAN-NOT:    dispatch
 
-fn softmax(s: f32[16]) -> f32[16] {
+fn softmax_row(s: f32[16]) -> f32[16] {
   let e = exp(s - max(s));
   return e / sum(e);
 }
 fn attention(q: f32[16, 8], k: f32[16, 8], v: f32[16, 8]) -> f32[16, 8] {
-  let p = vmap(softmax)(q @ k.T * 0.125);
+  let p = vmap(softmax_row)(q @ k.T * 0.125);
   return p @ v;
 }
 export attend = vmap(attention, batch=4);

@@ -21,8 +21,8 @@
 # TWO: sched.workgroup_count = array<i64: -2, 1, 1>
 # ONE: sched.workgroup_count = array<i64: -1, 1, 1>
 
-fn softmax(x: f32[1000]) -> f32[1000] {
+fn softmax_row(x: f32[1000]) -> f32[1000] {
   let e = exp(x - max(x));
   return e / sum(e);
 }
-export softmax_batch = vmap(softmax, batch=256);
+export softmax_batch = vmap(softmax_row, batch=256);

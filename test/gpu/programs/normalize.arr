@@ -4,11 +4,11 @@
 # and shift), at a row of a warp and a half and a row of 1000. The batches
 # keep a workgroup's rows within a block's shared memory.
 
-fn softmax(x: f32[1000]) -> f32[1000] {
+fn softmax_row(x: f32[1000]) -> f32[1000] {
   let e = exp(x - max(x));
   return e / sum(e);
 }
-export softmax_1000 = vmap(softmax, batch=32);
+export softmax_1000 = vmap(softmax_row, batch=32);
 
 fn softmax48(x: f32[48]) -> (f32[48], f32[48]) {
   let s = x - max(x);
