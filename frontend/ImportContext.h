@@ -31,7 +31,7 @@ public:
 
   /// Reports `message` at `at` and returns failure.
   mlir::LogicalResult error(llvm::SMLoc at, const llvm::Twine &message) const {
-    mlir::emitError(locs.get(at)) << message.str();
+    locs.emitError(at, message);
     return mlir::failure();
   }
   mlir::Location loc(llvm::SMLoc at) const { return locs.get(at); }

@@ -194,10 +194,12 @@ LogicalResult MLIRGen::execFor(const Stmt &stmt, BodyContext &ctx) {
   }
   SmallVector<Value> inits;
   SmallVector<Type> types;
+  SmallVector<std::string> literalInits;
   for (const ForStmt::Carry &c : f.carries) {
     FailureOr<ExprValue> init = eval(c.init.get(), ctx);
     if (failed(init))
       return failure();
+    literalInits.push_back(init->isWeak() ? init->text : std::string());
     FailureOr<Value> v =
         typing.materializeDefault(*init, c.init->getLoc(), ctx.b);
     if (failed(v))
@@ -217,9 +219,10 @@ LogicalResult MLIRGen::execFor(const Stmt &stmt, BodyContext &ctx) {
   block->addArgument(i32, ic.loc(f.indexLoc));
   Scope bodyScope;
   bodyScope[f.index] = {ExprValue::ofTensor(block->getArgument(0)), f.indexLoc};
-  for (auto [c, t] : llvm::zip(f.carries, types))
+  for (auto [c, t, literal] : llvm::zip(f.carries, types, literalInits))
     bodyScope[c.name] = {
-        ExprValue::ofTensor(block->addArgument(t, ic.loc(c.loc))), c.loc};
+        ExprValue::ofTensor(block->addArgument(t, ic.loc(c.loc))), c.loc,
+        literal};
   OpBuilder bb = OpBuilder::atBlockBegin(block);
   LoopFrame frame{&ctx, block, {}, llvm::DenseMap<Value, Value>()};
   BodyContext inner{bb, bodyScope, ctx.owner, &frame};
@@ -244,8 +247,9 @@ LogicalResult MLIRGen::execFor(const Stmt &stmt, BodyContext &ctx) {
                                   static_cast<uint64_t>(f.tripCount),
                                   frame.consts, inits);
   forOp.getBody().takeBody(staging.getBody());
-  for (auto [c, r] : llvm::zip(f.carries, forOp.getResults()))
-    ctx.scope[c.name] = {ExprValue::ofTensor(r), c.loc};
+  for (auto [c, r, literal] :
+       llvm::zip(f.carries, forOp.getResults(), literalInits))
+    ctx.scope[c.name] = {ExprValue::ofTensor(r), c.loc, literal};
   return success();
 }
 
@@ -433,6 +437,33 @@ FailureOr<ExprValue> MLIRGen::evalBinary(BinaryExpr *expr, BodyContext &ctx) {
           : DTypeRule::numeric;
   ExprValue ops[] = {*lhs, *rhs};
   llvm::SMLoc locs[] = {expr->lhs->getLoc(), expr->rhs->getLoc()};
+  // A dtype that came from a carry's literal initial value (`carry (acc =
+  // 0)` is i32): say so, and what to write.
+  if (lhs->kind == ExprValue::tensor && rhs->kind == ExprValue::tensor) {
+    Type l = cast<RankedTensorType>(lhs->value.getType()).getElementType();
+    Type r = cast<RankedTensorType>(rhs->value.getType()).getElementType();
+    for (Expr *side : {expr->lhs.get(), expr->rhs.get()}) {
+      auto *name = dyn_cast<NameExpr>(side);
+      std::optional<Variable> var =
+          name ? names.lookupVariable(name->name, ctx) : std::nullopt;
+      if (l == r || !var || var->literalInit.empty())
+        continue;
+      Type own = side == expr->lhs.get() ? l : r;
+      Type other = side == expr->lhs.get() ? r : l;
+      std::string fix =
+          other.isF32() && !llvm::StringRef(var->literalInit).contains('.')
+              ? var->literalInit + ".0"
+              : dtypeStr(other) + "(" + var->literalInit + ")";
+      return ic.error(
+          at, "operands of '" + opName +
+                  "' have different "
+                  "dtypes: " +
+                  dtypeStr(l) + " and " + dtypeStr(r) + "; the carry '" +
+                  name->name + "' is " + dtypeStr(own) +
+                  " because its initial value " + var->literalInit +
+                  " is a literal of that dtype: start it with " + fix);
+    }
+  }
   if (expr->op == BinaryOp::matmul) {
     // No broadcasting: only the dtypes are unified.
     SmallVector<Value> vs;

@@ -42,6 +42,9 @@ struct MapInfo {
 struct Variable {
   ExprValue value;
   llvm::SMLoc loc;
+  /// A loop carry whose dtype came from a literal initial value: the
+  /// literal as written (`0`), for messages; empty otherwise.
+  std::string literalInit;
 };
 
 using Scope = llvm::StringMap<Variable>;

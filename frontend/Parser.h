@@ -26,6 +26,9 @@ public:
   LocationMapper(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                  mlir::MLIRContext *context);
   mlir::Location get(llvm::SMLoc loc) const;
+  /// Reports `message` at `loc`; on a line with non-ASCII characters, with
+  /// a note that shows the line and a caret (LLVM prints none there).
+  void emitError(llvm::SMLoc loc, const llvm::Twine &message) const;
   mlir::MLIRContext *getContext() const { return context; }
 
 private:

@@ -404,10 +404,29 @@ static Status checkDims(const char *kind, const ArgInfo &arg, const ArgView &v,
   for (size_t i = 0, j = 0; i < s.rank(); ++i) {
     bool isBatch = arg.isMapped() && i == size_t(arg.mappedAxis);
     int64_t want = isBatch ? n : arg.shape[j++];
-    if (s[i] != want)
-      return invalid(std::string(kind) + " '" + arg.name +
-                     "': expected shape " + expectedString(arg, n) + ", got " +
-                     dimsString(s.data(), s.rank()));
+    if (s[i] == want)
+      continue;
+    std::string message = std::string(kind) + " '" + arg.name +
+                          "': expected shape " + expectedString(arg, n) +
+                          ", got " + dimsString(s.data(), s.rank());
+    // The per-example shape with the examples on another axis: say so.
+    for (size_t k = 0; arg.isMapped() && k < s.rank(); ++k) {
+      if (k == size_t(arg.mappedAxis))
+        continue;
+      std::vector<int64_t> rest(s.begin(), s.end());
+      rest.erase(rest.begin() + k);
+      if (rest != arg.shape)
+        continue;
+      message += ": that is " + std::to_string(s[k]) + " examples on axis " +
+                 std::to_string(k) + ", but this entry takes them on axis " +
+                 std::to_string(arg.mappedAxis) + " (its " +
+                 (std::string(kind) == "input" ? "in_axes" : "out_axes") +
+                 "); pass the array with that axis, or export the entry with " +
+                 (std::string(kind) == "input" ? "in_axes" : "out_axes") + "=" +
+                 std::to_string(k);
+      break;
+    }
+    return invalid(message);
   }
   // The user's dims, which now match the manifest's and N: also bounds N
   // for an empty argument (the product of its non-zero dims).

@@ -16,13 +16,16 @@ fn f(a: f32) -> bool { return !a; }
 
 # -----
 
-# A non-ASCII character is named whole, with its code point.
+# A non-ASCII character is named whole, with its code point; LLVM shows no
+# caret under a line with non-ASCII characters, so a note does.
+# expected-note @+2 {{here:}}
 # expected-error @+1 {{unexpected character '×' (U+00D7); only ASCII is allowed outside comments}}
 fn f(a: f32) -> f32 { return a × 2.0; }
 
 # -----
 
 # A byte that is not valid UTF-8.
+# expected-note @+2 {{here:}}
 # expected-error @+1 {{unexpected character with code 0xFF (only ASCII is allowed outside comments)}}
 fn f(a: f32) -> f32 { return a � 2.0; }
 
@@ -975,3 +978,11 @@ fn f(x: i32[3]) -> f32[3] { return softmax(x); }
 
 # expected-error @+1 {{'clip' takes 3 arguments, got 2}}
 fn f(x: f32[3]) -> f32[3] { return clip(x, 1.0); }
+
+# -----
+
+fn f(x: f32[3]) -> f32 {
+  # expected-error @+1 {{operands of '+' have different dtypes: i32 and f32; the carry 'acc' is i32 because its initial value 0 is a literal of that dtype: start it with 0.0}}
+  for i in range(3) carry (acc = 0) { yield acc + sum(x); }
+  return acc;
+}
