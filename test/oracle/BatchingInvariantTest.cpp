@@ -38,6 +38,43 @@ struct Program {
   const char *source;
 };
 
+// A gather and a scatter inside a vmap over rows, so that batching the inner
+// vmap gives batch_dims = 1 and batching the export's gives batch_dims = 2
+// (both operands batched at both levels), or batch_dims = 1 with only the
+// operand or only the indices batched at the export's level. `s` is
+// unmapped by the inner vmap: there, only the operand is batched.
+constexpr const char *kNestedIndexing = R"mlir(
+func.func private @inner(%row: tensor<5xf32>, %ix: tensor<2xi32>, %s: tensor<i32>) -> (tensor<2xf32>, tensor<5xf32>, tensor<f32>, tensor<5xf32>) {
+  %three2 = arr.constant dense<3> : tensor<2xi32>
+  %ix3 = arr.div %ix, %three2 : tensor<2xi32>
+  %g = arr.gather %row[%ix3], axis = 0, batch_dims = 0, mode = fill : (tensor<5xf32>, tensor<2xi32>) -> tensor<2xf32>
+  %ones = arr.constant dense<1.0> : tensor<2xf32>
+  %u = arr.scatter %row[%ix3], %ones, axis = 0, batch_dims = 0, kind = add : (tensor<5xf32>, tensor<2xi32>, tensor<2xf32>) -> tensor<5xf32>
+  %three = arr.constant dense<3> : tensor<i32>
+  %s3 = arr.div %s, %three : tensor<i32>
+  %e = arr.gather %row[%s3], axis = 0, batch_dims = 0, mode = clamp : (tensor<5xf32>, tensor<i32>) -> tensor<f32>
+  %ne = arr.neg %e : tensor<f32>
+  %v = arr.scatter %u[%s3], %ne, axis = 0, batch_dims = 0, kind = min : (tensor<5xf32>, tensor<i32>, tensor<f32>) -> tensor<5xf32>
+  return %g, %u, %e, %v : tensor<2xf32>, tensor<5xf32>, tensor<f32>, tensor<5xf32>
+}
+func.func private @outer(%x: tensor<3x5xf32>, %idx: tensor<3x2xi32>, %s: tensor<i32>) -> (tensor<3x2xf32>, tensor<3x5xf32>, tensor<3xf32>, tensor<3x5xf32>) {
+  %r:4 = arr.vmap_call @inner(%x, %idx, %s) {in_axes = [0 : i64, 0 : i64, unit], out_axes = [0 : i64, 0 : i64, 0 : i64, 0 : i64], axis_size = 3 : i64} : (tensor<3x5xf32>, tensor<3x2xi32>, tensor<i32>) -> (tensor<3x2xf32>, tensor<3x5xf32>, tensor<3xf32>, tensor<3x5xf32>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<3x2xf32>, tensor<3x5xf32>, tensor<3xf32>, tensor<3x5xf32>
+}
+func.func @nested_both(%x: tensor<{B}x3x5xf32>, %idx: tensor<3x2x{B}xi32>, %s: tensor<{B}xi32>) -> (tensor<{B}x3x2xf32>, tensor<3x{B}x5xf32>, tensor<{B}x3xf32>, tensor<3x5x{B}xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, 2 : i64, 0 : i64], arr.out_axes = [0 : i64, 1 : i64, 0 : i64, 2 : i64]} {
+  %r:4 = arr.vmap_call @outer(%x, %idx, %s) {in_axes = [0 : i64, 2 : i64, 0 : i64], out_axes = [0 : i64, 1 : i64, 0 : i64, 2 : i64], axis_size = {B} : i64} : (tensor<{B}x3x5xf32>, tensor<3x2x{B}xi32>, tensor<{B}xi32>) -> (tensor<{B}x3x2xf32>, tensor<3x{B}x5xf32>, tensor<{B}x3xf32>, tensor<3x5x{B}xf32>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<{B}x3x2xf32>, tensor<3x{B}x5xf32>, tensor<{B}x3xf32>, tensor<3x5x{B}xf32>
+}
+func.func @nested_operand(%x: tensor<3x{B}x5xf32>, %idx: tensor<3x2xi32>, %s: tensor<i32>) -> (tensor<{B}x3x2xf32>, tensor<{B}x3x5xf32>, tensor<3x{B}xf32>, tensor<{B}x3x5xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit, unit], arr.out_axes = [0 : i64, 0 : i64, 1 : i64, 0 : i64]} {
+  %r:4 = arr.vmap_call @outer(%x, %idx, %s) {in_axes = [1 : i64, unit, unit], out_axes = [0 : i64, 0 : i64, 1 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<3x{B}x5xf32>, tensor<3x2xi32>, tensor<i32>) -> (tensor<{B}x3x2xf32>, tensor<{B}x3x5xf32>, tensor<3x{B}xf32>, tensor<{B}x3x5xf32>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<{B}x3x2xf32>, tensor<{B}x3x5xf32>, tensor<3x{B}xf32>, tensor<{B}x3x5xf32>
+}
+func.func @nested_indices(%x: tensor<3x5xf32>, %idx: tensor<{B}x3x2xi32>, %s: tensor<{B}xi32>) -> (tensor<3x2x{B}xf32>, tensor<{B}x3x5xf32>, tensor<{B}x3xf32>, tensor<{B}x3x5xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [unit, 0 : i64, 0 : i64], arr.out_axes = [2 : i64, 0 : i64, 0 : i64, 0 : i64]} {
+  %r:4 = arr.vmap_call @outer(%x, %idx, %s) {in_axes = [unit, 0 : i64, 0 : i64], out_axes = [2 : i64, 0 : i64, 0 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<3x5xf32>, tensor<{B}x3x2xi32>, tensor<{B}xi32>) -> (tensor<3x2x{B}xf32>, tensor<{B}x3x5xf32>, tensor<{B}x3xf32>, tensor<{B}x3x5xf32>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<3x2x{B}xf32>, tensor<{B}x3x5xf32>, tensor<{B}x3xf32>, tensor<{B}x3x5xf32>
+}
+)mlir";
+
 // The front end's convention: per-example functions are private; the export
 // is public, carries arr.batch / arr.in_axes / arr.out_axes and its body is
 // one arr.vmap_call of the per-example function.
@@ -439,6 +476,109 @@ func.func private @scale(%x: tensor<4xf32>, %w: tensor<4xf32>) -> (tensor<4xf32>
 func.func @scaled(%x: tensor<{B}x4xf32>, %w: tensor<4xf32>) -> (tensor<{B}x4xf32>, tensor<f32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit], arr.out_axes = [0 : i64, unit]} {
   %m, %n = arr.vmap_call @scale(%x, %w) {in_axes = [0 : i64, unit], out_axes = [0 : i64, unit], axis_size = {B} : i64} : (tensor<{B}x4xf32>, tensor<4xf32>) -> (tensor<{B}x4xf32>, tensor<f32>)
   return %m, %n : tensor<{B}x4xf32>, tensor<f32>
+}
+)mlir"}, // Every branch of GatherOp::batch: the operand batched on dim 1 with
+    // unbatched indices (the batch dim after the axis, before it, and inside
+    // batch_dims = 1, moved past it); batched indices into unbatched
+    // operands (on dim 1, and on dims 0 and 2 of batch_dims = 1 indices);
+    // both batched (a scalar index; batch_dims 1 -> 2). All three modes;
+    // indices divided by 4 are in [-5, 5]: in range, negative and out of
+    // range.
+    {"gather_rule_branches", "gathers_e", R"mlir(
+func.func private @gathers(%x: tensor<4x5xf32>, %t: tensor<6x3xf32>, %i: tensor<3xi32>, %k: tensor<i32>, %z: tensor<2x4x3xf32>, %m: tensor<2x3xi32>, %u: tensor<2x5xf32>, %q0: tensor<2x3xi32>, %q2: tensor<2x3xi32>) -> (tensor<2x5xf32>, tensor<4x3xf32>, tensor<2x4x3xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4xf32>, tensor<2x4x3xf32>) {
+  %four3 = arr.constant dense<4> : tensor<3xi32>
+  %four = arr.constant dense<4> : tensor<i32>
+  %four23 = arr.constant dense<4> : tensor<2x3xi32>
+  %i4 = arr.div %i, %four3 : tensor<3xi32>
+  %k4 = arr.div %k, %four : tensor<i32>
+  %m4 = arr.div %m, %four23 : tensor<2x3xi32>
+  %q04 = arr.div %q0, %four23 : tensor<2x3xi32>
+  %q24 = arr.div %q2, %four23 : tensor<2x3xi32>
+  %rows = arr.constant dense<[3, -1]> : tensor<2xi32>
+  %cols = arr.constant dense<[4, -6, 2]> : tensor<3xi32>
+  %a = arr.gather %x[%rows], axis = 0, batch_dims = 0, mode = clamp : (tensor<4x5xf32>, tensor<2xi32>) -> tensor<2x5xf32>
+  %b = arr.gather %x[%cols], axis = 1, batch_dims = 0, mode = fill : (tensor<4x5xf32>, tensor<3xi32>) -> tensor<4x3xf32>
+  %e = arr.gather %z[%m4], axis = 2, batch_dims = 1, mode = clip : (tensor<2x4x3xf32>, tensor<2x3xi32>) -> tensor<2x4x3xf32>
+  %h = arr.gather %t[%i4], axis = 0, batch_dims = 0, mode = clip : (tensor<6x3xf32>, tensor<3xi32>) -> tensor<3x3xf32>
+  %w0 = arr.gather %u[%q04], axis = 1, batch_dims = 1, mode = clamp : (tensor<2x5xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>
+  %w2 = arr.gather %u[%q24], axis = 1, batch_dims = 1, mode = fill : (tensor<2x5xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>
+  %s = arr.gather %x[%k4], axis = 1, batch_dims = 0, mode = clamp : (tensor<4x5xf32>, tensor<i32>) -> tensor<4xf32>
+  %sz = arr.gather %z[%q04], axis = 2, batch_dims = 1, mode = fill : (tensor<2x4x3xf32>, tensor<2x3xi32>) -> tensor<2x4x3xf32>
+  return %a, %b, %e, %h, %w0, %w2, %s, %sz : tensor<2x5xf32>, tensor<4x3xf32>, tensor<2x4x3xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4xf32>, tensor<2x4x3xf32>
+}
+func.func @gathers_e(%x: tensor<4x{B}x5xf32>, %t: tensor<6x3xf32>, %i: tensor<3x{B}xi32>, %k: tensor<{B}xi32>, %z: tensor<{B}x2x4x3xf32>, %m: tensor<2x3xi32>, %u: tensor<2x5xf32>, %q0: tensor<{B}x2x3xi32>, %q2: tensor<2x3x{B}xi32>) -> (tensor<{B}x2x5xf32>, tensor<4x{B}x3xf32>, tensor<{B}x2x4x3xf32>, tensor<3x3x{B}xf32>, tensor<{B}x2x3xf32>, tensor<2x{B}x3xf32>, tensor<{B}x4xf32>, tensor<{B}x2x4x3xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit, 1 : i64, 0 : i64, 0 : i64, unit, unit, 0 : i64, 2 : i64], arr.out_axes = [0 : i64, 1 : i64, 0 : i64, 2 : i64, 0 : i64, 1 : i64, 0 : i64, 0 : i64]} {
+  %r:8 = arr.vmap_call @gathers(%x, %t, %i, %k, %z, %m, %u, %q0, %q2) {in_axes = [1 : i64, unit, 1 : i64, 0 : i64, 0 : i64, unit, unit, 0 : i64, 2 : i64], out_axes = [0 : i64, 1 : i64, 0 : i64, 2 : i64, 0 : i64, 1 : i64, 0 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<4x{B}x5xf32>, tensor<6x3xf32>, tensor<3x{B}xi32>, tensor<{B}xi32>, tensor<{B}x2x4x3xf32>, tensor<2x3xi32>, tensor<2x5xf32>, tensor<{B}x2x3xi32>, tensor<2x3x{B}xi32>) -> (tensor<{B}x2x5xf32>, tensor<4x{B}x3xf32>, tensor<{B}x2x4x3xf32>, tensor<3x3x{B}xf32>, tensor<{B}x2x3xf32>, tensor<2x{B}x3xf32>, tensor<{B}x4xf32>, tensor<{B}x2x4x3xf32>)
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7 : tensor<{B}x2x5xf32>, tensor<4x{B}x3xf32>, tensor<{B}x2x4x3xf32>, tensor<3x3x{B}xf32>, tensor<{B}x2x3xf32>, tensor<2x{B}x3xf32>, tensor<{B}x4xf32>, tensor<{B}x2x4x3xf32>
+}
+)mlir"},
+    // Every branch of ScatterOp::batch, all five kinds: unbatched indices
+    // with the operand and updates batched (on dim 1), the operand only,
+    // the updates only (the operand broadcast); batched indices with every
+    // combination of batched operand and updates; a batched scalar index
+    // along axis 1 and into a bool array; batch_dims = 1 with the operand
+    // batched on dim 0 (moved past it) and with indices batched on dim 1
+    // into an unbatched operand. Duplicate indices are likely (8 values).
+    {"scatter_rule_branches", "scatters_e", R"mlir(
+func.func private @scatters(%x: tensor<5x3xf32>, %t: tensor<5x3xf32>, %i: tensor<4xi32>, %j: tensor<4xi32>, %v: tensor<4x3xf32>, %w: tensor<4x3xf32>, %k: tensor<i32>, %flags: tensor<5xi1>, %z: tensor<2x5xi32>, %m: tensor<2x3xi32>, %n: tensor<2x3xi32>, %q: tensor<2x3xi32>, %y: tensor<2x5xi32>) -> (tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5xi1>, tensor<2x5xi32>, tensor<2x5xi32>) {
+  %four4 = arr.constant dense<4> : tensor<4xi32>
+  %four = arr.constant dense<4> : tensor<i32>
+  %four23 = arr.constant dense<4> : tensor<2x3xi32>
+  %i4 = arr.div %i, %four4 : tensor<4xi32>
+  %j4 = arr.div %j, %four4 : tensor<4xi32>
+  %k4 = arr.div %k, %four : tensor<i32>
+  %m4 = arr.div %m, %four23 : tensor<2x3xi32>
+  %q4 = arr.div %q, %four23 : tensor<2x3xi32>
+  %a = arr.scatter %x[%i4], %v, axis = 0, batch_dims = 0, kind = add : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %b = arr.scatter %x[%i4], %w, axis = 0, batch_dims = 0, kind = max : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %c = arr.scatter %t[%i4], %v, axis = 0, batch_dims = 0, kind = set : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %d = arr.scatter %x[%j4], %w, axis = 0, batch_dims = 0, kind = mul : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %e = arr.scatter %t[%j4], %w, axis = 0, batch_dims = 0, kind = min : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %f = arr.scatter %t[%j4], %v, axis = 0, batch_dims = 0, kind = set : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %g = arr.scatter %x[%j4], %v, axis = 0, batch_dims = 0, kind = add : (tensor<5x3xf32>, tensor<4xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>
+  %half = arr.constant dense<0.5> : tensor<5xf32>
+  %h = arr.scatter %x[%k4], %half, axis = 1, batch_dims = 0, kind = max : (tensor<5x3xf32>, tensor<i32>, tensor<5xf32>) -> tensor<5x3xf32>
+  %true = arr.constant dense<true> : tensor<i1>
+  %bs = arr.scatter %flags[%k4], %true, axis = 0, batch_dims = 0, kind = set : (tensor<5xi1>, tensor<i32>, tensor<i1>) -> tensor<5xi1>
+  %zz = arr.scatter %z[%m4], %n, axis = 1, batch_dims = 1, kind = add : (tensor<2x5xi32>, tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x5xi32>
+  %zq = arr.scatter %y[%q4], %n, axis = 1, batch_dims = 1, kind = set : (tensor<2x5xi32>, tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x5xi32>
+  return %a, %b, %c, %d, %e, %f, %g, %h, %bs, %zz, %zq : tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5xi1>, tensor<2x5xi32>, tensor<2x5xi32>
+}
+func.func @scatters_e(%x: tensor<5x{B}x3xf32>, %t: tensor<5x3xf32>, %i: tensor<4xi32>, %j: tensor<{B}x4xi32>, %v: tensor<4x{B}x3xf32>, %w: tensor<4x3xf32>, %k: tensor<{B}xi32>, %flags: tensor<{B}x5xi1>, %z: tensor<{B}x2x5xi32>, %m: tensor<2x3xi32>, %n: tensor<2x3xi32>, %q: tensor<2x{B}x3xi32>, %y: tensor<2x5xi32>) -> (tensor<{B}x5x3xf32>, tensor<5x{B}x3xf32>, tensor<5x3x{B}xf32>, tensor<{B}x5x3xf32>, tensor<{B}x5x3xf32>, tensor<5x{B}x3xf32>, tensor<{B}x5x3xf32>, tensor<5x3x{B}xf32>, tensor<{B}x5xi1>, tensor<{B}x2x5xi32>, tensor<2x{B}x5xi32>) attributes {arr.batch = {B} : i64, arr.in_axes = [1 : i64, unit, unit, 0 : i64, 1 : i64, unit, 0 : i64, 0 : i64, 0 : i64, unit, unit, 1 : i64, unit], arr.out_axes = [0 : i64, 1 : i64, 2 : i64, 0 : i64, 0 : i64, 1 : i64, 0 : i64, 2 : i64, 0 : i64, 0 : i64, 1 : i64]} {
+  %r:11 = arr.vmap_call @scatters(%x, %t, %i, %j, %v, %w, %k, %flags, %z, %m, %n, %q, %y) {in_axes = [1 : i64, unit, unit, 0 : i64, 1 : i64, unit, 0 : i64, 0 : i64, 0 : i64, unit, unit, 1 : i64, unit], out_axes = [0 : i64, 1 : i64, 2 : i64, 0 : i64, 0 : i64, 1 : i64, 0 : i64, 2 : i64, 0 : i64, 0 : i64, 1 : i64], axis_size = {B} : i64} : (tensor<5x{B}x3xf32>, tensor<5x3xf32>, tensor<4xi32>, tensor<{B}x4xi32>, tensor<4x{B}x3xf32>, tensor<4x3xf32>, tensor<{B}xi32>, tensor<{B}x5xi1>, tensor<{B}x2x5xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x{B}x3xi32>, tensor<2x5xi32>) -> (tensor<{B}x5x3xf32>, tensor<5x{B}x3xf32>, tensor<5x3x{B}xf32>, tensor<{B}x5x3xf32>, tensor<{B}x5x3xf32>, tensor<5x{B}x3xf32>, tensor<{B}x5x3xf32>, tensor<5x3x{B}xf32>, tensor<{B}x5xi1>, tensor<{B}x2x5xi32>, tensor<2x{B}x5xi32>)
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7, %r#8, %r#9, %r#10 : tensor<{B}x5x3xf32>, tensor<5x{B}x3xf32>, tensor<5x3x{B}xf32>, tensor<{B}x5x3xf32>, tensor<{B}x5x3xf32>, tensor<5x{B}x3xf32>, tensor<{B}x5x3xf32>, tensor<5x3x{B}xf32>, tensor<{B}x5xi1>, tensor<{B}x2x5xi32>, tensor<2x{B}x5xi32>
+}
+)mlir"},
+    {"nested_vmap_indexing_both", "nested_both", kNestedIndexing},
+    {"nested_vmap_indexing_operand", "nested_operand", kNestedIndexing},
+    {"nested_vmap_indexing_indices", "nested_indices", kNestedIndexing},
+    // Histograms in a loop: carries updated with scatters whose index is
+    // read from a batched const (h: add, s: max, both batched) or from an
+    // unbatched one with batched updates (g: the carry becomes batched
+    // through the fixpoint).
+    {"loop_histogram", "hist_e", R"mlir(
+func.func private @hist(%x: tensor<6xi32>, %y: tensor<6xi32>, %w: tensor<6xf32>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xf32>) {
+  %h0 = arr.constant dense<0> : tensor<4xi32>
+  %s0 = arr.constant dense<-1.0> : tensor<4xf32>
+  %g0 = arr.constant dense<0.0> : tensor<4xf32>
+  %r:3 = arr.for 6 consts(%x, %y, %w : tensor<6xi32>, tensor<6xi32>, tensor<6xf32>) iter_args(%h0, %s0, %g0 : tensor<4xi32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%t: tensor<i32>, %xc: tensor<6xi32>, %yc: tensor<6xi32>, %wc: tensor<6xf32>, %h: tensor<4xi32>, %s: tensor<4xf32>, %g: tensor<4xf32>):
+    %five = arr.constant dense<5> : tensor<i32>
+    %xt = arr.gather %xc[%t], axis = 0, batch_dims = 0, mode = clamp : (tensor<6xi32>, tensor<i32>) -> tensor<i32>
+    %b = arr.div %xt, %five : tensor<i32>
+    %one = arr.constant dense<1> : tensor<i32>
+    %h2 = arr.scatter %h[%b], %one, axis = 0, batch_dims = 0, kind = add : (tensor<4xi32>, tensor<i32>, tensor<i32>) -> tensor<4xi32>
+    %wt = arr.gather %wc[%t], axis = 0, batch_dims = 0, mode = clamp : (tensor<6xf32>, tensor<i32>) -> tensor<f32>
+    %s2 = arr.scatter %s[%b], %wt, axis = 0, batch_dims = 0, kind = max : (tensor<4xf32>, tensor<i32>, tensor<f32>) -> tensor<4xf32>
+    %yt = arr.gather %yc[%t], axis = 0, batch_dims = 0, mode = clamp : (tensor<6xi32>, tensor<i32>) -> tensor<i32>
+    %c = arr.div %yt, %five : tensor<i32>
+    %g2 = arr.scatter %g[%c], %wt, axis = 0, batch_dims = 0, kind = add : (tensor<4xf32>, tensor<i32>, tensor<f32>) -> tensor<4xf32>
+    arr.yield %h2, %s2, %g2 : tensor<4xi32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4xi32>, tensor<4xf32>, tensor<4xf32>
+}
+func.func @hist_e(%x: tensor<{B}x6xi32>, %y: tensor<6xi32>, %w: tensor<6x{B}xf32>) -> (tensor<{B}x4xi32>, tensor<4x{B}xf32>, tensor<{B}x4xf32>) attributes {arr.batch = {B} : i64, arr.in_axes = [0 : i64, unit, 1 : i64], arr.out_axes = [0 : i64, 1 : i64, 0 : i64]} {
+  %r:3 = arr.vmap_call @hist(%x, %y, %w) {in_axes = [0 : i64, unit, 1 : i64], out_axes = [0 : i64, 1 : i64, 0 : i64], axis_size = {B} : i64} : (tensor<{B}x6xi32>, tensor<6xi32>, tensor<6x{B}xf32>) -> (tensor<{B}x4xi32>, tensor<4x{B}xf32>, tensor<{B}x4xf32>)
+  return %r#0, %r#1, %r#2 : tensor<{B}x4xi32>, tensor<4x{B}xf32>, tensor<{B}x4xf32>
 }
 )mlir"},
 };

@@ -16,6 +16,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -378,6 +379,10 @@ private:
   Expected<Results> slice(arr::SliceOp op, const Array &x);
   Expected<Results> iota(arr::IotaOp op);
   Expected<Results> forLoop(arr::ForOp op, ArrayRef<const Array *> operands);
+  Expected<Results> gather(arr::GatherOp op, const Array &x,
+                           const Array &indices);
+  Expected<Results> scatter(arr::ScatterOp op, const Array &x,
+                            const Array &indices, const Array &updates);
 
   /// Runs the ops of `block` (its arguments bound to `args`) up to its
   /// terminator (`func.return` or `arr.yield`) and returns the terminator's
@@ -585,6 +590,11 @@ Expected<Results> Evaluator::evalOp(Operation *op,
       .Case([&](IotaOp io) { return iota(io); })
       // Loops.
       .Case([&](ForOp f) { return forLoop(f, operands); })
+      // Indexing.
+      .Case([&](GatherOp g) { return gather(g, x(), y()); })
+      .Case([&](ScatterOp sc) {
+        return scatter(sc, *operands[0], *operands[1], *operands[2]);
+      })
       // Reductions.
       .Case([&](ReduceSumOp r) {
         return reduce(op, r.getDims(), x(), ReduceKind::Sum);
@@ -1163,6 +1173,210 @@ Expected<Results> Evaluator::forLoop(arr::ForOp op,
     carries = std::move(*next);
   }
   return carries;
+}
+
+//===----------------------------------------------------------------------===//
+// gather, scatter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The parts of a gather's or scatter's shapes (ODS, arr.gather): with
+/// n = batch_dims, the operand is batch ++ outer ++ [size] ++ inner and the
+/// indices batch ++ index; a gather gives (and a scatter's updates have)
+/// batch ++ outer ++ index ++ inner.
+struct IndexingShape {
+  int64_t batchDims = 0, axis = 0, size = 0;
+  SmallVector<int64_t, 4> gathered;
+  int64_t indexRank = 0; // the indices' non-batch dimensions
+};
+
+/// Calls `body(pos)` for every multi-index of `shape` in row-major order.
+template <typename Fn>
+void forEachPosition(ArrayRef<int64_t> shape, Fn &&body) {
+  int64_t n = product(shape);
+  SmallVector<int64_t, 8> pos(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    body(ArrayRef<int64_t>(pos));
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++pos[d] < shape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+}
+
+/// The row-major offset of `pos` in an array of `shape`.
+int64_t offsetOf(ArrayRef<int64_t> shape, ArrayRef<int64_t> pos) {
+  int64_t offset = 0;
+  for (auto [size, i] : llvm::zip_equal(shape, pos))
+    offset = offset * size + i;
+  return offset;
+}
+
+Expected<IndexingShape> indexingShape(Operation *op, const Array &x,
+                                      const Array &indices, int64_t axis,
+                                      int64_t batchDims) {
+  if (indices.dtype != DType::I32)
+    return opError(op, "the indices must be i32");
+  if (batchDims < 0 || batchDims > indices.rank())
+    return opError(op, "batch_dims " + Twine(batchDims) +
+                           " is out of range for indices of rank " +
+                           Twine(indices.rank()));
+  if (axis < batchDims || axis >= x.rank())
+    return opError(op, "axis " + Twine(axis) + " is not in [batch_dims, " +
+                           Twine(x.rank()) + ")");
+  IndexingShape s;
+  s.batchDims = batchDims;
+  s.axis = axis;
+  s.size = x.shape[axis];
+  s.indexRank = indices.rank() - batchDims;
+  for (int64_t d = 0; d < batchDims; ++d)
+    if (x.shape[d] != indices.shape[d])
+      return opError(op, "batch dimension " + Twine(d) +
+                             " differs between the operand and the indices");
+  s.gathered.append(x.shape.begin(), x.shape.begin() + axis);
+  s.gathered.append(indices.shape.begin() + batchDims, indices.shape.end());
+  s.gathered.append(x.shape.begin() + axis + 1, x.shape.end());
+  return s;
+}
+
+/// Where `pos` (a position of the gathered shape) reads in the operand once
+/// its index positions are replaced by `i`, and where it reads the indices.
+void splitPosition(const IndexingShape &s, ArrayRef<int64_t> pos, int64_t i,
+                   SmallVectorImpl<int64_t> &operandPos,
+                   SmallVectorImpl<int64_t> &indexPos) {
+  operandPos.assign(pos.begin(), pos.begin() + s.axis);
+  operandPos.push_back(i);
+  operandPos.append(pos.begin() + s.axis + s.indexRank, pos.end());
+  indexPos.assign(pos.begin(), pos.begin() + s.batchDims);
+  indexPos.append(pos.begin() + s.axis, pos.begin() + s.axis + s.indexRank);
+}
+
+/// What `mode = fill` reads out of range: NaN, INT32_MIN or true.
+double fillValue(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return std::numeric_limits<double>::quiet_NaN();
+  case DType::I32:
+    return std::numeric_limits<int32_t>::min();
+  case DType::Bool:
+    return 1.0;
+  }
+  return 0.0;
+}
+
+/// `acc` combined with `update` by a scatter of `kind` (min and max as
+/// arr.minimum and arr.maximum; i32 wraps).
+double combine(arr::ScatterKind kind, DType dtype, double acc, double update) {
+  bool isInt = dtype == DType::I32;
+  bool anyNaN = std::isnan(acc) || std::isnan(update);
+  switch (kind) {
+  case arr::ScatterKind::set:
+    return update;
+  case arr::ScatterKind::add:
+    return isInt ? wrapI32(acc + update) : acc + update;
+  case arr::ScatterKind::mul:
+    return isInt ? wrapI32(static_cast<double>(static_cast<int64_t>(acc) *
+                                               static_cast<int64_t>(update)))
+                 : acc * update;
+  case arr::ScatterKind::min:
+    return anyNaN ? std::numeric_limits<double>::quiet_NaN()
+                  : std::min(acc, update);
+  case arr::ScatterKind::max:
+    return anyNaN ? std::numeric_limits<double>::quiet_NaN()
+                  : std::max(acc, update);
+  }
+  return update;
+}
+
+} // namespace
+
+Expected<Results> Evaluator::gather(arr::GatherOp op, const Array &x,
+                                    const Array &indices) {
+  Expected<IndexingShape> s =
+      indexingShape(op, x, indices, static_cast<int64_t>(op.getAxis()),
+                    static_cast<int64_t>(op.getBatchDims()));
+  if (!s)
+    return s.takeError();
+  Array r = Array::filled(x.dtype, s->gathered);
+  if (r.numElements() == 0)
+    return one(std::move(r));
+  if (s->size == 0)
+    return opError(op, "gathers from a dimension of size 0");
+  arr::GatherMode mode = op.getMode();
+  SmallVector<int64_t, 8> operandPos, indexPos;
+  int64_t k = 0;
+  forEachPosition(s->gathered, [&](ArrayRef<int64_t> pos) {
+    splitPosition(*s, pos, 0, operandPos, indexPos);
+    auto i =
+        static_cast<int64_t>(indices.values[offsetOf(indices.shape, indexPos)]);
+    // clamp and fill count a negative index from the end; clip does not.
+    if (mode != arr::GatherMode::clip && i < 0)
+      i += s->size;
+    bool inRange = i >= 0 && i < s->size;
+    if (!inRange && mode == arr::GatherMode::fill) {
+      r.values[k++] = fillValue(x.dtype);
+      return;
+    }
+    operandPos[s->axis] = std::clamp<int64_t>(i, 0, s->size - 1);
+    r.values[k++] = x.values[offsetOf(x.shape, operandPos)];
+  });
+  return one(std::move(r));
+}
+
+Expected<Results> Evaluator::scatter(arr::ScatterOp op, const Array &x,
+                                     const Array &indices,
+                                     const Array &updates) {
+  Expected<IndexingShape> s =
+      indexingShape(op, x, indices, static_cast<int64_t>(op.getAxis()),
+                    static_cast<int64_t>(op.getBatchDims()));
+  if (!s)
+    return s.takeError();
+  if (updates.dtype != x.dtype ||
+      ArrayRef<int64_t>(updates.shape) != ArrayRef<int64_t>(s->gathered))
+    return opError(op, "the updates are " +
+                           shapeString(updates.dtype, updates.shape) +
+                           ", expected " + shapeString(x.dtype, s->gathered));
+  arr::ScatterKind kind = op.getKind();
+  if (kind != arr::ScatterKind::set && x.dtype == DType::Bool)
+    return opError(op, "kind " + arr::stringifyScatterKind(kind) +
+                           " needs f32 or i32 (bool has set only)");
+  // Every index position (b, j) in row-major order, then every element it
+  // updates (b, o, i, s) from updates (b, o, j, s): updates that hit one
+  // element arrive in index order.
+  SmallVector<int64_t, 4> outer(x.shape.begin() + s->batchDims,
+                                x.shape.begin() + s->axis);
+  outer.append(x.shape.begin() + s->axis + 1, x.shape.end());
+  int64_t numOuter = s->axis - s->batchDims;
+  Array r = x;
+  SmallVector<int64_t, 8> operandPos, updatePos;
+  forEachPosition(indices.shape, [&](ArrayRef<int64_t> indexPos) {
+    auto i =
+        static_cast<int64_t>(indices.values[offsetOf(indices.shape, indexPos)]);
+    if (i < 0)
+      i += s->size;
+    if (i < 0 || i >= s->size)
+      return; // dropped
+    ArrayRef<int64_t> b = indexPos.take_front(s->batchDims);
+    ArrayRef<int64_t> j = indexPos.drop_front(s->batchDims);
+    forEachPosition(outer, [&](ArrayRef<int64_t> os) {
+      ArrayRef<int64_t> o = os.take_front(numOuter);
+      ArrayRef<int64_t> in = os.drop_front(numOuter);
+      operandPos.assign(b.begin(), b.end());
+      operandPos.append(o.begin(), o.end());
+      operandPos.push_back(i);
+      operandPos.append(in.begin(), in.end());
+      updatePos.assign(b.begin(), b.end());
+      updatePos.append(o.begin(), o.end());
+      updatePos.append(j.begin(), j.end());
+      updatePos.append(in.begin(), in.end());
+      double &acc = r.values[offsetOf(x.shape, operandPos)];
+      acc = combine(kind, x.dtype, acc,
+                    updates.values[offsetOf(updates.shape, updatePos)]);
+    });
+  });
+  return one(std::move(r));
 }
 
 //===----------------------------------------------------------------------===//

@@ -49,6 +49,19 @@
 //     `arr.yield` gives the next carries; the results are the last carries.
 //     The body is interpreted like a function body, so `func.call` and
 //     `arr.vmap_call` inside it work (callees are looked up from the op).
+//   - `arr.gather %x[%i], axis = a, batch_dims = n, mode = m`: result
+//     [b, o, j, s] = x[b, o, index(i[b, j]), s] (ArrOps.td). For a dimension
+//     of size d: clamp adds d to a negative index, then clamps into [0, d);
+//     clip clamps the index as given; fill adds d to a negative index and
+//     reads NaN (f32), INT32_MIN (i32) or true (bool) where it is still out
+//     of [0, d).
+//   - `arr.scatter %x[%i], %u, axis = a, batch_dims = n, kind = k`: x with,
+//     for every index position (b, j) in row-major order, result[b, o, i, s]
+//     = combine(result[b, o, i, s], u[b, o, j, s]), where i = i[b, j] plus d
+//     when negative; an i still out of [0, d) drops its update. combine is
+//     the update (set: of duplicates the last wins), +, * (i32 wraps), or
+//     minimum / maximum (NaN-propagating on f32). add, mul, min and max on
+//     bool are an error.
 //
 // vmap. `arr.vmap_call` is evaluated by its definition, a loop: for each i in
 // [0, axis_size), mapped operands are sliced at i on their in axis, unmapped

@@ -815,6 +815,214 @@ TEST_F(OracleTest, ErrorInsideALoopNamesTheIteration) {
 }
 
 //===----------------------------------------------------------------------===//
+// gather and scatter (values by hand)
+//===----------------------------------------------------------------------===//
+
+constexpr double kI32Min = -2147483648.0;
+
+TEST_F(OracleTest, GatherModesClampClipFill) {
+  // x = [10..14]; each index read three ways.
+  auto r = run(
+      R"mlir(
+    func.func @f(%x: tensor<5xf32>, %i: tensor<7xi32>) -> (tensor<7xf32>, tensor<7xf32>, tensor<7xf32>) {
+      %c = arr.gather %x[%i], axis = 0, batch_dims = 0, mode = clamp : (tensor<5xf32>, tensor<7xi32>) -> tensor<7xf32>
+      %p = arr.gather %x[%i], axis = 0, batch_dims = 0, mode = clip : (tensor<5xf32>, tensor<7xi32>) -> tensor<7xf32>
+      %f = arr.gather %x[%i], axis = 0, batch_dims = 0, mode = fill : (tensor<5xf32>, tensor<7xi32>) -> tensor<7xf32>
+      return %c, %p, %f : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>
+    })mlir",
+      "f",
+      {f32({5}, {10, 11, 12, 13, 14}), i32({7}, {2, -1, 7, -7, -5, 5, -6})});
+  // clamp: -1 -> 4; 7 -> 4; -7 -> -2 -> 0; -5 -> 0; 5 -> 4; -6 -> -1 -> 0.
+  expectExact(r, 0, DType::F32, {7}, {12, 14, 14, 10, 10, 14, 10});
+  // clip: the index as given, clamped (every negative index reads x[0]).
+  expectExact(r, 1, DType::F32, {7}, {12, 10, 14, 10, 10, 14, 10});
+  // fill: -1 -> 4, -5 -> 0 in range; 7, -7 (-2), 5, -6 (-1) read NaN.
+  expectExact(r, 2, DType::F32, {7}, {12, 14, kNaN, kNaN, 10, kNaN, kNaN});
+}
+
+TEST_F(OracleTest, GatherFillValuesPerDType) {
+  auto r = run(
+      R"mlir(
+    func.func @f(%x: tensor<3xi32>, %b: tensor<2xi1>, %i: tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi1>) {
+      %g = arr.gather %x[%i], axis = 0, batch_dims = 0, mode = fill : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+      %h = arr.gather %b[%i], axis = 0, batch_dims = 0, mode = fill : (tensor<2xi1>, tensor<3xi32>) -> tensor<3xi1>
+      return %g, %h : tensor<3xi32>, tensor<3xi1>
+    })mlir",
+      "f", {i32({3}, {1, 2, 3}), boolean({2}, {0, 0}), i32({3}, {3, -4, -2})});
+  // i32 (size 3): 3 and -4 out of range, -2 -> 1.
+  expectExact(r, 0, DType::I32, {3}, {kI32Min, kI32Min, 2});
+  // bool (size 2): 3 out of range (true), -4 -> -2 out of range (true),
+  // -2 -> 0 (false).
+  expectExact(r, 1, DType::Bool, {3}, {1, 1, 0});
+}
+
+TEST_F(OracleTest, GatherScalarIndexDropsTheAxis) {
+  // x = [[1, 2], [3, 4], [5, 6]].
+  auto r =
+      run(R"mlir(
+    func.func @f(%x: tensor<3x2xf32>, %i: tensor<i32>, %j: tensor<i32>) -> (tensor<2xf32>, tensor<3xf32>) {
+      %row = arr.gather %x[%i], axis = 0, batch_dims = 0, mode = clamp : (tensor<3x2xf32>, tensor<i32>) -> tensor<2xf32>
+      %col = arr.gather %x[%j], axis = 1, batch_dims = 0, mode = clamp : (tensor<3x2xf32>, tensor<i32>) -> tensor<3xf32>
+      return %row, %col : tensor<2xf32>, tensor<3xf32>
+    })mlir",
+          "f", {f32({3, 2}, {1, 2, 3, 4, 5, 6}), i32({}, {-1}), i32({}, {9})});
+  expectExact(r, 0, DType::F32, {2}, {5, 6});    // row -1 = row 2
+  expectExact(r, 1, DType::F32, {3}, {2, 4, 6}); // column 9 clamped to 1
+}
+
+TEST_F(OracleTest, GatherIndexDimensionsTakeTheAxisPlace) {
+  // x = [[1, 2, 3], [4, 5, 6]], idx = [[2, 0], [-1, 5]]:
+  // result[o, j0, j1] = x[o, idx[j0, j1]]; rows of y by [[2], [0]].
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>, %y: tensor<3x2xf32>, %rows: tensor<2x1xi32>) -> (tensor<2x2x2xf32>, tensor<2x1x2xf32>) {
+      %a = arr.gather %x[%idx], axis = 1, batch_dims = 0, mode = clamp : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2x2xf32>
+      %b = arr.gather %y[%rows], axis = 0, batch_dims = 0, mode = fill : (tensor<3x2xf32>, tensor<2x1xi32>) -> tensor<2x1x2xf32>
+      return %a, %b : tensor<2x2x2xf32>, tensor<2x1x2xf32>
+    })mlir",
+               "f",
+               {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i32({2, 2}, {2, 0, -1, 5}),
+                f32({3, 2}, {1, 2, 3, 4, 5, 6}), i32({2, 1}, {2, 0})});
+  expectExact(r, 0, DType::F32, {2, 2, 2}, {3, 1, 3, 3, 6, 4, 6, 6});
+  expectExact(r, 1, DType::F32, {2, 1, 2}, {5, 6, 1, 2});
+}
+
+TEST_F(OracleTest, GatherBatchDimsReadEachBatchsOwnSlice) {
+  // x = [[1, 2, 3], [4, 5, 6]]; z = [[[1, 2, 3], [4, 5, 6]],
+  // [[7, 8, 9], [10, 11, 12]]].
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>, %z: tensor<2x2x3xf32>, %k: tensor<2xi32>, %kk: tensor<2x2xi32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+      %a = arr.gather %x[%idx], axis = 1, batch_dims = 1, mode = clamp : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+      %b = arr.gather %z[%k], axis = 2, batch_dims = 1, mode = clamp : (tensor<2x2x3xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+      %c = arr.gather %z[%kk], axis = 2, batch_dims = 2, mode = fill : (tensor<2x2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+      return %a, %b, %c : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+    })mlir",
+               "f",
+               {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i32({2, 2}, {0, 2, 1, -1}),
+                f32({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                i32({2}, {2, -3}), i32({2, 2}, {0, 1, 2, 5})});
+  // a[b, j] = x[b, idx[b, j]]: row 0 at 0, 2; row 1 at 1, -1 (2).
+  expectExact(r, 0, DType::F32, {2, 2}, {1, 3, 5, 6});
+  // b[b, o] = z[b, o, k[b]]: batch 0 at 2; batch 1 at -3 (0).
+  expectExact(r, 1, DType::F32, {2, 2}, {3, 6, 7, 10});
+  // c[b0, b1] = z[b0, b1, kk[b0, b1]]; 5 is out of range (fill).
+  expectExact(r, 2, DType::F32, {2, 2}, {1, 5, 9, kNaN});
+}
+
+TEST_F(OracleTest, ScatterAddDuplicatesNegativesOutOfRange) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<5xf32>, %i: tensor<7xi32>, %u: tensor<7xf32>) -> tensor<5xf32> {
+      %y = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = add : (tensor<5xf32>, tensor<7xi32>, tensor<7xf32>) -> tensor<5xf32>
+      return %y : tensor<5xf32>
+    })mlir",
+               "f",
+               {f32({5}, {1, 2, 3, 4, 5}), i32({7}, {1, 1, -1, 5, -6, 0, -4}),
+                f32({7}, {10, 20, 30, 40, 50, 60, 70})});
+  // 1 gets 10, 20 and 70 (-4); 4 gets 30 (-1); 0 gets 60; 5 and -6 (-1)
+  // are out of range: dropped.
+  expectExact(r, 0, DType::F32, {5}, {61, 102, 3, 4, 35});
+}
+
+TEST_F(OracleTest, ScatterSetLastInIndexOrderWins) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<4xi32>, %i: tensor<5xi32>, %u: tensor<5xi32>) -> tensor<4xi32> {
+      %y = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = set : (tensor<4xi32>, tensor<5xi32>, tensor<5xi32>) -> tensor<4xi32>
+      return %y : tensor<4xi32>
+    })mlir",
+               "f",
+               {i32({4}, {0, 0, 0, 0}), i32({5}, {2, 0, 2, -2, 9}),
+                i32({5}, {7, 1, 8, 9, 5})});
+  // Element 2 is set to 7, 8, then 9 (-2); 9 is dropped.
+  expectExact(r, 0, DType::I32, {4}, {1, 0, 9, 0});
+}
+
+TEST_F(OracleTest, ScatterMulMinMax) {
+  auto r =
+      run(R"mlir(
+    func.func @f(%x: tensor<3xf32>, %i: tensor<3xi32>, %u: tensor<3xf32>, %k: tensor<2xi32>, %j: tensor<3xi32>, %v: tensor<3xi32>, %big: tensor<2xi32>, %w: tensor<2xi32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) {
+      %mul = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = mul : (tensor<3xf32>, tensor<3xi32>, tensor<3xf32>) -> tensor<3xf32>
+      %min = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = min : (tensor<3xf32>, tensor<3xi32>, tensor<3xf32>) -> tensor<3xf32>
+      %max = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = max : (tensor<3xf32>, tensor<3xi32>, tensor<3xf32>) -> tensor<3xf32>
+      %imin = arr.scatter %k[%j], %v, axis = 0, batch_dims = 0, kind = min : (tensor<2xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<2xi32>
+      %imax = arr.scatter %k[%j], %v, axis = 0, batch_dims = 0, kind = max : (tensor<2xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<2xi32>
+      %two = arr.constant dense<[0, 1]> : tensor<2xi32>
+      %iadd = arr.scatter %big[%two], %w, axis = 0, batch_dims = 0, kind = add : (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+      %imul = arr.scatter %w[%two], %w, axis = 0, batch_dims = 0, kind = mul : (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+      return %mul, %min, %max, %imin, %imax, %iadd, %imul : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>
+    })mlir",
+          "f",
+          {f32({3}, {4, 1, 2}), i32({3}, {0, 0, 2}), f32({3}, {3, 0.5, kNaN}),
+           i32({2}, {5, -5}), i32({3}, {0, 1, 0}), i32({3}, {7, -9, 2}),
+           i32({2}, {2147483647, 1}), i32({2}, {1, 65536})});
+  expectExact(r, 0, DType::F32, {3}, {6, 1, kNaN});   // 4 * 3 * 0.5
+  expectExact(r, 1, DType::F32, {3}, {0.5, 1, kNaN}); // NaN propagates
+  expectExact(r, 2, DType::F32, {3}, {4, 1, kNaN});
+  expectExact(r, 3, DType::I32, {2}, {2, -9});
+  expectExact(r, 4, DType::I32, {2}, {7, -5});
+  // i32 wraps: 2^31 - 1 + 1 and 65536 * 65536.
+  expectExact(r, 5, DType::I32, {2}, {kI32Min, 65537});
+  expectExact(r, 6, DType::I32, {2}, {1, 0});
+}
+
+TEST_F(OracleTest, ScatterIndexDimensionsAndScalarIndex) {
+  // Along axis 1 of a 2x3 zeros with idx = [[0, 2], [2, -1]] (2 and -1 hit
+  // column 2 three times per row); a row of a 3x2 set at index -1.
+  auto r =
+      run(R"mlir(
+    func.func @f(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>, %u: tensor<2x2x2xf32>, %y: tensor<3x2xf32>, %i: tensor<i32>, %row: tensor<2xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>) {
+      %a = arr.scatter %x[%idx], %u, axis = 1, batch_dims = 0, kind = add : (tensor<2x3xf32>, tensor<2x2xi32>, tensor<2x2x2xf32>) -> tensor<2x3xf32>
+      %b = arr.scatter %y[%i], %row, axis = 0, batch_dims = 0, kind = set : (tensor<3x2xf32>, tensor<i32>, tensor<2xf32>) -> tensor<3x2xf32>
+      return %a, %b : tensor<2x3xf32>, tensor<3x2xf32>
+    })mlir",
+          "f",
+          {f32({2, 3}, {0, 0, 0, 0, 0, 0}), i32({2, 2}, {0, 2, 2, -1}),
+           f32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}),
+           f32({3, 2}, {1, 2, 3, 4, 5, 6}), i32({}, {-1}), f32({2}, {7, 8})});
+  // Row o gets u[o, j] at idx[j]: row 0: 1 at 0, 2 + 3 + 4 at 2.
+  expectExact(r, 0, DType::F32, {2, 3}, {1, 0, 9, 5, 0, 21});
+  expectExact(r, 1, DType::F32, {3, 2}, {1, 2, 3, 4, 7, 8});
+}
+
+TEST_F(OracleTest, ScatterBatchDimsUpdateEachBatchsOwnSlice) {
+  // x = [[1, 2, 3], [4, 5, 6]]; row 0 at [0, 0], row 1 at [-1, 7].
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<2x3xf32>, %idx: tensor<2x2xi32>, %u: tensor<2x2xf32>) -> tensor<2x3xf32> {
+      %y = arr.scatter %x[%idx], %u, axis = 1, batch_dims = 1, kind = set : (tensor<2x3xf32>, tensor<2x2xi32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+      return %y : tensor<2x3xf32>
+    })mlir",
+               "f",
+               {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i32({2, 2}, {0, 0, -1, 7}),
+                f32({2, 2}, {10, 20, 30, 40})});
+  // Row 0: element 0 set to 10 then 20. Row 1: -1 is 2; 7 is dropped.
+  expectExact(r, 0, DType::F32, {2, 3}, {20, 2, 3, 4, 5, 30});
+}
+
+TEST_F(OracleTest, ScatterSetOnBool) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<4xi1>, %i: tensor<4xi32>, %u: tensor<4xi1>) -> tensor<4xi1> {
+      %y = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = set : (tensor<4xi1>, tensor<4xi32>, tensor<4xi1>) -> tensor<4xi1>
+      return %y : tensor<4xi1>
+    })mlir",
+               "f",
+               {boolean({4}, {0, 0, 0, 1}), i32({4}, {1, 3, 9, -4}),
+                boolean({4}, {1, 0, 1, 1})});
+  // 1 <- true, 3 <- false, 9 dropped, -4 (0) <- true.
+  expectExact(r, 0, DType::Bool, {4}, {1, 1, 0, 0});
+}
+
+TEST_F(OracleTest, ScatterAddOnBoolIsAnError) {
+  std::string error =
+      runError(R"mlir(
+    func.func @f(%x: tensor<2xi1>, %i: tensor<i32>, %u: tensor<i1>) -> tensor<2xi1> {
+      %y = arr.scatter %x[%i], %u, axis = 0, batch_dims = 0, kind = add : (tensor<2xi1>, tensor<i32>, tensor<i1>) -> tensor<2xi1>
+      return %y : tensor<2xi1>
+    })mlir",
+               "f", {boolean({2}, {0, 1}), i32({}, {0}), boolean({}, {1})});
+  EXPECT_NE(error.find("arr.scatter"), std::string::npos) << error;
+  EXPECT_NE(error.find("kind add needs f32 or i32"), std::string::npos)
+      << error;
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 

@@ -43,6 +43,8 @@ struct Val {
   bool weak = false;     // a literal array, weakly typed
   uint64_t dep = 0;      // parameters (and carries) it depends on
   int uses = 0;          // operands of later statements
+  /// The values of its function it was computed from, transitively.
+  std::set<std::string> from;
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
   int64_t numel() const {
     int64_t n = 1;
@@ -180,14 +182,77 @@ const std::vector<std::string> kOpTags = {"add",
                                           "loop_out_none",
                                           "loop_multi_launch",
                                           "init_reuse",
-                                          "const_init"};
-const std::vector<std::string> kStructuralTags = {
-    "in_pos", "in_neg", "in_none", "out_pos", "out_neg", "out_none",
-    "depth1", "depth2", "depth3",  "B1",      "N0",      "scalar_mapped"};
+                                          "const_init",
+                                          "index_computed",
+                                          "index_pair",
+                                          "index_col",
+                                          "index_mixed",
+                                          "index_loop",
+                                          "take_fill",
+                                          "take_clip",
+                                          "take_flat",
+                                          "at_set",
+                                          "at_add",
+                                          "at_mul",
+                                          "at_min",
+                                          "at_max",
+                                          "at_array",
+                                          "at_slice",
+                                          "at_literal",
+                                          "at_nested",
+                                          "at_dup",
+                                          "at_bool",
+                                          "at_carry",
+                                          "at_from_self",
+                                          "at_scalar_accumulate",
+                                          "gather_bool"};
+const std::vector<std::string> kStructuralTags = {"in_pos",
+                                                  "in_neg",
+                                                  "in_none",
+                                                  "out_pos",
+                                                  "out_neg",
+                                                  "out_none",
+                                                  "depth1",
+                                                  "depth2",
+                                                  "depth3",
+                                                  "B1",
+                                                  "N0",
+                                                  "scalar_mapped",
+                                                  "gather_operand",
+                                                  "gather_indices",
+                                                  "gather_both",
+                                                  "scatter_operand",
+                                                  "scatter_indices",
+                                                  "scatter_both",
+                                                  "scatter_updates"};
 
-/// Features switched off by default: none. Each switch was off while the
-/// compiler failed on it (README.md, "Switches"); all are fixed.
-const std::vector<std::string> kDefaultDisabled = {};
+/// Features switched off by default: forms the compiler fails on (README.md,
+/// "Switches", has the reproducer of each). Every other switch was off while
+/// the compiler failed on it and is fixed.
+const std::vector<std::string> kDefaultDisabled = {"gather_bool"};
+
+/// Loop carries' placeholder bits (their batching is known only after the
+/// loop's fixpoint).
+constexpr uint64_t kPlaceholderBits =
+    ((uint64_t(1) << (kFirstPlaceholder + 1)) - 1) & ~uint64_t(0xFFFF);
+
+/// An index operand written inline: a computed scalar, an array of indices.
+struct Index {
+  std::string arr, py; // its text in .arr and in JAX
+  Shape shape;         // {} for a scalar
+  double bound = 0;    // |index| <= bound
+  uint64_t dep = 0;
+  bool loop = false; // reads a loop index
+  bool dup = false;  // a literal array with a repeated index
+};
+
+/// An `x.at[...].kind(v)`: its text and what it makes of x.
+struct Update {
+  std::string arr, py;
+  Val result;
+};
+
+enum class Batching { No, Yes, Unknown };
 
 struct Scope {
   std::vector<Val> vals;
@@ -197,6 +262,11 @@ struct Scope {
   int callLevel = 0; // helper nesting
   int loopLevel = 0;
   size_t bodyStart = 0; // first value defined in the innermost loop body
+  /// Dependence bits of the values batched by this function's own vmap
+  /// level (its mapped parameters; for a helper called without vmap, the
+  /// parameters whose arguments are batched), and of those that may or may
+  /// not be (loop carries, arguments that depend on them).
+  uint64_t batched = 0, unknown = 0;
   std::string arrPad() const { return std::string(2 * arrIndent, ' '); }
   std::string pyPad() const { return std::string(4 * pyIndent, ' '); }
 };
@@ -224,6 +294,7 @@ private:
   int placeholder = kFirstPlaceholder;
   int maxDepth = 1;
   int functions = 0;
+  size_t logicTurn = 0;
 
   // Randomness.
   int64_t rnd(int64_t n) {
@@ -247,7 +318,7 @@ private:
                              bool preferRecent = true) {
     std::vector<size_t> c;
     for (size_t i = 0; i < s.vals.size(); ++i)
-      if (pred(s.vals[i]))
+      if (pred(s.vals[i]) && !avoided(s.vals[i]))
         c.push_back(i);
     if (c.empty())
       return std::nullopt;
@@ -264,8 +335,22 @@ private:
     return s.vals[pick(c)];
   }
 
-  /// Counts a use of every value of `s` named in `text`.
-  static void markUsed(Scope &s, const std::string &text) {
+  /// Values never picked, nor any value computed from them (`at_from_self`
+  /// off: an update's index and value).
+  std::set<std::string> avoid;
+  bool avoided(const Val &v) const {
+    if (avoid.empty())
+      return false;
+    if (avoid.count(v.name))
+      return true;
+    for (const std::string &f : v.from)
+      if (avoid.count(f))
+        return true;
+    return false;
+  }
+
+  /// The names in `text`.
+  static std::set<std::string> namesIn(const std::string &text) {
     std::set<std::string> names;
     std::string cur;
     for (char ch : text + " ") {
@@ -276,13 +361,32 @@ private:
         cur.clear();
       }
     }
+    return names;
+  }
+
+  /// Counts a use of every value of `s` named in `text`.
+  static void markUsed(Scope &s, const std::string &text) {
+    std::set<std::string> names = namesIn(text);
     for (Val &v : s.vals)
       if (names.count(v.name))
         ++v.uses;
   }
 
+  /// The values of `s` that `text` reads, and what they were computed from.
+  static std::set<std::string> fromOf(const Scope &s, const std::string &text) {
+    std::set<std::string> names = namesIn(text), from;
+    for (const Val &v : s.vals)
+      if (names.count(v.name)) {
+        from.insert(v.name);
+        from.insert(v.from.begin(), v.from.end());
+      }
+    return from;
+  }
+
   Val emit(Scope &s, const std::string &arrExpr, const std::string &pyExpr,
            Val v) {
+    std::set<std::string> from = fromOf(s, arrExpr);
+    v.from.insert(from.begin(), from.end());
     markUsed(s, arrExpr);
     v.name = fresh();
     v.uses = 0;
@@ -318,6 +422,25 @@ private:
   bool opVmap(Scope &s);
   bool opFor(Scope &s);
   bool opForImpl(Scope &s);
+  // Indexing: x[i] (computed), take, x.at[...] ("indexing" below).
+  bool opIndex(Scope &s);
+  bool opTake(Scope &s);
+  bool opAt(Scope &s);
+  std::optional<Index> scalarIndex(Scope &s, uint64_t forbid = 0);
+  std::optional<Index> arrayIndex(Scope &s, int64_t size, int maxRank,
+                                  uint64_t forbid = 0);
+  std::optional<Update> update(Scope &s, const Val &x, const Val *init,
+                               int64_t trips, uint64_t forbid);
+  Batching batching(const Scope &s, uint64_t dep) const;
+  std::optional<Val> indexedOperand(Scope &s, bool gather);
+  /// Set while an unbatched operand looks for batched indices (for a
+  /// batched value and unbatched indices): their sources first.
+  bool wantBatchedIndex = false, wantBatchedValue = false;
+  std::optional<Val>
+  pickIndexSource(Scope &s, const std::function<bool(const Val &)> &pred);
+  void tagGather(const Scope &s, uint64_t operand, uint64_t indices);
+  void tagScatter(const Scope &s, uint64_t operand, uint64_t indices,
+                  uint64_t updates);
 
   void statement(Scope &s);
   std::optional<Val> produce(Scope &s, DT dt, const Shape &shape,
@@ -327,7 +450,8 @@ private:
 
   Shape randomShape(int maxRank);
   FnResult genFunction(const std::vector<Val> &params, int depth, int callLevel,
-                       uint64_t mappedMask, bool isExport, int statements);
+                       uint64_t mappedMask, bool isExport, int statements,
+                       uint64_t batchedMask, uint64_t unknownMask = 0);
   std::string axisText(std::optional<int64_t> axis, int64_t rank, bool in);
   std::string axesText(const std::vector<std::string> &entries, bool py,
                        bool alwaysTuple);
@@ -505,8 +629,7 @@ bool Gen::opNeg(Scope &s) {
   auto a = pickVal(s, [](const Val &v) { return v.numeric(); });
   if (!a)
     return false;
-  Val r = *a;
-  r.weak = false;
+  Val r = *a; // -[1, 2] is a literal array still (weak)
   emit(s, "(-" + a->name + ")", "(-" + a->name + ")", r);
   tag("neg");
   return true;
@@ -563,7 +686,8 @@ bool Gen::opLogic(Scope &s) {
       ops.push_back(op);
   if (ops.empty())
     return false;
-  std::string op = pick(ops);
+  // In turn, so that a program with bool values has each of them.
+  std::string op = ops[logicTurn++ % ops.size()];
   Val r = *a;
   r.weak = false;
   if (op == "not") {
@@ -1341,6 +1465,742 @@ bool Gen::opZerosOnes(Scope &s) {
   return true;
 }
 
+// ---- indexing: x[i], take, x.at[...] -------------------------------------
+//
+// Index values are exact i32 (inputs, loop indices, argmax, their integer
+// transforms): negative and out of range as often as in range, so that the
+// clamp of x[i], take's fill and clip and the dropped updates of x.at[]
+// all happen. JAX's twin uses the same indexing (x[i], jnp.take(mode=),
+// x.at[]), except where JAX leaves a result unspecified: duplicate indices
+// of `.set` go through `_last_only` (jaxPrelude), which keeps vmapc's rule
+// (the last in index order wins).
+
+Batching Gen::batching(const Scope &s, uint64_t dep) const {
+  if (dep & s.batched)
+    return Batching::Yes;
+  if (dep & s.unknown)
+    return Batching::Unknown;
+  return Batching::No;
+}
+
+void Gen::tagGather(const Scope &s, uint64_t operand, uint64_t indices) {
+  Batching o = batching(s, operand), i = batching(s, indices);
+  if (o == Batching::Unknown || i == Batching::Unknown)
+    return;
+  if (o == Batching::Yes && i == Batching::Yes)
+    tag("gather_both");
+  else if (o == Batching::Yes)
+    tag("gather_operand");
+  else if (i == Batching::Yes)
+    tag("gather_indices");
+}
+
+void Gen::tagScatter(const Scope &s, uint64_t operand, uint64_t indices,
+                     uint64_t updates) {
+  Batching o = batching(s, operand), i = batching(s, indices),
+           u = batching(s, updates);
+  if (o == Batching::Unknown || i == Batching::Unknown ||
+      u == Batching::Unknown)
+    return;
+  if (o == Batching::Yes && i == Batching::Yes)
+    tag("scatter_both");
+  else if (o == Batching::Yes)
+    tag("scatter_operand");
+  else if (i == Batching::Yes)
+    tag("scatter_indices");
+  else if (u == Batching::Yes)
+    tag("scatter_updates");
+}
+
+std::optional<Val>
+Gen::pickIndexSource(Scope &s, const std::function<bool(const Val &)> &pred) {
+  if (wantBatchedIndex || wantBatchedValue)
+    if (auto v = pickVal(s, [&](const Val &v) {
+          return pred(v) &&
+                 batching(s, v.dep) ==
+                     (wantBatchedIndex ? Batching::Yes : Batching::No);
+        }))
+      return v;
+  return pickVal(s, pred);
+}
+
+std::optional<Index> Gen::scalarIndex(Scope &s, uint64_t forbid) {
+  auto usable = [&](const Val &v) {
+    return (v.dep & forbid) == 0 && !v.weak && v.exact();
+  };
+  std::optional<Val> loopIndex;
+  for (const Val &v : s.vals)
+    if (v.name.rfind("ix", 0) == 0 && usable(v))
+      loopIndex = v;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    int form = static_cast<int>(rnd(4));
+    if (loopIndex && chance(0.4))
+      form = 0;
+    Index ix;
+    if (form == 0) { // the loop index, maybe reversed (Horner's c[n - 1 - i])
+      if (!loopIndex)
+        continue;
+      ix.dep = loopIndex->dep;
+      ix.loop = true;
+      if (chance(0.6)) {
+        ix.arr = ix.py = loopIndex->name;
+        ix.bound = loopIndex->bound;
+      } else {
+        int64_t k = range(1, 5);
+        ix.arr = ix.py =
+            "(" + std::to_string(k) + " - " + loopIndex->name + ")";
+        ix.bound = k + loopIndex->bound;
+      }
+      return ix;
+    }
+    if (form == 1) { // an i32 scalar, divided to land near the range
+      auto v = pickIndexSource(s, [&](const Val &v) {
+        return usable(v) && v.dt == DT::I32 && v.rank() == 0;
+      });
+      if (!v)
+        continue;
+      ix.dep = v->dep;
+      int variant = static_cast<int>(rnd(4));
+      if (variant == 0) {
+        ix.arr = ix.py = v->name;
+        ix.bound = v->bound;
+      } else if (variant == 1 && on("div") && on("i32_div")) {
+        int64_t k = range(2, 5);
+        ix.arr = "(" + v->name + " / " + std::to_string(k) + ")";
+        ix.py = "_idiv(" + v->name + ", " + std::to_string(k) + ")";
+        ix.bound = std::floor(v->bound / k);
+        tag("div");
+        tag("i32_div");
+      } else if (variant == 2 && on("neg")) {
+        ix.arr = ix.py = "(-" + v->name + ")";
+        ix.bound = v->bound;
+        tag("neg");
+      } else {
+        int64_t k = range(1, 3);
+        ix.arr = ix.py = "(" + v->name + " - " + std::to_string(k) + ")";
+        ix.bound = v->bound + k;
+        tag("sub");
+      }
+      return ix;
+    }
+    if (form == 2) { // an element of an i32 array: a histogram's bin
+      auto a = pickIndexSource(s, [&](const Val &v) {
+        return usable(v) && v.dt == DT::I32 && v.rank() == 1;
+      });
+      if (!a)
+        continue;
+      ix.dep = a->dep;
+      ix.bound = a->bound;
+      if (loopIndex && chance(0.6)) {
+        ix.arr = ix.py = a->name + "[" + loopIndex->name + "]";
+        ix.dep |= loopIndex->dep;
+        ix.loop = true;
+        tag("index_computed");
+        tag("index_loop");
+        tagGather(s, a->dep, loopIndex->dep);
+      } else {
+        int64_t d = a->shape[0], k = rnd(d);
+        ix.arr = ix.py =
+            a->name + "[" + std::to_string(chance(0.4) ? k - d : k) + "]";
+        tag("index");
+      }
+      return ix;
+    }
+    // The position of an extreme (flattened).
+    bool isMax = chance(0.5);
+    if (!on(isMax ? "argmax" : "argmin"))
+      continue;
+    auto a = pickIndexSource(s, [&](const Val &v) {
+      return usable(v) && v.numeric() && v.rank() >= 1;
+    });
+    if (!a)
+      continue;
+    std::string op = isMax ? "argmax" : "argmin";
+    ix.arr = op + "(" + a->name + ")";
+    ix.py = "jnp." + op + "(" + a->name + ")";
+    ix.dep = a->dep;
+    ix.bound = a->numel();
+    tag(op);
+    return ix;
+  }
+  return std::nullopt;
+}
+
+std::optional<Index> Gen::arrayIndex(Scope &s, int64_t size, int maxRank,
+                                     uint64_t forbid) {
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    int form = static_cast<int>(rnd(3));
+    Index ix;
+    if (form == 0) { // i32 data, maybe divided
+      auto v = pickIndexSource(s, [&](const Val &v) {
+        return (v.dep & forbid) == 0 && !v.weak && v.dt == DT::I32 &&
+               v.rank() >= 1 && v.rank() <= maxRank;
+      });
+      if (!v)
+        continue;
+      ix.shape = v->shape;
+      ix.dep = v->dep;
+      if (chance(0.5) && on("div") && on("i32_div")) {
+        int64_t k = range(2, 5);
+        ix.arr = "(" + v->name + " / " + std::to_string(k) + ")";
+        ix.py = "_idiv(" + v->name + ", " + std::to_string(k) + ")";
+        ix.bound = std::floor(v->bound / k);
+        tag("div");
+        tag("i32_div");
+      } else {
+        ix.arr = ix.py = v->name;
+        ix.bound = v->bound;
+      }
+      return ix;
+    }
+    if (form == 1) { // a window: iota shifted (partly out of range)
+      if (!on("iota"))
+        continue;
+      int64_t n = range(1, 4), c = range(-size - 1, 2);
+      std::string sn = std::to_string(n);
+      std::string shift = (c < 0 ? " - " : " + ") + std::to_string(std::abs(c));
+      ix.arr = "(iota(" + sn + ")" + shift + ")";
+      ix.py = "(jnp.arange(" + sn + ", dtype=jnp.int32)" + shift + ")";
+      ix.shape = {n};
+      ix.bound = std::max<double>(std::abs(c), std::abs(n - 1 + c));
+      tag("iota");
+      return ix;
+    }
+    // A literal array, with a repeated index and out-of-range ones.
+    int64_t n = range(2, 4);
+    std::vector<int64_t> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back(range(-size - 1, size));
+    if (chance(0.6)) { // one element twice, maybe once from the end
+      values[0] = range(0, size - 1);
+      values[range(1, n - 1)] = values[0] - (chance(0.5) ? 0 : size);
+    }
+    std::string t = "[";
+    for (int64_t i = 0; i < n; ++i) {
+      t += (i ? ", " : "") + std::to_string(values[i]);
+      ix.bound = std::max<double>(ix.bound, std::abs(values[i]));
+      for (int64_t j = 0; j < i; ++j) {
+        auto norm = [&](int64_t v) { return v < 0 ? v + size : v; };
+        if (norm(values[j]) == norm(values[i]) && norm(values[i]) >= 0 &&
+            norm(values[i]) < size)
+          ix.dup = true;
+      }
+    }
+    t += "]";
+    ix.arr = t;
+    ix.py = "jnp.array(" + t + ", dtype=jnp.int32)";
+    ix.shape = {n};
+    return ix;
+  }
+  return std::nullopt;
+}
+
+/// An operand of a gather or scatter: often an unbatched one,
+/// so that batched indices meet an unbatched operand (the rules' own
+/// branches) as often as the other cases.
+std::optional<Val> Gen::indexedOperand(Scope &s, bool gather) {
+  // A gathered bool array read as a number is wrong: off while the compiler
+  // gets it wrong (README.md, "Switches").
+  bool bools = !gather || on("gather_bool");
+  auto ok = [&](const Val &v) {
+    return v.rank() >= 1 && !v.weak && (bools || v.dt != DT::Bool);
+  };
+  wantBatchedIndex = wantBatchedValue = false;
+  if (chance(gather ? 0.35 : 0.5))
+    if (auto v = pickVal(s, [&](const Val &v) {
+          return ok(v) && batching(s, v.dep) == Batching::No;
+        })) {
+      // Batched indices, or (for an update) a batched value.
+      wantBatchedIndex = chance(0.6);
+      wantBatchedValue = !wantBatchedIndex;
+      return v;
+    }
+  return pickVal(s, ok);
+}
+
+bool Gen::opIndex(Scope &s) {
+  if (!on("index_computed"))
+    return false;
+  auto a = indexedOperand(s, true);
+  if (!a)
+    return false;
+  // Per dimension: 0 ':', 1 a computed index, 2 a static slice, 3 a static
+  // integer index; at least one computed.
+  int64_t ndims = range(1, a->rank());
+  std::vector<int> kinds(ndims);
+  for (int &k : kinds) {
+    double u = std::uniform_real_distribution<double>(0, 1)(rng);
+    k = u < 0.5 ? 1 : u < 0.75 ? 0 : u < 0.875 ? 2 : 3;
+    if ((k == 2 && !on("slice")) || (k == 3 && !on("index")))
+      k = 0;
+  }
+  if (std::count(kinds.begin(), kinds.end(), 1) == 0)
+    kinds[rnd(ndims)] = 1;
+  int computed = static_cast<int>(std::count(kinds.begin(), kinds.end(), 1));
+  if (computed >= 2 && !on("index_pair"))
+    return false;
+  bool col = kinds[0] == 0; // x[:, i]
+  if (col && !on("index_col"))
+    return false;
+  bool mixed =
+      std::any_of(kinds.begin(), kinds.end(), [](int k) { return k >= 2; });
+  if (mixed && !on("index_mixed"))
+    return false;
+  std::string arr, py;
+  Val r = *a;
+  r.weak = false;
+  r.shape.clear();
+  bool loop = false;
+  uint64_t operandDep = a->dep;
+  for (int64_t d = 0; d < a->rank(); ++d) {
+    int64_t n = a->shape[d];
+    int kind = d < ndims ? kinds[d] : 0;
+    std::string ta, tp;
+    if (kind == 0) {
+      ta = tp = ":";
+      r.shape.push_back(n);
+    } else if (kind == 1) {
+      auto ix = scalarIndex(s);
+      if (!ix)
+        return false;
+      ta = ix->arr;
+      tp = ix->py;
+      loop = loop || ix->loop;
+      r.dep |= ix->dep;
+      // Each computed index gathers from what the earlier ones left.
+      tagGather(s, operandDep, ix->dep);
+      operandDep |= ix->dep;
+    } else if (kind == 2) {
+      if (chance(0.3)) {
+        ta = "::-1";
+        r.shape.push_back(n);
+      } else {
+        int64_t st = rnd(n), en = range(st + 1, n);
+        ta = std::to_string(st) + ":" + std::to_string(en);
+        r.shape.push_back(en - st);
+      }
+      tp = ta;
+      tag("slice");
+    } else {
+      int64_t k = rnd(n);
+      ta = tp = std::to_string(chance(0.4) ? k - n : k);
+      tag("index");
+    }
+    if (d < ndims) {
+      arr += (d ? ", " : "") + ta;
+      py += (d ? ", " : "") + tp;
+    }
+  }
+  emit(s, a->name + "[" + arr + "]", a->name + "[" + py + "]", r);
+  tag("index_computed");
+  if (a->dt == DT::Bool)
+    tag("gather_bool");
+  if (computed >= 2)
+    tag("index_pair");
+  if (col)
+    tag("index_col");
+  if (mixed)
+    tag("index_mixed");
+  if (loop)
+    tag("index_loop");
+  return true;
+}
+
+bool Gen::opTake(Scope &s) {
+  bool fill = on("take_fill"), clip = on("take_clip");
+  if (!fill && !clip)
+    return false;
+  auto x = indexedOperand(s, true);
+  if (!x)
+    return false;
+  bool flat = on("take_flat") && chance(x->rank() == 1 ? 0.3 : 0.4);
+  int64_t axis = flat ? 0 : rnd(x->rank());
+  int64_t size = flat ? x->numel() : x->shape[axis];
+  std::optional<Index> ix =
+      chance(0.25) ? scalarIndex(s) : arrayIndex(s, size, 2);
+  if (!ix)
+    return false;
+  bool isFill = fill && (!clip || chance(0.5));
+  Val r = *x;
+  r.weak = false;
+  r.dep = x->dep | ix->dep;
+  r.shape.clear();
+  if (!flat)
+    r.shape.assign(x->shape.begin(), x->shape.begin() + axis);
+  r.shape.insert(r.shape.end(), ix->shape.begin(), ix->shape.end());
+  if (!flat)
+    r.shape.insert(r.shape.end(), x->shape.begin() + axis + 1, x->shape.end());
+  std::string axisArr, axisPy;
+  if (!flat) {
+    int64_t written = chance(0.35) ? axis - x->rank() : axis;
+    axisArr = ", axis=" + std::to_string(written);
+    axisPy = ", axis=" + std::to_string(written);
+  }
+  std::string modeArr =
+      isFill ? (chance(0.5) ? ", mode=fill" : "") : ", mode=clip";
+  std::string call =
+      "take(" + x->name + ", " + ix->arr + axisArr + modeArr + ")";
+  std::string pyCall = "jnp.take(" + x->name + ", " + ix->py + axisPy +
+                       ", mode='" + (isFill ? "fill" : "clip") + "')";
+  tagGather(s, x->dep, ix->dep);
+  tag(isFill ? "take_fill" : "take_clip");
+  if (x->dt == DT::Bool)
+    tag("gather_bool");
+  if (flat)
+    tag("take_flat");
+  if (ix->loop)
+    tag("index_loop");
+  // An index out of [-size, size) reads NaN / INT32_MIN under fill: replaced
+  // at once (NaN would reach discrete ops; INT32_MIN overflow i32 bounds).
+  bool mayFill = isFill && ix->bound > size - 1 && x->dt != DT::Bool;
+  if (!mayFill) {
+    emit(s, call, pyCall, r);
+    return true;
+  }
+  if (x->dt == DT::F32 ? !on("where") || !on("gt") : !on("maximum"))
+    return false;
+  std::string raw = fresh("t");
+  markUsed(s, call);
+  s.arr += s.arrPad() + "let " + raw + " = " + call + ";\n";
+  s.py += s.pyPad() + raw + " = " + pyCall + "\n";
+  if (x->dt == DT::F32) {
+    std::string k = fmtFloat(-std::ceil(x->bound + 1));
+    r.nonzero = false;
+    std::string e = "where(" + raw + " > " + k + ", " + raw + ", 0.0)";
+    emit(s, e, "jnp.where(" + raw + " > " + k + ", " + raw + ", 0.0)", r);
+    tag("where");
+    tag("gt");
+  } else {
+    int64_t k = static_cast<int64_t>(x->bound) + 1;
+    r.bound = static_cast<double>(k);
+    std::string e = "maximum(" + raw + ", " + std::to_string(-k) + ")";
+    emit(s, e, "jnp.maximum(" + raw + ", " + std::to_string(-k) + ")", r);
+    tag("maximum");
+  }
+  return true;
+}
+
+std::optional<Update> Gen::update(Scope &s, const Val &x, const Val *init,
+                                  int64_t trips, uint64_t forbid) {
+  // A loop carry (init given) is updated `trips` times: its declared bound
+  // must hold after the last.
+  bool forCarry = init != nullptr;
+  std::vector<std::string> kinds;
+  for (const char *k : {"set", "add", "mul", "min", "max"})
+    if (on(std::string("at_") + k) &&
+        (x.dt != DT::Bool || std::string(k) == "set"))
+      kinds.push_back(k);
+  if (kinds.empty() || (x.dt == DT::Bool && !on("at_bool")))
+    return std::nullopt;
+  std::string kind = pick(kinds);
+  // With `at_from_self` off, the index and the value are never computed
+  // from x (nor, for a carry, from its init, which other carries may
+  // share) (README.md, "Switches").
+  std::set<std::string> savedAvoid = avoid;
+  if (!on("at_from_self")) {
+    avoid.insert(x.name);
+    if (forCarry)
+      avoid.insert(init->name);
+  }
+  struct Restore {
+    std::set<std::string> &avoid, saved;
+    ~Restore() { avoid = saved; }
+  } restore{avoid, savedAvoid};
+  // Targets: dims [0, first) and the dims skipped are ':'; each chosen dim
+  // takes a computed scalar or a literal index; the last may instead take
+  // an array of indices or a static slice (vmapc's rule: one array, after
+  // every scalar).
+  int64_t rank = x.rank();
+  int64_t ntargets = on("at_nested") && rank >= 2 && chance(0.3) ? 2 : 1;
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(d);
+  std::shuffle(dims.begin(), dims.end(), rng);
+  dims.resize(ntargets);
+  std::sort(dims.begin(), dims.end());
+  // `.add` / `.mul` at scalar indices only: off while their fusion into a
+  // reader through a broadcast (broadcast_to, a nested update's set-back,
+  // the body of a 1-trip loop inlined) applies them once per read
+  // (README.md, "Switches"). An array or a slice target is a reduction,
+  // never fused so; a loop of 2 trips or more yields the carry.
+  bool accumulate = kind == "add" || kind == "mul";
+  bool fusable = accumulate && (!forCarry || trips < 2 || ntargets > 1);
+  bool scalarAccumulateOff = fusable && !on("at_scalar_accumulate");
+  // Per dim: 0 ':', 1 computed scalar, 2 literal, 3 array, 4 static slice.
+  std::vector<int> kindOf(rank, 0);
+  for (size_t t = 0; t < dims.size(); ++t) {
+    bool last = t + 1 == dims.size();
+    double u = std::uniform_real_distribution<double>(0, 1)(rng);
+    int k = u < 0.45 ? 1 : u < 0.6 ? 2 : u < 0.85 ? 3 : 4;
+    if (!last && k >= 3)
+      k = 1;
+    if ((k == 2 && !on("at_literal")) || (k == 3 && !on("at_array")) ||
+        (k == 4 && !on("at_slice")))
+      k = 1;
+    if (last && k <= 2 && scalarAccumulateOff)
+      k = on("at_array") && chance(0.6) ? 3 : 4;
+    if (k == 4 && !on("at_slice"))
+      return std::nullopt;
+    kindOf[dims[t]] = k;
+  }
+  std::vector<std::string> ta(rank, ":"), tp(rank, ":");
+  Shape updShape;
+  uint64_t indexDep = 0, firstDep = 0;
+  int64_t hits = 1; // updates that can land on one element
+  bool loop = false, dup = false;
+  int64_t arrayDim = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = x.shape[d];
+    switch (kindOf[d]) {
+    case 0:
+      updShape.push_back(n);
+      break;
+    case 1: {
+      auto ix = scalarIndex(s, forbid);
+      if (!ix)
+        return std::nullopt;
+      ta[d] = ix->arr;
+      tp[d] = ix->py;
+      indexDep |= ix->dep;
+      loop = loop || ix->loop;
+      break;
+    }
+    case 2: {
+      int64_t k = range(-n - 2, n + 1);
+      ta[d] = tp[d] = std::to_string(k);
+      tag("at_literal");
+      break;
+    }
+    case 3: {
+      auto ix = arrayIndex(s, n, 1, forbid);
+      if (!ix)
+        return std::nullopt;
+      ta[d] = ix->arr;
+      tp[d] = kind == "set"
+                  ? "_last_only(" + ix->py + ", " + std::to_string(n) + ")"
+                  : ix->py;
+      indexDep |= ix->dep;
+      loop = loop || ix->loop;
+      dup = ix->dup;
+      hits = ix->shape[0];
+      updShape.insert(updShape.end(), ix->shape.begin(), ix->shape.end());
+      arrayDim = d;
+      tag("at_array");
+      break;
+    }
+    case 4: {
+      int64_t st, en, step = 1;
+      if (chance(0.3)) {
+        ta[d] = "::-1";
+        st = 0;
+        en = n;
+      } else if (chance(0.4) && n > 1) {
+        st = rnd(n);
+        step = 2;
+        en = n;
+        ta[d] = (st ? std::to_string(st) : "") + "::2";
+      } else {
+        st = rnd(n);
+        en = range(st + 1, n);
+        ta[d] =
+            (st && chance(0.4) ? std::to_string(st - n) : std::to_string(st)) +
+            ":" + std::to_string(en);
+      }
+      tp[d] = ta[d];
+      updShape.push_back((en - st + step - 1) / step);
+      tag("at_slice");
+      break;
+    }
+    }
+    if (d == dims.front())
+      firstDep = indexDep;
+  }
+  // The value: a literal or a value broadcasting to the updated shape.
+  std::string value, pyValue;
+  Val v;
+  bool useLiteral =
+      x.dt != DT::Bool && (kind == "mul" || chance(forCarry           ? 0.6
+                                                   : wantBatchedValue ? 0.1
+                                                                      : 0.35));
+  if (forCarry && x.dt == DT::F32 && kind != "mul") {
+    // tanh keeps a carry bounded whatever the trip count.
+    if (!on("tanh"))
+      return std::nullopt;
+    auto z = produce(s, DT::F32, updShape, false, 3, forbid);
+    if (!z)
+      return std::nullopt;
+    v = *z;
+    v.bound = std::min(1.0, z->bound);
+    v.err = z->err + kT;
+    value = "tanh(" + z->name + ")";
+    pyValue = "jnp.tanh(" + z->name + ")";
+    tag("tanh");
+    if (kind == "add") {
+      v.bound *= 0.25;
+      v.err *= 0.25;
+      value = "(" + value + " * 0.25)";
+      pyValue = "(" + pyValue + " * 0.25)";
+      tag("mul");
+    }
+  } else if (useLiteral) {
+    v = literal(x.dt);
+    if (kind == "mul") {
+      // A carry is multiplied every trip: only by factors of at most 1.
+      static const std::vector<std::string> f = {"0.5", "2.0", "-1.0", "1.5"};
+      static const std::vector<std::string> i = {"2", "-1", "3", "1"};
+      static const std::vector<std::string> fc = {"0.5", "-1.0"};
+      static const std::vector<std::string> ic = {"-1", "1"};
+      v.name = pick(forCarry ? (x.dt == DT::F32 ? fc : ic)
+                             : (x.dt == DT::F32 ? f : i));
+      v.bound = std::fabs(std::stod(v.name));
+      v.integral = v.name != "0.5" && v.name != "1.5";
+    }
+    value = pyValue = v.name;
+  } else {
+    auto fits = [&](const Val &c) {
+      return c.dt == x.dt && (c.dep & forbid) == 0 &&
+             broadcastsTo(c.shape, updShape) && (kind != "mul" || c.bound <= 2);
+    };
+    std::optional<Val> z;
+    if (wantBatchedValue)
+      z = pickVal(s, [&](const Val &c) {
+        return fits(c) && batching(s, c.dep) == Batching::Yes;
+      });
+    if (!z)
+      z = pickVal(s, fits);
+    if (!z)
+      z = produce(s, x.dt, updShape, false, 3, forbid);
+    if (!z || (kind == "mul" && z->bound > 2))
+      return std::nullopt;
+    v = *z;
+    value = pyValue = z->name;
+  }
+  // What the update makes of x; `hits` updates may combine on one element.
+  Val r = x;
+  r.weak = false;
+  r.dep = x.dep | indexDep | v.dep;
+  double vb = v.bound;
+  if (kind == "set" || kind == "min" || kind == "max") {
+    r.bound = std::max(x.bound, vb);
+    r.err = std::max(x.err, v.err);
+    r.integral = x.integral && v.integral;
+    r.nonzero = kind == "set" && x.nonzero && v.nonzero;
+  } else if (kind == "add") {
+    r.bound = x.bound + hits * vb;
+    r.integral = x.integral && v.integral;
+    bool exact = x.exact() && v.exact() && r.integral && r.bound < (1 << 24);
+    r.err = exact ? 0 : x.err + hits * v.err + kU * (hits + 1) * r.bound;
+    r.nonzero = false;
+  } else { // mul
+    double grow = std::pow(std::max(1.0, vb), static_cast<double>(hits));
+    r.bound = x.bound * grow;
+    r.integral = x.integral && v.integral;
+    bool exact = x.exact() && v.exact() && r.integral && r.bound < (1 << 24);
+    r.err = exact ? 0
+                  : x.err * grow + hits * v.err * x.bound * grow +
+                        kU * (hits + 1) * r.bound;
+    r.nonzero = false;
+  }
+  if (forCarry) {
+    // After `trips` updates from the init: within the carry's bound.
+    double after = kind == "add"   ? init->bound + trips * hits * vb
+                   : kind == "mul" ? init->bound
+                                   : std::max(init->bound, vb);
+    if (x.dt != DT::Bool && after > x.bound)
+      return std::nullopt;
+    r.bound = x.bound;
+    r.integral = x.integral;
+    r.nonzero = false;
+    r.err =
+        x.dt == DT::F32
+            ? 2 * (init->err + (trips + 1) * hits * (v.err + 2 * kT + 4 * kU))
+            : 0;
+  } else if (r.dt == DT::I32) {
+    if (r.bound > kMaxI32)
+      return std::nullopt;
+    r.err = 0;
+  } else if (r.bound > kMaxF32) {
+    return std::nullopt;
+  }
+  // Text. Trailing ':' may be left out (and must be, for x.at[:] alone).
+  int64_t lastTarget = dims.back();
+  auto spec = [&](const std::vector<std::string> &t, int64_t from, int64_t to) {
+    std::string out;
+    for (int64_t d = from; d <= to; ++d)
+      out += (d > from ? ", " : "") + t[d];
+    return out;
+  };
+  int64_t written = lastTarget;
+  if (written + 1 < rank && chance(0.3))
+    written = rank - 1;
+  Update u;
+  u.arr =
+      x.name + ".at[" + spec(ta, 0, written) + "]." + kind + "(" + value + ")";
+  // JAX (numpy) moves the dims of an array index to the front when a ':'
+  // separates it from a scalar index; vmapc nests instead (the row at the
+  // scalars, updated at the array, set back). The twin nests likewise then.
+  bool gap = false;
+  if (arrayDim >= 0)
+    for (int64_t d = dims.front(); d < arrayDim; ++d)
+      gap = gap || kindOf[d] == 0;
+  if (!gap) {
+    u.py = x.name + ".at[" + spec(tp, 0, written) + "]." + kind + "(" +
+           pyValue + ")";
+  } else {
+    int64_t split = -1; // the last scalar before the ':' gap
+    for (int64_t d = 0; d < arrayDim; ++d)
+      if (kindOf[d] == 1 || kindOf[d] == 2)
+        split = d;
+    std::string outer = spec(tp, 0, split);
+    std::vector<std::string> rest;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d > split || kindOf[d] == 0)
+        rest.push_back(d > split ? tp[d] : ":");
+    std::string inner;
+    for (size_t i = 0; i < rest.size(); ++i)
+      inner += (i ? ", " : "") + rest[i];
+    u.py = x.name + ".at[" + outer + "].set(" + x.name + "[" + outer + "].at[" +
+           inner + "]." + kind + "(" + pyValue + "))";
+  }
+  u.result = r;
+  if (on("at_from_self")) {
+    std::string read = value;
+    for (const std::string &t : ta)
+      read += " " + t;
+    if (fromOf(s, read).count(x.name))
+      tag("at_from_self");
+  }
+  if (fusable && kindOf[dims.back()] <= 2)
+    tag("at_scalar_accumulate");
+  // The outermost scatter: x at the first target; nested, its updates are
+  // the row read at that index, updated.
+  uint64_t updatesDep = ntargets > 1 ? (x.dep | indexDep | v.dep) : v.dep;
+  tagScatter(s, x.dep, ntargets > 1 ? firstDep : indexDep, updatesDep);
+  tag("at_" + kind);
+  if (ntargets > 1)
+    tag("at_nested");
+  if (dup)
+    tag("at_dup");
+  if (x.dt == DT::Bool)
+    tag("at_bool");
+  if (loop)
+    tag("index_loop");
+  if (forCarry)
+    tag("at_carry");
+  return u;
+}
+
+bool Gen::opAt(Scope &s) {
+  auto x = indexedOperand(s, false);
+  if (!x)
+    return false;
+  std::optional<Update> u = update(s, *x, nullptr, 0, 0);
+  if (!u)
+    return false;
+  emit(s, u->arr, u->py, u->result);
+  return true;
+}
+
 // ---- values of a given type ----------------------------------------------
 
 std::optional<Val> Gen::produce(Scope &s, DT dt, const Shape &shape,
@@ -1348,7 +2208,8 @@ std::optional<Val> Gen::produce(Scope &s, DT dt, const Shape &shape,
   if (fuel <= 0)
     return std::nullopt;
   auto ok = [&](const Val &v) {
-    return v.dt == dt && (!needExact || v.exact()) && (v.dep & forbid) == 0;
+    return v.dt == dt && (!needExact || v.exact()) && (v.dep & forbid) == 0 &&
+           !avoided(v);
   };
   // Prefer a value of the loop body (or anywhere) of the right type.
   std::vector<size_t> same, sameBody;
@@ -1530,7 +2391,8 @@ std::vector<Val> Gen::chooseOutputs(Scope &s, uint64_t mappedMask, int count,
 
 FnResult Gen::genFunction(const std::vector<Val> &params, int depth,
                           int callLevel, uint64_t mappedMask, bool isExport,
-                          int statements) {
+                          int statements, uint64_t batchedMask,
+                          uint64_t unknownMask) {
   ++functions;
   maxDepth = std::max(maxDepth, depth);
   FnResult fn;
@@ -1539,6 +2401,8 @@ FnResult Gen::genFunction(const std::vector<Val> &params, int depth,
   Scope s;
   s.depth = depth;
   s.callLevel = callLevel;
+  s.batched = batchedMask;
+  s.unknown = unknownMask | kPlaceholderBits;
   std::string sig, pySig;
   for (size_t i = 0; i < params.size(); ++i) {
     Val p = params[i];
@@ -1549,6 +2413,9 @@ FnResult Gen::genFunction(const std::vector<Val> &params, int depth,
     fn.params.push_back(p);
     sig += (i ? ", " : "") + p.name + ": " + typeText(p.dt, p.shape);
     pySig += (i ? ", " : "") + p.name;
+    // An unmapped input arrives as a numpy array: indexed with a traced
+    // index (x[i], x.at[i]) it must be a JAX one.
+    s.py += s.pyPad() + p.name + " = jnp.asarray(" + p.name + ")\n";
   }
   for (int i = 0; i < statements; ++i)
     statement(s);
@@ -1632,8 +2499,18 @@ bool Gen::opCall(Scope &s) {
   std::vector<Val> args;
   for (int64_t i = 0; i < n; ++i)
     args.push_back(*pickVal(s, [](const Val &) { return true; }));
-  FnResult fn = genFunction(args, s.depth, s.callLevel + 1, 0, false,
-                            static_cast<int>(range(1, 4)));
+  // The call rule batches the helper for its arguments' batch dims.
+  uint64_t batchedArgs = 0, unknownArgs = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Batching b = batching(s, args[i].dep);
+    if (b == Batching::Yes)
+      batchedArgs |= uint64_t(1) << i;
+    else if (b == Batching::Unknown)
+      unknownArgs |= uint64_t(1) << i;
+  }
+  FnResult fn =
+      genFunction(args, s.depth, s.callLevel + 1, 0, false,
+                  static_cast<int>(range(1, 4)), batchedArgs, unknownArgs);
   std::string list;
   for (size_t i = 0; i < args.size(); ++i)
     list += (i ? ", " : "") + args[i].name;
@@ -1647,6 +2524,7 @@ bool Gen::opCall(Scope &s) {
       if (r0.dep & (uint64_t(1) << i))
         r.dep |= args[i].dep;
     r.dep |= r0.dep & kLoopBit;
+    r.from = fromOf(s, list);
     r.name = fresh();
     names += (names.empty() ? "" : ", ") + r.name;
     res.push_back(r);
@@ -1727,9 +2605,10 @@ bool Gen::opVmap(Scope &s) {
     p.shape = shapes[i];
     params.push_back(p);
   }
-  FnResult fn =
-      genFunction(params, s.depth + levels, s.callLevel + 1,
-                  mappedMask[levels - 1], false, static_cast<int>(range(1, 4)));
+  // Its innermost vmap batches exactly the parameters it maps.
+  FnResult fn = genFunction(
+      params, s.depth + levels, s.callLevel + 1, mappedMask[levels - 1], false,
+      static_cast<int>(range(1, 4)), mappedMask[levels - 1]);
   // Build the vmap text from the inside out; result shapes likewise.
   std::vector<Shape> resShapes;
   for (const Val &r : fn.results)
@@ -1788,6 +2667,7 @@ bool Gen::opVmap(Scope &s) {
       if (fn.results[j].dep & (uint64_t(1) << i))
         r.dep |= args[i].dep;
     r.dep |= fn.results[j].dep & kLoopBit;
+    r.from = fromOf(s, list);
     r.name = fresh();
     names += (names.empty() ? "" : ", ") + r.name;
     res.push_back(r);
@@ -1830,6 +2710,8 @@ bool Gen::opForImpl(Scope &s) {
   body.depth = s.depth;
   body.callLevel = s.callLevel;
   body.loopLevel = s.loopLevel + 1;
+  body.batched = s.batched;
+  body.unknown = s.unknown;
   body.arrIndent = s.arrIndent + 1;
   body.pyIndent = s.pyIndent + 1;
   body.vals = s.vals;
@@ -1846,24 +2728,39 @@ bool Gen::opForImpl(Scope &s) {
     // bufferize: off while the compiler rejects it (README.md).
     bool shared = on("shared_carry");
     bool reuse = on("init_reuse");
-    auto init = pickVal(s, [&](const Val &v) {
-      if (v.weak)
-        return false;
-      // An init value also read elsewhere (a parameter, an outer carry, a
-      // value used before or after the loop) may fail to bufferize: off
-      // while the compiler rejects it (README.md).
-      if (!reuse && (v.uses > 0 || v.name[0] != 'v'))
-        return false;
-      // A constant init (zeros, ones, iota, a literal array) may be
-      // written in place: off while the compiler rejects it (README.md).
-      if (!on("const_init") && (v.dep & ~kLoopBit) == 0)
-        return false;
-      if (!shared)
-        for (const Val &i : inits)
-          if (i.name == v.name)
-            return false;
-      return true;
-    });
+    std::optional<Val> init;
+    if (k == 0 && on("const_init") && on("zeros") && chance(0.2)) {
+      // A histogram's bins: zeros, updated with .at[] in the body.
+      Val z;
+      z.dt = chance(0.7) ? DT::I32 : DT::F32;
+      z.shape = {range(2, 5)};
+      z.bound = 0;
+      z.integral = true;
+      std::string n = std::to_string(z.shape[0]);
+      init = emit(
+          s, std::string("zeros((") + n + ",), dtype=" + dtName(z.dt) + ")",
+          std::string("jnp.zeros((") + n + ",), " + jdt(z.dt) + ")", z);
+      tag("zeros");
+    }
+    if (!init)
+      init = pickVal(s, [&](const Val &v) {
+        if (v.weak)
+          return false;
+        // An init value also read elsewhere (a parameter, an outer carry, a
+        // value used before or after the loop) may fail to bufferize: off
+        // while the compiler rejects it (README.md).
+        if (!reuse && (v.uses > 0 || v.name[0] != 'v'))
+          return false;
+        // A constant init (zeros, ones, iota, a literal array) may be
+        // written in place: off while the compiler rejects it (README.md).
+        if (!on("const_init") && (v.dep & ~kLoopBit) == 0)
+          return false;
+        if (!shared)
+          for (const Val &i : inits)
+            if (i.name == v.name)
+              return false;
+        return true;
+      });
     if (!init)
       return false;
     for (const Val &i : inits)
@@ -1873,6 +2770,7 @@ bool Gen::opForImpl(Scope &s) {
       tag("const_init");
     inits.push_back(*init);
     Val c = *init;
+    c.from.insert(init->name);
     c.name = fresh("c");
     uint64_t bit = uint64_t(1) << placeholder--;
     myBits |= bit;
@@ -1907,6 +2805,8 @@ bool Gen::opForImpl(Scope &s) {
   int64_t nstmt = range(1, 4);
   for (int64_t i = 0; i < nstmt; ++i)
     statement(body);
+  if (body.loopLevel == 1 && on("nested_for") && chance(0.3))
+    opFor(body); // a loop in the loop (rare among random statements)
   // Yields.
   std::vector<std::string> ya, yp;
   std::vector<Val> finals;
@@ -1917,6 +2817,23 @@ bool Gen::opForImpl(Scope &s) {
     // Off while the compiler rejects it: a yield reading another carry
     // (a swap of carries fails to bufferize; README.md).
     uint64_t others = on("cross_carry") ? 0 : (myBits & ~c.dep);
+    if (on("at_carry") && c.rank() >= 1 && chance(0.35)) {
+      // The carry updated in place: c.at[...].add(1) (a histogram), ...
+      auto saved = tags;
+      wantBatchedIndex = wantBatchedValue = false;
+      if (std::optional<Update> u = update(body, c, &inits[k], trips, others)) {
+        Val g = u->result;
+        g.name = c.name;
+        g.weak = false;
+        if (g.dep & myBits & ~c.dep)
+          tag("cross_carry");
+        ya.push_back(u->arr);
+        yp.push_back("jnp.asarray(" + u->py + ", " + jdt(c.dt) + ")");
+        finals.push_back(g);
+        continue;
+      }
+      tags = saved;
+    }
     auto z = produce(body, c.dt, c.shape, false, 3, others);
     if (!z)
       return false;
@@ -2059,6 +2976,9 @@ bool Gen::opForImpl(Scope &s) {
   for (int64_t k = 0; k < ncarry; ++k) {
     Val f = finals[k];
     f.dep = dep[k] | kLoopBit;
+    // What the loop read from outside (and its inits).
+    f.from = fromOf(s, inner);
+    f.from.insert(carries[k].from.begin(), carries[k].from.end());
     s.vals.push_back(f);
   }
   tag("for");
@@ -2072,7 +2992,7 @@ void Gen::statement(Scope &s) {
   static const std::vector<std::pair<Op, int>> ops = {
       {&Gen::opArith, 12},    {&Gen::opDiv, 3},
       {&Gen::opNeg, 2},       {&Gen::opCompare, 5},
-      {&Gen::opLogic, 3},     {&Gen::opUnary, 8},
+      {&Gen::opLogic, 4},     {&Gen::opUnary, 8},
       {&Gen::opMaxMin, 3},    {&Gen::opPow, 2},
       {&Gen::opWhere, 3},     {&Gen::opCast, 3},
       {&Gen::opReduce, 6},    {&Gen::opArg, 2},
@@ -2081,7 +3001,9 @@ void Gen::statement(Scope &s) {
       {&Gen::opConcat, 2},    {&Gen::opSlice, 3},
       {&Gen::opIota, 1},      {&Gen::opLiteralArray, 1},
       {&Gen::opZerosOnes, 1}, {&Gen::opCall, 2},
-      {&Gen::opVmap, 4},      {&Gen::opFor, 2}};
+      {&Gen::opVmap, 4},      {&Gen::opFor, 2},
+      {&Gen::opIndex, 3},     {&Gen::opTake, 2},
+      {&Gen::opAt, 3}};
   int total = 0;
   for (const auto &o : ops)
     total += o.second;
@@ -2089,8 +3011,12 @@ void Gen::statement(Scope &s) {
     int64_t x = rnd(total);
     for (const auto &o : ops) {
       if (x < o.second) {
+        // A failed attempt may have tagged what it never emitted.
+        auto saved = tags;
+        wantBatchedIndex = wantBatchedValue = false;
         if ((this->*o.first)(s))
           return;
+        tags = saved;
         break;
       }
       x -= o.second;
@@ -2137,8 +3063,8 @@ Program Gen::run(uint64_t seed) {
         tag("scalar_mapped");
     }
   }
-  FnResult f =
-      genFunction(params, 1, 0, mapped, true, static_cast<int>(range(4, 9)));
+  FnResult f = genFunction(params, 1, 0, mapped, true,
+                           static_cast<int>(range(4, 9)), mapped);
   std::vector<std::string> in, out;
   for (int64_t i = 0; i < nparams; ++i)
     in.push_back(axisText(inAxes[i], params[i].rank() + 1, true));
@@ -2227,5 +3153,17 @@ std::string vmapc::property::jaxPrelude() {
          "def _idiv(a, b):\n"
          "    a, b = jnp.broadcast_arrays(jnp.asarray(a, jnp.int32),\n"
          "                                jnp.asarray(b, jnp.int32))\n"
-         "    return lax.div(a, b)\n\n";
+         "    return lax.div(a, b)\n\n"
+         "def _last_only(idx, size):\n"
+         "    # x.at[idx].set(v) with duplicate indices: vmapc keeps the last\n"
+         "    # in index order, JAX leaves it unspecified. Every earlier\n"
+         "    # duplicate becomes `size` (out of range: dropped), so that JAX\n"
+         "    # scatters unique indices.\n"
+         "    idx = jnp.asarray(idx, jnp.int32)\n"
+         "    flat = idx.reshape(-1)\n"
+         "    norm = jnp.where(flat < 0, flat + size, flat)\n"
+         "    n = flat.shape[0]\n"
+         "    later = jnp.arange(n)[None, :] > jnp.arange(n)[:, None]\n"
+         "    dup = jnp.any((norm[:, None] == norm[None, :]) & later, axis=1)\n"
+         "    return jnp.where(dup, size, flat).reshape(idx.shape)\n\n";
 }

@@ -9,11 +9,21 @@
 // programs share one module (their names are prefixed), so one compilation
 // serves VMAPC_PROPERTY_PER_MODULE of them.
 //
+// ISA levels. The programs run at the CPU's best ISA level (x86-64-v4 on an
+// AVX-512 machine), split in shards; each other level the CPU runs gets a
+// tenth as many programs of their own (the seeds after the shards'). Modules
+// alternate between 1 and 2 threads. VMAPC_CPU_ISA and VMAPC_CPU_THREADS
+// fix the device of every run instead.
+//
 // Environment:
-//   VMAPC_PROPERTY_PROGRAMS  programs in all (default 2000, split in shards)
+//   VMAPC_PROPERTY_PROGRAMS  programs at the best ISA level (default 2000,
+//                            split in shards)
+//   VMAPC_PROPERTY_OTHER_ISA_PROGRAMS  programs at each other ISA level
+//                            (default PROGRAMS / 10)
 //   VMAPC_PROPERTY_SEED      seed of the first program (default 1); program i
 //                            has seed SEED + i, so one failing program reruns
-//                            alone with SEED=its seed, PROGRAMS=1
+//                            alone with SEED=its seed, PROGRAMS=1 (and the
+//                            device of the failure)
 //   VMAPC_PROPERTY_INPUTS    random inputs (each at its own N) per program
 //                            (default 2)
 //   VMAPC_PROPERTY_PER_MODULE programs per compiled module (default 50)
@@ -34,6 +44,7 @@
 #include "dialect/Batching.h"
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -83,6 +94,8 @@ std::string envStr(const char *name) {
 struct Config {
   uint64_t seed = envInt("VMAPC_PROPERTY_SEED", 1);
   int64_t programs = envInt("VMAPC_PROPERTY_PROGRAMS", 2000);
+  int64_t otherIsaPrograms =
+      envInt("VMAPC_PROPERTY_OTHER_ISA_PROGRAMS", programs / 10);
   int64_t inputs = envInt("VMAPC_PROPERTY_INPUTS", 2);
   int64_t perModule =
       std::max<int64_t>(1, envInt("VMAPC_PROPERTY_PER_MODULE", 50));
@@ -159,10 +172,28 @@ struct Stats {
   }
 };
 
-std::string report(const Program &p, const std::string &what) {
+/// The ISA levels the property programs run at, in a fixed order (the
+/// other levels' seeds follow from the position).
+const std::vector<std::string> kIsaLevels = {"x86-64", "x86-64-v3",
+                                             "x86-64-v4"};
+
+/// The best ISA level of this CPU: the one that runs the shards.
+const std::string &bestIsaLevel() {
+  static const std::string best = hostIsaLevels().back();
+  return best;
+}
+
+std::string report(const Program &p, const DeviceConfig &device,
+                   const std::string &what) {
+  std::string env;
+  if (!device.isaLevel.empty())
+    env += "VMAPC_CPU_ISA=" + device.isaLevel + " ";
+  if (device.threads)
+    env += "VMAPC_CPU_THREADS=" + std::to_string(device.threads) + " ";
   return "program seed " + std::to_string(p.seed) + " (export " + p.exportName +
-         ", batch " + std::to_string(p.batch) + "): " + what +
-         "\nrerun alone: VMAPC_PROPERTY_SEED=" + std::to_string(p.seed) +
+         ", batch " + std::to_string(p.batch) + ", device " + device.device() +
+         "): " + what + "\nrerun alone: " + env +
+         "VMAPC_PROPERTY_SEED=" + std::to_string(p.seed) +
          " VMAPC_PROPERTY_PROGRAMS=1 vmapc-property-tests "
          "--gtest_filter='*Shard*/0'\n---- program.arr ----\n" +
          p.arr + "---------------------\n";
@@ -171,13 +202,15 @@ std::string report(const Program &p, const std::string &what) {
 /// Runs every input of `p` against the oracle; dumps the first one's files
 /// into `dumpDir` when it is not empty.
 void checkProgram(CompiledProgram &cp, const Program &p, const Config &cfg,
-                  Stats &stats, const std::string &dumpDir) {
+                  const DeviceConfig &device, Stats &stats,
+                  const std::string &dumpDir) {
   for (int64_t j = 0; j < cfg.inputs; ++j) {
     int64_t n = chooseN(p, j, cfg.features, &stats.hist);
     if (n == 0)
       stats.hist["N0"]++;
     gCurrent = "running input " + std::to_string(j) +
-               " at N = " + std::to_string(n) + " of " + report(p, "") + "\n";
+               " at N = " + std::to_string(n) + " of " + report(p, device, "") +
+               "\n";
     std::vector<oracle::Array> inputs =
         randomBatchedInputs(cp, p.exportName, n, inputSeed(p.seed, j));
     ++stats.runs;
@@ -213,9 +246,10 @@ void checkProgram(CompiledProgram &cp, const Program &p, const Config &cfg,
       for (size_t i = 0; i < inputs.size(); ++i)
         in +=
             "  input " + std::to_string(i) + ": " + inputs[i].toString() + "\n";
-      stats.reports.push_back(report(p, "input " + std::to_string(j) +
-                                            " at N = " + std::to_string(n) +
-                                            ": " + failure + "\n" + in));
+      stats.reports.push_back(report(p, device,
+                                     "input " + std::to_string(j) +
+                                         " at N = " + std::to_string(n) + ": " +
+                                         failure + "\n" + in));
       return;
     }
     if (!dumpDir.empty() && j == 0) {
@@ -236,9 +270,11 @@ void checkProgram(CompiledProgram &cp, const Program &p, const Config &cfg,
   }
 }
 
-/// Generates, compiles and checks programs of seeds [first, first + count).
+/// Generates, compiles and checks programs of seeds [first, first + count)
+/// at ISA level `isaLevel`.
 Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
-                  const std::string &dumpDir = "", int64_t stopAfter = 0) {
+                  const std::string &isaLevel, const std::string &dumpDir = "",
+                  int64_t stopAfter = 0) {
   Stats stats;
   for (int64_t start = 0; start < count; start += cfg.perModule) {
     std::vector<Program> progs;
@@ -251,15 +287,13 @@ Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
       stats.addTags(progs.back());
     }
     stats.programs += progs.size();
-    // Each module runs at one ISA level and thread count, in turn, so that
-    // the programs cover every level this CPU has, with 1 and 2 threads
-    // (unless the environment fixes the device).
+    // Each module is compiled for `isaLevel` alone and runs on 1 or 2
+    // threads in turn (unless the environment fixes the device).
     DeviceConfig device = DeviceConfig::fromEnvironment();
     if (device.isaLevel.empty() && device.threads == 0) {
-      static const std::vector<std::string> levels = hostIsaLevels();
       uint64_t module = (first + start) / std::max<int64_t>(cfg.perModule, 1);
-      device.isaLevel = levels[module % levels.size()];
-      device.threads = 1 + unsigned(module / levels.size() % 2);
+      device.isaLevel = isaLevel;
+      device.threads = 1 + unsigned(module % 2);
     }
     CompiledProgram cp;
     uint64_t a = progs.front().seed;
@@ -270,24 +304,24 @@ Stats runPrograms(uint64_t first, int64_t count, const Config &cfg,
         " VMAPC_PROPERTY_PROGRAMS=" + std::to_string(progs.size()) +
         " VMAPC_PROPERTY_PER_MODULE=1\n";
     if (progs.size() == 1)
-      gCurrent = "compiling " + report(progs[0], "") + "\n";
+      gCurrent = "compiling " + report(progs[0], device, "") + "\n";
     gCurrent += "on device " + device.device() + "\n";
     if (compileProgram(module, cp, device)) {
       for (const Program &p : progs)
-        checkProgram(cp, p, cfg, stats, dumpDir);
+        checkProgram(cp, p, cfg, device, stats, dumpDir);
     } else {
       // Find the culprits: each program alone.
       for (const Program &p : progs) {
-        gCurrent = "compiling " + report(p, "") + "\n";
+        gCurrent = "compiling " + report(p, device, "") + "\n";
         CompiledProgram one;
         ::testing::AssertionResult ok = compileProgram(p.arr, one, device);
         if (!ok) {
           ++stats.failures;
           ++stats.compileFailures;
-          stats.reports.push_back(report(p, ok.message()));
+          stats.reports.push_back(report(p, device, ok.message()));
           continue;
         }
-        checkProgram(one, p, cfg, stats, dumpDir);
+        checkProgram(one, p, cfg, device, stats, dumpDir);
       }
     }
     if (stopAfter && stats.failures >= stopAfter)
@@ -328,6 +362,31 @@ std::vector<std::string> requiredTags(const Features &f) {
     if (t == "i32_div" && !f.on("div"))
       continue;
     if (t == "N0") // counted by the driver, not the generator
+      continue;
+    auto anyOn = [&](std::initializer_list<const char *> names) {
+      for (const char *n : names)
+        if (f.on(n))
+          return true;
+      return false;
+    };
+    bool gathers = anyOn({"index_computed", "take_fill", "take_clip"});
+    bool scatters = anyOn({"at_set", "at_add", "at_mul", "at_min", "at_max"});
+    if (t.rfind("gather_", 0) == 0 && !gathers)
+      continue;
+    if ((t.rfind("scatter_", 0) == 0 || t.rfind("at_", 0) == 0) && !scatters)
+      continue;
+    if ((t == "index_pair" || t == "index_col" || t == "index_mixed") &&
+        !f.on("index_computed"))
+      continue;
+    if (t == "take_flat" && !anyOn({"take_fill", "take_clip"}))
+      continue;
+    if ((t == "index_loop" || t == "at_carry") && !f.on("for"))
+      continue;
+    if (t == "index_loop" && !gathers && !scatters)
+      continue;
+    if (t == "at_bool" && !f.on("at_set"))
+      continue;
+    if (t == "at_dup" && !f.on("at_array"))
       continue;
     req.push_back(t);
   }
@@ -390,8 +449,8 @@ TEST_P(Shard, CompiledVmapMatchesPerExampleOracle) {
   if (lo == hi)
     GTEST_SKIP() << "no program in this shard";
   auto t0 = std::chrono::steady_clock::now();
-  Stats s = runPrograms(cfg.seed + lo, hi - lo, cfg);
-  printStats("shard", s, since(t0));
+  Stats s = runPrograms(cfg.seed + lo, hi - lo, cfg, bestIsaLevel());
+  printStats(("shard at " + bestIsaLevel()).c_str(), s, since(t0));
   printHistogram(s.hist, cfg.features);
   for (size_t i = 0; i < s.reports.size() && i < 10; ++i)
     ADD_FAILURE() << s.reports[i];
@@ -399,6 +458,39 @@ TEST_P(Shard, CompiledVmapMatchesPerExampleOracle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Property, Shard, ::testing::Range(0, kShards));
+
+class OtherIsaLevel : public ::testing::TestWithParam<int> {};
+
+// A tenth as many programs of their own at each ISA level below the best
+// (the best one runs the shards; a level this CPU lacks is skipped).
+TEST_P(OtherIsaLevel, CompiledVmapMatchesPerExampleOracle) {
+  Config cfg;
+  const std::string &level = kIsaLevels[GetParam()];
+  if (level == bestIsaLevel())
+    GTEST_SKIP() << level << " is this CPU's best ISA level: the shards run it";
+  if (!hostRunsIsaLevel(level))
+    GTEST_SKIP() << "this CPU does not run ISA level " << level;
+  if (cfg.otherIsaPrograms <= 0)
+    GTEST_SKIP() << "VMAPC_PROPERTY_OTHER_ISA_PROGRAMS is 0";
+  uint64_t first =
+      cfg.seed + cfg.programs + uint64_t(GetParam()) * cfg.otherIsaPrograms;
+  auto t0 = std::chrono::steady_clock::now();
+  Stats s = runPrograms(first, cfg.otherIsaPrograms, cfg, level);
+  printStats(("programs at " + level).c_str(), s, since(t0));
+  printHistogram(s.hist, cfg.features);
+  for (size_t i = 0; i < s.reports.size() && i < 10; ++i)
+    ADD_FAILURE() << s.reports[i];
+  EXPECT_EQ(s.failures, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Property, OtherIsaLevel,
+                         ::testing::Range(0,
+                                          static_cast<int>(kIsaLevels.size())),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           std::string name = kIsaLevels[info.param];
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 // The second oracle's input: JAX text, inputs and vmapc outputs as .npy.
 // Not run by CTest (DISABLED_): jax_check.py runs it.
@@ -409,7 +501,7 @@ TEST(PropertyTools, DISABLED_DumpForJax) {
   Config cfg;
   cfg.inputs = 1;
   auto t0 = std::chrono::steady_clock::now();
-  Stats s = runPrograms(cfg.seed, cfg.programs, cfg, dir);
+  Stats s = runPrograms(cfg.seed, cfg.programs, cfg, bestIsaLevel(), dir);
   printStats("dump", s, since(t0));
   for (size_t i = 0; i < s.reports.size() && i < 10; ++i)
     ADD_FAILURE() << s.reports[i];
@@ -447,7 +539,7 @@ TEST(PropertyMutation, BrokenElementwiseRuleIsCaught) {
   Config cfg;
   int64_t programs = envInt("VMAPC_PROPERTY_MUTATION_PROGRAMS", 200);
   vmapc::arr::testing::setBreakElementwiseRule(true);
-  Stats s = runPrograms(cfg.seed, programs, cfg);
+  Stats s = runPrograms(cfg.seed, programs, cfg, bestIsaLevel());
   vmapc::arr::testing::setBreakElementwiseRule(false);
   std::printf("mutation: %lld programs, %lld runs, %lld failures\n",
               static_cast<long long>(s.programs),
@@ -460,7 +552,8 @@ TEST(PropertyMutation, BrokenElementwiseRuleIsCaught) {
       << "no property program noticed the broken elementwise rule";
   // And the flag is restored: the same first module passes again.
   Stats again =
-      runPrograms(cfg.seed, std::min<int64_t>(programs, cfg.perModule), cfg);
+      runPrograms(cfg.seed, std::min<int64_t>(programs, cfg.perModule), cfg,
+                  bestIsaLevel());
   EXPECT_EQ(again.failures, 0);
 #endif
 }
