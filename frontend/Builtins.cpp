@@ -530,15 +530,41 @@ static FailureOr<ExprValue> emitConcat(BuiltinCall &call) {
   auto pieceLoc = [&](size_t i) {
     return tupleExpr ? tupleExpr->elements[i]->getLoc() : call.argLoc(0);
   };
+  // Literal arrays take their dtype from the array pieces (JAX's weak
+  // types); when every piece is a literal, the default dtype of them all
+  // (f32 when any element is written as a float, else i32).
+  Type elementType;
+  bool anyFloatLiteral = false;
+  for (const ExprValue &piece : a->elements) {
+    if (piece.kind == ExprValue::tensor && !elementType)
+      elementType = getElementTypeOrSelf(piece.value.getType());
+    anyFloatLiteral |= piece.kind == ExprValue::arrayLit && piece.isFloatArray;
+  }
+  if (!elementType)
+    elementType = anyFloatLiteral
+                      ? Type(Float32Type::get(call.getMLIRContext()))
+                      : Type(IntegerType::get(call.getMLIRContext(), 32));
   SmallVector<Value> pieces;
   RankedTensorType first;
-  for (auto [i, piece] : llvm::enumerate(a->elements)) {
+  for (auto [i, element] : llvm::enumerate(a->elements)) {
     llvm::SMLoc pl = pieceLoc(i);
-    if (piece.kind != ExprValue::tensor)
+    ExprValue piece = element;
+    if (piece.isLiteral())
       return call.error(pl, "piece " + Twine(i) + " of 'concat' is the " +
                                 piece.text +
-                                ", which has no dtype of its own; convert it "
-                                "with f32(...) or i32(...)");
+                                ", a scalar; concat joins arrays of rank at "
+                                "least 1: write [" +
+                                piece.text + "]");
+    if (piece.kind == ExprValue::arrayLit) {
+      FailureOr<Value> v = call.getTyping().materialize(
+          piece, elementType, piece.shape, pl, call.builder(), pl);
+      if (failed(v))
+        return failure();
+      piece = ExprValue::ofTensor(*v);
+    }
+    if (piece.kind != ExprValue::tensor)
+      return call.error(pl, "piece " + Twine(i) +
+                                " of 'concat' is a tuple; concat joins arrays");
     auto t = cast<RankedTensorType>(piece.value.getType());
     if (t.getRank() == 0)
       return call.error(pl, "piece " + Twine(i) + " of 'concat' is a scalar (" +

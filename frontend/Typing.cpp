@@ -122,7 +122,8 @@ FailureOr<Value> Typing::materialize(const ExprValue &op, Type elemType,
       if (op.isFloatArray)
         return ic.error(useLoc, "a literal array with float elements cannot be "
                                 "used with an i32 operand (no implicit "
-                                "conversion); write integers");
+                                "conversion); convert the operand with "
+                                "f32(...), or write integers");
       SmallVector<int32_t> values;
       for (int64_t v : op.intValues) {
         if (v > std::numeric_limits<int32_t>::max() ||

@@ -793,8 +793,13 @@ fn f(x: f32[3]) -> i32[3] { return iota(0); }
 
 # -----
 
-# expected-error @+1 {{piece 1 of 'concat' is the 1.0, which has no dtype of its own; convert it with f32(...) or i32(...)}}
+# expected-error @+1 {{piece 1 of 'concat' is the 1.0, a scalar; concat joins arrays of rank at least 1: write [1.0]}}
 fn f(x: f32[3]) -> f32[6] { return concat((x, 1.0)); }
+
+# -----
+
+# expected-error @+1 {{a literal array with float elements cannot be used with an i32 operand (no implicit conversion); convert the operand with f32(...), or write integers}}
+fn f(x: i32[3]) -> i32[5] { return concat((x, [0.5, 1.0])); }
 
 # -----
 
@@ -868,7 +873,7 @@ fn f(x: f32[2, 3]) -> f32[6] { return [x]; }
 
 # -----
 
-# expected-error @+1 {{a literal array with float elements cannot be used with an i32 operand (no implicit conversion); write integers}}
+# expected-error @+1 {{a literal array with float elements cannot be used with an i32 operand (no implicit conversion); convert the operand with f32(...), or write integers}}
 fn f(x: i32[2]) -> i32[2] { return x + [1.5, 2.0]; }
 
 # -----

@@ -50,3 +50,27 @@ fn keep(x: f32[4, 3]) -> (f32[4, 1], i32[1, 1]) {
 fn bools(b: bool[5]) -> (i32, bool, f32) {
   return (sum(b), any(b), mean(b));
 }
+
+# -----
+
+# Literal arrays in concat take the dtype of the array pieces; all-literal
+# pieces are f32 when any element is a float.
+# CHECK-LABEL: func.func private @concat_f32(
+# CHECK: %[[Z:.*]] = arr.constant dense<0.000000e+00> : tensor<2xf32>
+# CHECK: arr.concat %{{.*}}, %[[Z]] dim = 0 : (tensor<1xf32>, tensor<2xf32>) -> tensor<3xf32>
+fn concat_f32(s: f32[4]) -> f32[3] {
+  return concat((s[0:1], [0.0, 0.0]), axis=0);
+}
+# CHECK-LABEL: func.func private @concat_i32(
+# CHECK: %[[C:.*]] = arr.constant dense<[7, 8]> : tensor<2xi32>
+# CHECK: arr.concat %[[C]], %arg0 dim = 0 : (tensor<2xi32>, tensor<4xi32>) -> tensor<6xi32>
+fn concat_i32(s: i32[4]) -> i32[6] {
+  return concat(([7, 8], s));
+}
+# CHECK-LABEL: func.func private @concat_literals(
+# CHECK: arr.constant dense<[1.500000e+00, 2.000000e+00]> : tensor<2xf32>
+# CHECK: arr.constant dense<[3.000000e+00, 4.000000e+00]> : tensor<2xf32>
+# CHECK: arr.concat {{.*}} -> tensor<4xf32>
+fn concat_literals() -> f32[4] {
+  return concat(([1.5, 2], [3, 4]));
+}
