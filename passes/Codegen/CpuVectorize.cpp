@@ -146,14 +146,20 @@ void peelMarkedLoops(RewriterBase &rewriter, Operation *scope) {
 
 /// Upstream canonicalization of `op` (every loaded dialect's and op's
 /// patterns, as `--canonicalize`): after peeling, it turns the sizes that
-/// Whether `op` reads or writes a tensor of i1. A bool is one byte in
-/// memory, but LLVM stores a vector of i1 as packed bits: such ops stay
-/// scalar loops (no bench program has one).
+/// Whether `op` reads or writes a tensor of i1, as an operand or by
+/// `tensor.extract` in its body (a gather). A bool is one byte in memory,
+/// but LLVM stores a vector of i1 as packed bits: such ops stay scalar loops
+/// (no bench program has one).
 static bool readsOrWritesBools(linalg::LinalgOp op) {
-  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+  auto isBoolTensor = [](Type type) {
     auto shaped = dyn_cast<ShapedType>(type);
     return shaped && shaped.getElementType().isInteger(1);
-  });
+  };
+  return llvm::any_of(op->getOperandTypes(), isBoolTensor) ||
+         llvm::any_of(op->getRegion(0).getOps<tensor::ExtractOp>(),
+                      [&](tensor::ExtractOp extract) {
+                        return isBoolTensor(extract.getTensor().getType());
+                      });
 }
 
 /// Whether `op`'s body reads a tensor by loop index only (a reversed

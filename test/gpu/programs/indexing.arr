@@ -10,6 +10,12 @@ fn pick(x: f32[6, 7], i: i32, j: i32) -> (f32[7], f32[6], f32, f32[3, 7]) {
 }
 export picks = vmap(pick, in_axes=(0, 0, 0), batch=16);
 
+fn bool_rows(x: f32[6, 7], i: i32) -> (f32[7], f32[6]) {
+  let m = x > 0.5;
+  return (f32(m[i]), where(m[:, i], 1.0, -1.0));
+}
+export bool_picks = vmap(bool_rows, in_axes=(0, 0), batch=16);
+
 fn lookup(table: f32[6, 7], ids: i32[5]) -> (f32[5, 7], f32[6, 5], f32[5]) {
   return (take(table, ids, axis=0), take(table, ids, axis=1, mode=clip),
           take(table, ids));
