@@ -8,16 +8,17 @@
 // `arr.argmin` / `arr.argmax`: one reduction generic with two outputs, the
 // best value so far (init +inf / -inf, or INT_MAX / INT_MIN) and its i32
 // index (init 0). The body takes the loop index with `linalg.index` and
-// updates when x is strictly better, or equal with a lower index, so the
-// lowest index wins ties in any reduction order. A row that never beats the
-// init (all +inf for argmin) keeps index 0, its lowest index.
+// updates when x beats the best so far in numpy's order (ArgReduction.h:
+// better, or tied at a lower index; the first NaN wins), so any reduction
+// order gives the sequential result. A row that never beats the init (all
+// +inf for argmin) keeps index 0, its lowest index.
 //
-// NaN: values are assumed NaN-free. Comparisons are ordered, so a NaN never
-// wins an argmin/argmax (numpy would return the first NaN), and reduce_max /
-// reduce_min use `arith.maximumf` / `arith.minimumf`, which do propagate NaN.
+// reduce_max / reduce_min use `arith.maximumf` / `arith.minimumf`, which
+// propagate NaN (jnp.max, jnp.min).
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ArgReduction.h"
 #include "passes/ArrToLinalg/PopulatePatterns.h"
 #include "passes/ArrToLinalg/Utils.h"
 
@@ -161,26 +162,10 @@ struct ArgReduceOpLowering : OpConversionPattern<OpTy> {
           Value x = args[0], best = args[1], bestIdx = args[2];
           Value i = arith::IndexCastOp::create(
               b, l, bestIdx.getType(), linalg::IndexOp::create(b, l, axis));
-          Value better, equal;
-          if (isa<FloatType>(elementType)) {
-            better = arith::CmpFOp::create(b, l,
-                                           IsMin ? arith::CmpFPredicate::OLT
-                                                 : arith::CmpFPredicate::OGT,
-                                           x, best);
-            equal =
-                arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, best);
-          } else {
-            better = arith::CmpIOp::create(b, l,
-                                           IsMin ? arith::CmpIPredicate::slt
-                                                 : arith::CmpIPredicate::sgt,
-                                           x, best);
-            equal =
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, best);
-          }
-          Value lower = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                              i, bestIdx);
-          Value tie = arith::AndIOp::create(b, l, equal, lower);
-          Value update = arith::OrIOp::create(b, l, better, tie);
+          ArgReduction kind;
+          kind.isMin = IsMin;
+          kind.isFloat = isa<FloatType>(elementType);
+          Value update = buildArgBeats(b, l, kind, x, i, best, bestIdx);
           Value newBest = arith::SelectOp::create(b, l, update, x, best);
           Value newIdx = arith::SelectOp::create(b, l, update, i, bestIdx);
           linalg::YieldOp::create(b, l, ValueRange{newBest, newIdx});

@@ -7,70 +7,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace vmapc;
-
-std::optional<ArgReduction> vmapc::matchArgReduction(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 2 ||
-      op.getNumReductionLoops() != 1)
-    return std::nullopt;
-  Block *body = op.getBody();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  if (yield.getNumOperands() != 2)
-    return std::nullopt;
-  auto selValue = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
-  auto selIndex = yield.getOperand(1).getDefiningOp<arith::SelectOp>();
-  Value in = body->getArgument(0), out = body->getArgument(1),
-        outIndex = body->getArgument(2);
-  if (!selValue || !selIndex ||
-      selValue.getCondition() != selIndex.getCondition() ||
-      selValue.getTrueValue() != in || selValue.getFalseValue() != out ||
-      selIndex.getFalseValue() != outIndex || !selIndex.getType().isInteger(32))
-    return std::nullopt;
-  // The index: index_cast(linalg.index r).
-  auto cast = selIndex.getTrueValue().getDefiningOp<arith::IndexCastOp>();
-  auto index = cast ? cast.getIn().getDefiningOp<linalg::IndexOp>() : nullptr;
-  if (!index)
-    return std::nullopt;
-  ArgReduction kind;
-  kind.loop = index.getDim();
-  if (op.getIteratorTypesArray()[kind.loop] != utils::IteratorType::reduction)
-    return std::nullopt;
-  // The condition: strict(in, out) or (eq(in, out) and idx < outIndex).
-  auto orOp = selValue.getCondition().getDefiningOp<arith::OrIOp>();
-  if (!orOp)
-    return std::nullopt;
-  Operation *strict = orOp.getLhs().getDefiningOp();
-  auto andOp = orOp.getRhs().getDefiningOp<arith::AndIOp>();
-  if (!strict || !andOp)
-    return std::nullopt;
-  auto isOnInputs = [&](Operation *cmp) {
-    return cmp && cmp->getNumOperands() == 2 && cmp->getOperand(0) == in &&
-           cmp->getOperand(1) == out;
-  };
-  if (!isOnInputs(strict) || !isOnInputs(andOp.getLhs().getDefiningOp()))
-    return std::nullopt;
-  if (auto f = dyn_cast<arith::CmpFOp>(strict)) {
-    kind.isFloat = true;
-    if (f.getPredicate() == arith::CmpFPredicate::OLT)
-      kind.isMin = true;
-    else if (f.getPredicate() == arith::CmpFPredicate::OGT)
-      kind.isMin = false;
-    else
-      return std::nullopt;
-  } else if (auto i = dyn_cast<arith::CmpIOp>(strict)) {
-    kind.isFloat = false;
-    if (i.getPredicate() == arith::CmpIPredicate::slt)
-      kind.isMin = true;
-    else if (i.getPredicate() == arith::CmpIPredicate::sgt)
-      kind.isMin = false;
-    else
-      return std::nullopt;
-  } else {
-    return std::nullopt;
-  }
-  return kind;
-}
 
 namespace {
 /// The compares and combiners of one arg-reduction, on scalars or vectors.
@@ -79,7 +19,9 @@ struct Ops {
   OpBuilder &b;
   Location loc;
 
-  Value better(Value x, Value best) {
+  /// Strictly better, with ordered compares: a NaN never wins the lane scan
+  /// (NaN is found apart, off the scan's dependency chain).
+  Value orderedBetter(Value x, Value best) {
     if (kind.isFloat)
       return arith::CmpFOp::create(b, loc,
                                    kind.isMin ? arith::CmpFPredicate::OLT
@@ -141,6 +83,7 @@ LogicalResult vmapc::vectorizeArgReduction(RewriterBase &rewriter,
   Type i32 = rewriter.getI32Type();
   auto valueVec = VectorType::get({vectorWidth}, elementType);
   auto indexVec = VectorType::get({vectorWidth}, i32);
+  auto maskVec = VectorType::get({vectorWidth}, rewriter.getI1Type());
 
   rewriter.setInsertionPoint(op);
   OpBuilder &b = rewriter;
@@ -190,8 +133,12 @@ LogicalResult vmapc::vectorizeArgReduction(RewriterBase &rewriter,
       }
       return indices;
     };
-    auto step = [&](Value start, Value best, Value bestIdx,
-                    bool inBounds) -> std::pair<Value, Value> {
+    // One vector of the row: each lane keeps its strictly better element;
+    // `nan` accumulates whether any element is NaN (f32 only).
+    struct Scan {
+      Value best, bestIdx, nan;
+    };
+    auto step = [&](Value start, Scan scan, bool inBounds) -> Scan {
       Value x = vector::TransferReadOp::create(b, loc, valueVec, input->get(),
                                                indicesOf(inputMap, start),
                                                worst, ArrayRef<bool>{inBounds});
@@ -199,49 +146,112 @@ LogicalResult vmapc::vectorizeArgReduction(RewriterBase &rewriter,
       Value j = arith::AddIOp::create(
           b, loc, vector::BroadcastOp::create(b, loc, indexVec, startI32),
           iota);
-      Value better = ops.better(x, best);
-      return {arith::SelectOp::create(b, loc, better, x, best),
-              arith::SelectOp::create(b, loc, better, j, bestIdx)};
+      Value better = ops.orderedBetter(x, scan.best);
+      Scan next{arith::SelectOp::create(b, loc, better, x, scan.best),
+                arith::SelectOp::create(b, loc, better, j, scan.bestIdx),
+                scan.nan};
+      if (kind.isFloat)
+        next.nan = arith::OrIOp::create(
+            b, loc, scan.nan,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x));
+      return next;
+    };
+    auto carriedOf = [&](const Scan &scan) {
+      SmallVector<Value> values = {scan.best, scan.bestIdx};
+      if (scan.nan)
+        values.push_back(scan.nan);
+      return values;
+    };
+    auto scanOf = [&](ValueRange values) {
+      return Scan{values[0], values[1],
+                  values.size() > 2 ? values[2] : Value()};
     };
     int64_t full = length / vectorWidth * vectorWidth;
-    Value best = worstVec, bestIdx = zeroIdx;
+    Scan scan{worstVec, zeroIdx, Value()};
+    if (kind.isFloat)
+      scan.nan = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(maskVec, false));
     if (full > 0) {
       Value ub = arith::ConstantIndexOp::create(b, loc, full);
       Value stepSize = arith::ConstantIndexOp::create(b, loc, vectorWidth);
-      auto scan = scf::ForOp::create(b, loc, c0, ub, stepSize,
-                                     ValueRange{best, bestIdx});
+      auto loop = scf::ForOp::create(b, loc, c0, ub, stepSize, carriedOf(scan));
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(scan.getBody());
-      auto [nb, ni] = step(scan.getInductionVar(), scan.getRegionIterArgs()[0],
-                           scan.getRegionIterArgs()[1], /*inBounds=*/true);
-      scf::YieldOp::create(b, loc, ValueRange{nb, ni});
-      b.setInsertionPointAfter(scan);
-      best = scan.getResult(0);
-      bestIdx = scan.getResult(1);
+      b.setInsertionPointToStart(loop.getBody());
+      Scan next = step(loop.getInductionVar(), scanOf(loop.getRegionIterArgs()),
+                       /*inBounds=*/true);
+      scf::YieldOp::create(b, loc, carriedOf(next));
+      b.setInsertionPointAfter(loop);
+      scan = scanOf(loop.getResults());
     }
     if (full < length) {
       // The tail: lanes past the end read the worst value, which never wins.
       Value start = arith::ConstantIndexOp::create(b, loc, full);
-      std::tie(best, bestIdx) = step(start, best, bestIdx, /*inBounds=*/false);
+      scan = step(start, scan, /*inBounds=*/false);
     }
-    Value m = vector::ReductionOp::create(b, loc, ops.bestKind(), best);
-    Value atBest =
-        ops.equal(best, vector::BroadcastOp::create(b, loc, valueVec, m));
-    Value candidates = arith::SelectOp::create(b, loc, atBest, bestIdx, intMax);
-    Value idx = vector::ReductionOp::create(
-        b, loc, vector::CombiningKind::MINSI, candidates);
-    // Combine with the init by the scalar rule.
+    // Across lanes: the best value, then the lowest index among its lanes.
+    auto acrossLanes = [&]() -> SmallVector<Value> {
+      Value m = vector::ReductionOp::create(b, loc, ops.bestKind(), scan.best);
+      Value atBest = ops.equal(
+          scan.best, vector::BroadcastOp::create(b, loc, valueVec, m));
+      Value candidates =
+          arith::SelectOp::create(b, loc, atBest, scan.bestIdx, intMax);
+      Value idx = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::MINSI, candidates);
+      return {m, idx};
+    };
+    Value m, idx;
+    if (!kind.isFloat) {
+      SmallVector<Value> lanes = acrossLanes();
+      m = lanes[0];
+      idx = lanes[1];
+    } else {
+      // A row with a NaN: its first NaN wins. Rare, so found by a scalar
+      // rescan of that row only.
+      Value anyNaN = vector::ReductionOp::create(
+          b, loc, vector::CombiningKind::OR, scan.nan);
+      auto ifNaN = scf::IfOp::create(b, loc, TypeRange{elementType, i32},
+                                     anyNaN, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifNaN.thenBlock());
+        Value len = arith::ConstantIndexOp::create(b, loc, length);
+        Value notFound = arith::ConstantOp::create(
+            b, loc, b.getI32IntegerAttr(std::numeric_limits<int32_t>::max()));
+        auto rescan = scf::ForOp::create(b, loc, c0, len, c1, notFound);
+        b.setInsertionPointToStart(rescan.getBody());
+        Value k = rescan.getInductionVar(),
+              found = rescan.getRegionIterArgs()[0];
+        Value x = tensor::ExtractOp::create(b, loc, input->get(),
+                                            indicesOf(inputMap, k));
+        Value isNaN =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            found, notFound);
+        Value take = arith::AndIOp::create(b, loc, isNaN, first);
+        Value kI32 = arith::IndexCastOp::create(b, loc, i32, k);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, take, kI32, found)});
+        b.setInsertionPointAfter(rescan);
+        Value nan = arith::ConstantOp::create(
+            b, loc,
+            b.getFloatAttr(elementType,
+                           APFloat::getQNaN(APFloat::IEEEsingle())));
+        scf::YieldOp::create(b, loc, ValueRange{nan, rescan.getResult(0)});
+        b.setInsertionPointToStart(ifNaN.elseBlock());
+        scf::YieldOp::create(b, loc, acrossLanes());
+      }
+      m = ifNaN.getResult(0);
+      idx = ifNaN.getResult(1);
+    }
+    // Combine with the init by the rule.
     AffineMap valueMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     AffineMap indexMap = op.getMatchingIndexingMap(op.getDpsInitOperand(1));
     SmallVector<Value> valueAt = indicesOf(valueMap, Value());
     SmallVector<Value> indexAt = indicesOf(indexMap, Value());
     Value init = tensor::ExtractOp::create(b, loc, carried[0], valueAt);
     Value initIdx = tensor::ExtractOp::create(b, loc, carried[1], indexAt);
-    Value strictly = ops.better(m, init);
-    Value tie = arith::AndIOp::create(
-        b, loc, ops.equal(m, init),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, initIdx));
-    Value wins = arith::OrIOp::create(b, loc, strictly, tie);
+    Value wins = buildArgBeats(b, loc, kind, m, idx, init, initIdx);
     Value newValue = arith::SelectOp::create(b, loc, wins, m, init);
     Value newIdx = arith::SelectOp::create(b, loc, wins, idx, initIdx);
     Value r0 = tensor::InsertOp::create(b, loc, newValue, carried[0], valueAt);

@@ -1,43 +1,35 @@
 //===- ArgReduce.h - vector code for argmin and argmax ----------*- C++ -*-===//
 //
 // An argmin/argmax is the reduction generic that convert-arr-to-linalg
-// makes (passes/ArrToLinalg/Reductions.cpp): one input, two outputs (the
-// best value so far and its i32 index), a payload that updates both when
-// the input is strictly better, or equal with a lower index. Upstream
-// vectorization cannot vectorize it (its combiner is a select, not a
-// recognised reduction), so it is vectorized here, exactly:
+// makes (passes/ArgReduction.h has its order: better, or tied at a lower
+// index; the first NaN wins). Upstream vectorization cannot vectorize it
+// (its combiner is a select, not a recognised reduction), so it is
+// vectorized here, exactly:
 //
 //   per lane l of V:  best[l], index[l] over elements l, l+V, l+2V, ...
-//                     (strictly better only: each lane keeps its lowest
-//                     index; a NaN never wins)
-//   then:             m = min (max) over lanes; the lowest index among the
-//                     lanes whose best is m; combined with the init by the
-//                     scalar rule.
+//                     (strictly less (greater), ordered: each lane keeps
+//                     its lowest index, and a NaN does not enter the scan);
+//                     and whether any element is NaN (off the scan's
+//                     dependency chain: one compare and one `or`)
+//   then:             if any element is NaN, the first NaN's index (a
+//                     scalar rescan of that row only); else m = min (max)
+//                     over lanes, the lowest index among the lanes whose
+//                     best is m; combined with the init by the rule.
 //
-// This is the result of the sequential loop for every input: the lowest
-// index wins ties, and a row that never beats the init keeps the init.
+// This is the sequential loop's result for every input, and rows without
+// NaN cost what they cost before NaN had an order (the kNN's fused argmin).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef VMAPC_PASSES_CODEGEN_ARGREDUCE_H
 #define VMAPC_PASSES_CODEGEN_ARGREDUCE_H
 
+#include "passes/ArgReduction.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace vmapc {
-
-/// What an arg-reduction compares: argmin (`isMin`) or argmax, over f32
-/// (ordered compares) or i32 (signed compares).
-struct ArgReduction {
-  bool isMin = true;
-  bool isFloat = true;
-  /// The reduction loop.
-  unsigned loop = 0;
-};
-
-/// Whether `op` is an argmin/argmax generic, and which.
-std::optional<ArgReduction> matchArgReduction(mlir::linalg::GenericOp op);
 
 /// Replaces the statically shaped arg-reduction `op` (on tensors) by loops
 /// over its parallel dimensions around `vectorWidth`-lane vector code.

@@ -89,34 +89,13 @@ static SmallVector<Value> identities(OpBuilder &b, Location loc,
 
 /// `mine` combined with `other` (each a partial result: one value, or an
 /// argmin's value and index): the order of the elements they cover does not
-/// matter, since an arg-reduction compares indices on a tie.
+/// matter, since an arg-reduction's order (ArgReduction.h) is total on
+/// (value, index) pairs.
 static SmallVector<Value> combine(OpBuilder &b, Location loc, const Combiner &c,
                                   ValueRange mine, ValueRange other) {
   if (c.arg) {
-    bool isFloat = c.arg->isFloat;
-    Value better =
-        isFloat
-            ? arith::CmpFOp::create(b, loc,
-                                    c.arg->isMin ? arith::CmpFPredicate::OLT
-                                                 : arith::CmpFPredicate::OGT,
-                                    other[0], mine[0])
-                  .getResult()
-            : arith::CmpIOp::create(b, loc,
-                                    c.arg->isMin ? arith::CmpIPredicate::slt
-                                                 : arith::CmpIPredicate::sgt,
-                                    other[0], mine[0])
-                  .getResult();
-    Value equal = isFloat
-                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                              other[0], mine[0])
-                            .getResult()
-                      : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              other[0], mine[0])
-                            .getResult();
-    Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        other[1], mine[1]);
-    Value take = arith::OrIOp::create(
-        b, loc, better, arith::AndIOp::create(b, loc, equal, lower));
+    Value take = vmapc::buildArgBeats(b, loc, *c.arg, other[0], other[1],
+                                      mine[0], mine[1]);
     return {arith::SelectOp::create(b, loc, take, other[0], mine[0]),
             arith::SelectOp::create(b, loc, take, other[1], mine[1])};
   }

@@ -394,8 +394,9 @@ func.func @reduce_min_i32(%a: tensor<4x8xi32>) -> tensor<8xi32> {
 }
 
 //===----------------------------------------------------------------------===//
-// argmin / argmax: one generic, two outputs (value, i32 index); the lowest
-// index wins ties: update when x is better, or equal with a lower index.
+// argmin / argmax: one generic, two outputs (value, i32 index); update when
+// x is better (f32: or NaN where the best is not, so the first NaN wins), or
+// ties (f32: equal or both NaN) at a lower index.
 //===----------------------------------------------------------------------===//
 
 // -----
@@ -412,10 +413,17 @@ func.func @reduce_min_i32(%a: tensor<4x8xi32>) -> tensor<8xi32> {
 // CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[BEST:.+]]: f32, %[[BESTI:.+]]: i32):
 // CHECK-NEXT: %[[IDX:.+]] = linalg.index 1 : index
 // CHECK-NEXT: %[[I:.+]] = arith.index_cast %[[IDX]] : index to i32
-// CHECK-NEXT: %[[BETTER:.+]] = arith.cmpf olt, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[XNAN:.+]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK-NEXT: %[[STRICT:.+]] = arith.cmpf olt, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[BNUM:.+]] = arith.cmpf ord, %[[BEST]], %[[BEST]] : f32
+// CHECK-NEXT: %[[NANWINS:.+]] = arith.andi %[[XNAN]], %[[BNUM]] : i1
+// CHECK-NEXT: %[[BETTER:.+]] = arith.ori %[[STRICT]], %[[NANWINS]] : i1
 // CHECK-NEXT: %[[EQ:.+]] = arith.cmpf oeq, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[BNAN:.+]] = arith.cmpf uno, %[[BEST]], %[[BEST]] : f32
+// CHECK-NEXT: %[[BOTHNAN:.+]] = arith.andi %[[XNAN]], %[[BNAN]] : i1
+// CHECK-NEXT: %[[SAME:.+]] = arith.ori %[[EQ]], %[[BOTHNAN]] : i1
 // CHECK-NEXT: %[[LOWER:.+]] = arith.cmpi slt, %[[I]], %[[BESTI]] : i32
-// CHECK-NEXT: %[[TIE:.+]] = arith.andi %[[EQ]], %[[LOWER]] : i1
+// CHECK-NEXT: %[[TIE:.+]] = arith.andi %[[SAME]], %[[LOWER]] : i1
 // CHECK-NEXT: %[[UPD:.+]] = arith.ori %[[BETTER]], %[[TIE]] : i1
 // CHECK-NEXT: %[[NV:.+]] = arith.select %[[UPD]], %[[X]], %[[BEST]] : f32
 // CHECK-NEXT: %[[NI:.+]] = arith.select %[[UPD]], %[[I]], %[[BESTI]] : i32
@@ -438,10 +446,17 @@ func.func @argmin_f32(%a: tensor<4x8xf32>) -> tensor<4xi32> {
 // CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[BEST:.+]]: f32, %[[BESTI:.+]]: i32):
 // CHECK-NEXT: %[[IDX:.+]] = linalg.index 0 : index
 // CHECK-NEXT: %[[I:.+]] = arith.index_cast %[[IDX]] : index to i32
-// CHECK-NEXT: %[[BETTER:.+]] = arith.cmpf ogt, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[XNAN:.+]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK-NEXT: %[[STRICT:.+]] = arith.cmpf ogt, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[BNUM:.+]] = arith.cmpf ord, %[[BEST]], %[[BEST]] : f32
+// CHECK-NEXT: %[[NANWINS:.+]] = arith.andi %[[XNAN]], %[[BNUM]] : i1
+// CHECK-NEXT: %[[BETTER:.+]] = arith.ori %[[STRICT]], %[[NANWINS]] : i1
 // CHECK-NEXT: %[[EQ:.+]] = arith.cmpf oeq, %[[X]], %[[BEST]] : f32
+// CHECK-NEXT: %[[BNAN:.+]] = arith.cmpf uno, %[[BEST]], %[[BEST]] : f32
+// CHECK-NEXT: %[[BOTHNAN:.+]] = arith.andi %[[XNAN]], %[[BNAN]] : i1
+// CHECK-NEXT: %[[SAME:.+]] = arith.ori %[[EQ]], %[[BOTHNAN]] : i1
 // CHECK-NEXT: %[[LOWER:.+]] = arith.cmpi slt, %[[I]], %[[BESTI]] : i32
-// CHECK-NEXT: %[[TIE:.+]] = arith.andi %[[EQ]], %[[LOWER]] : i1
+// CHECK-NEXT: %[[TIE:.+]] = arith.andi %[[SAME]], %[[LOWER]] : i1
 // CHECK-NEXT: %[[UPD:.+]] = arith.ori %[[BETTER]], %[[TIE]] : i1
 // CHECK-NEXT: %[[NV:.+]] = arith.select %[[UPD]], %[[X]], %[[BEST]] : f32
 // CHECK-NEXT: %[[NI:.+]] = arith.select %[[UPD]], %[[I]], %[[BESTI]] : i32

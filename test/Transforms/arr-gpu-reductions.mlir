@@ -120,7 +120,8 @@ func.func private @row_max(%x: memref<64x45xi32>, %out: memref<64xi32>) attribut
 // An argmin over 129 (160 threads, 5 warps; one output: the block): each
 // thread starts from (+inf, INT32_MAX); the exchange has two rows of 5, the
 // values at offset 0 and the indices at 5 x 4 = 20: 40 transient bytes.
-// Partials combine by value, then by the lower index on a tie.
+// Partials combine in argmin's order (passes/ArgReduction.h): by value,
+// a NaN before any number, then by the lower index on a tie.
 // CHECK-LABEL: gpu.func @vmapc_kernel_argmin(
 // CHECK-SAME:      known_block_size = array<i32: 160, 1, 1>
 // CHECK-SAME:      vmapc.transient_shared_bytes = 40 : i64
@@ -134,11 +135,18 @@ func.func private @row_max(%x: memref<64x45xi32>, %out: memref<64xi32>) attribut
 // CHECK:         %[[BEST:.+]]:2 = scf.for %{{.+}} iter_args(%{{.+}} = %[[INF]], %{{.+}} = %[[IMAX]]) -> (f32, i32) {
 // CHECK:         %[[V:.+]], %{{.+}} = gpu.shuffle xor %[[BEST]]#0, %{{.+}}, %{{.+}} : f32
 // CHECK-NEXT:    %[[K:.+]], %{{.+}} = gpu.shuffle xor %[[BEST]]#1, %{{.+}}, %{{.+}} : i32
+// CHECK-NEXT:    %[[VNAN:.+]] = arith.cmpf uno, %[[V]], %[[V]] : f32
 // CHECK-NEXT:    %[[LT:.+]] = arith.cmpf olt, %[[V]], %[[BEST]]#0 : f32
+// CHECK-NEXT:    %[[BNUM:.+]] = arith.cmpf ord, %[[BEST]]#0, %[[BEST]]#0 : f32
+// CHECK-NEXT:    %[[NANWINS:.+]] = arith.andi %[[VNAN]], %[[BNUM]] : i1
+// CHECK-NEXT:    %[[BETTER:.+]] = arith.ori %[[LT]], %[[NANWINS]] : i1
 // CHECK-NEXT:    %[[EQ:.+]] = arith.cmpf oeq, %[[V]], %[[BEST]]#0 : f32
+// CHECK-NEXT:    %[[BNAN:.+]] = arith.cmpf uno, %[[BEST]]#0, %[[BEST]]#0 : f32
+// CHECK-NEXT:    %[[BOTHNAN:.+]] = arith.andi %[[VNAN]], %[[BNAN]] : i1
+// CHECK-NEXT:    %[[SAME:.+]] = arith.ori %[[EQ]], %[[BOTHNAN]] : i1
 // CHECK-NEXT:    %[[LOWER:.+]] = arith.cmpi slt, %[[K]], %[[BEST]]#1 : i32
-// CHECK-NEXT:    %[[TIE:.+]] = arith.andi %[[EQ]], %[[LOWER]] : i1
-// CHECK-NEXT:    %[[TAKE:.+]] = arith.ori %[[LT]], %[[TIE]] : i1
+// CHECK-NEXT:    %[[TIE:.+]] = arith.andi %[[SAME]], %[[LOWER]] : i1
+// CHECK-NEXT:    %[[TAKE:.+]] = arith.ori %[[BETTER]], %[[TIE]] : i1
 // CHECK-NEXT:    arith.select %[[TAKE]], %[[V]], %[[BEST]]#0 : f32
 // CHECK-NEXT:    arith.select %[[TAKE]], %[[K]], %[[BEST]]#1 : i32
 // CHECK-NOT:     linalg.generic
@@ -148,14 +156,21 @@ func.func private @argmin(%x: memref<1x129xf32>, %best: memref<1xf32>, %index: m
   ^bb0(%in: f32, %b: f32, %k: i32):
     %0 = linalg.index 1 : index
     %1 = arith.index_cast %0 : index to i32
-    %2 = arith.cmpf olt, %in, %b : f32
-    %3 = arith.cmpf oeq, %in, %b : f32
-    %4 = arith.cmpi slt, %1, %k : i32
-    %5 = arith.andi %3, %4 : i1
-    %6 = arith.ori %2, %5 : i1
-    %7 = arith.select %6, %in, %b : f32
-    %8 = arith.select %6, %1, %k : i32
-    linalg.yield %7, %8 : f32, i32
+    %2 = arith.cmpf uno, %in, %in : f32
+    %3 = arith.cmpf olt, %in, %b : f32
+    %4 = arith.cmpf ord, %b, %b : f32
+    %5 = arith.andi %2, %4 : i1
+    %6 = arith.ori %3, %5 : i1
+    %7 = arith.cmpf oeq, %in, %b : f32
+    %8 = arith.cmpf uno, %b, %b : f32
+    %9 = arith.andi %2, %8 : i1
+    %10 = arith.ori %7, %9 : i1
+    %11 = arith.cmpi slt, %1, %k : i32
+    %12 = arith.andi %10, %11 : i1
+    %13 = arith.ori %6, %12 : i1
+    %14 = arith.select %13, %in, %b : f32
+    %15 = arith.select %13, %1, %k : i32
+    linalg.yield %14, %15 : f32, i32
   }
   return
 }
