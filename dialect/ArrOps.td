@@ -73,10 +73,13 @@ class Arr_ElementwiseOp<string mnemonic, list<Trait> traits = [],
   }];
 }
 
-class Arr_UnaryOp<string mnemonic, Type type, string what>
+// `details` (optional) starts the description: what the op computes where
+// that needs more than its summary.
+class Arr_UnaryOp<string mnemonic, Type type, string what,
+                  string details = "">
     : Arr_ElementwiseOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = "Elementwise " # what;
-  let description = [{
+  let description = details # [{
     ```mlir
     %y = arr.}] # mnemonic # [{ %x : tensor<4x64xf32>
     ```
@@ -91,6 +94,44 @@ def Arr_ExpOp : Arr_UnaryOp<"exp", Arr_FloatTensor, "natural exponential">;
 def Arr_LogOp : Arr_UnaryOp<"log", Arr_FloatTensor, "natural logarithm">;
 def Arr_TanhOp : Arr_UnaryOp<"tanh", Arr_FloatTensor, "hyperbolic tangent">;
 def Arr_SqrtOp : Arr_UnaryOp<"sqrt", Arr_FloatTensor, "square root">;
+def Arr_SinOp : Arr_UnaryOp<"sin", Arr_FloatTensor, "sine", [{
+    `sin(x)` of x in radians (`jnp.sin`): NaN for ±inf and NaN, -0.0 for
+    -0.0. The CPU's expansion keeps its bound for |x| <= 2^30 (docs/math.md).
+  }]>;
+def Arr_CosOp : Arr_UnaryOp<"cos", Arr_FloatTensor, "cosine", [{
+    `cos(x)` of x in radians (`jnp.cos`): NaN for ±inf and NaN. The CPU's
+    expansion keeps its bound for |x| <= 2^30 (docs/math.md).
+  }]>;
+def Arr_Log1pOp : Arr_UnaryOp<"log1p", Arr_FloatTensor, "log(1 + x)", [{
+    `log(1 + x)` computed without rounding 1 + x (`jnp.log1p`), so that it
+    keeps its relative accuracy for x near 0: -inf at x = -1, NaN below,
+    x itself for ±0.
+  }]>;
+def Arr_Expm1Op : Arr_UnaryOp<"expm1", Arr_FloatTensor, "exp(x) - 1", [{
+    `exp(x) - 1` without the cancellation of the subtraction (`jnp.expm1`):
+    accurate relative to the result for x near 0; -1 at -inf, x itself for
+    ±0.
+  }]>;
+def Arr_ErfOp : Arr_UnaryOp<"erf", Arr_FloatTensor, "error function", [{
+    `erf(x) = 2 / sqrt(pi) * integral of exp(-t^2) from 0 to x`
+    (`jax.scipy.special.erf`, `lax.erf`): odd, ±1 at ±inf.
+  }]>;
+def Arr_FloorOp : Arr_UnaryOp<"floor", Arr_FloatTensor,
+    "rounding down to an integer", [{
+    The largest integer not above x, as an f32 (`jnp.floor`); ±0, ±inf and
+    NaN stay, -0.5 gives -1.0.
+  }]>;
+def Arr_CeilOp : Arr_UnaryOp<"ceil", Arr_FloatTensor,
+    "rounding up to an integer", [{
+    The smallest integer not below x, as an f32 (`jnp.ceil`); ±0, ±inf and
+    NaN stay, -0.5 gives -0.0.
+  }]>;
+def Arr_RoundOp : Arr_UnaryOp<"round", Arr_FloatTensor,
+    "rounding to the nearest integer, half to even", [{
+    The integer nearest to x, as an f32, a tie going to the even one
+    (`jnp.round`, `lax.round` with ROUND_TO_NEAREST_EVEN): 0.5 gives 0.0,
+    1.5 and 2.5 give 2.0, -0.5 gives -0.0; ±inf and NaN stay.
+  }]>;
 def Arr_AbsOp : Arr_UnaryOp<"abs", Arr_NumericTensor, "absolute value `abs(x)`">;
 def Arr_SignOp : Arr_UnaryOp<"sign", Arr_NumericTensor,
     "sign `sign(x)`: 1 for x > 0, -1 for x < 0, else x itself (0, -0.0, NaN)">;

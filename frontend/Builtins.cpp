@@ -117,7 +117,8 @@ vmapc::frontend::reducedDims(BuiltinCall &call, RankedTensorType t) {
   return llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
 }
 
-/// exp, log, tanh, sqrt: a literal is f32.
+/// exp, log, tanh, sqrt, sin, cos, log1p, expm1, erf, floor, ceil, round: a
+/// literal is f32.
 template <typename OpT>
 static FailureOr<ExprValue> emitFloatUnary(BuiltinCall &call) {
   FailureOr<ExprValue> arg = call.eval(0);
@@ -746,6 +747,14 @@ static const Builtin kBuiltins[] = {
     {"log", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::LogOp>},
     {"tanh", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::TanhOp>},
     {"sqrt", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::SqrtOp>},
+    {"sin", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::SinOp>},
+    {"cos", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::CosOp>},
+    {"log1p", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::Log1pOp>},
+    {"expm1", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::Expm1Op>},
+    {"erf", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::ErfOp>},
+    {"floor", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::FloorOp>},
+    {"ceil", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::CeilOp>},
+    {"round", 1, 1, {}, DTypeRule::floating, emitFloatUnary<arr::RoundOp>},
     {"abs", 1, 1, {}, DTypeRule::numeric, emitUnary<arr::AbsOp>},
     {"sign", 1, 1, {}, DTypeRule::numeric, emitUnary<arr::SignOp>},
     {"maximum", 2, 2, {}, DTypeRule::numeric, emitBinary<arr::MaximumOp>},
@@ -773,6 +782,7 @@ static const Builtin kBuiltins[] = {
     // jax.nn's functions (NNBuiltins.h).
     {"relu", 1, 1, {}, DTypeRule::numeric, emitRelu},
     {"sigmoid", 1, 1, {}, DTypeRule::floating, emitSigmoid},
+    {"softplus", 1, 1, {}, DTypeRule::floating, emitSoftplus},
     {"clip", 3, 3, {}, DTypeRule::numeric, emitClip},
     {"softmax", 1, 1, kAxisLast, DTypeRule::floating, emitSoftmax},
     {"log_softmax", 1, 1, kAxisLast, DTypeRule::floating, emitLogSoftmax},

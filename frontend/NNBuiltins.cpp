@@ -117,6 +117,24 @@ FailureOr<ExprValue> vmapc::frontend::emitSigmoid(BuiltinCall &call) {
       arr::DivOp::create(b, loc, one, arr::AddOp::create(b, loc, one, e)));
 }
 
+/// log1p(exp(-|x|)) + maximum(x, 0): jax.nn.softplus (jnp.logaddexp(x, 0)),
+/// which neither overflows for large x nor loses log1p's accuracy for very
+/// negative x; +inf gives +inf, -inf gives 0, NaN stays.
+FailureOr<ExprValue> vmapc::frontend::emitSoftplus(BuiltinCall &call) {
+  FailureOr<Value> x = operand(call, 0, call.builder().getF32Type());
+  if (failed(x))
+    return failure();
+  OpBuilder &b = call.builder();
+  Location loc = call.opLoc();
+  auto type = cast<RankedTensorType>(x->getType());
+  Value e = arr::ExpOp::create(
+      b, loc, arr::NegOp::create(b, loc, arr::AbsOp::create(b, loc, *x)));
+  Value positivePart =
+      arr::MaximumOp::create(b, loc, *x, splat(call, type, 0.0));
+  return ExprValue::ofTensor(arr::AddOp::create(
+      b, loc, arr::Log1pOp::create(b, loc, e), positivePart));
+}
+
 FailureOr<ExprValue> vmapc::frontend::emitClip(BuiltinCall &call) {
   FailureOr<SmallVector<ExprValue>> args = call.evalArgs();
   if (failed(args))
@@ -160,9 +178,11 @@ FailureOr<ExprValue> vmapc::frontend::emitLogSoftmax(BuiltinCall &call) {
   OpBuilder &b = call.builder();
   Location loc = call.opLoc();
   Value shifted = shiftByMax(call, *x, *dims).shifted;
-  Value s = reduceKeep<arr::ReduceSumOp>(
-      call, arr::ExpOp::create(b, loc, shifted), *dims);
-  Value lse = arr::LogOp::create(b, loc, s);
+  // The log of the reduced sum, then its dimensions kept: one log per row,
+  // and the broadcast reads the reduction with no reshape between.
+  Value s = arr::ReduceSumOp::create(
+      b, loc, arr::ExpOp::create(b, loc, shifted), *dims);
+  Value lse = keepReducedDims(call, arr::LogOp::create(b, loc, s), type, *dims);
   return ExprValue::ofTensor(
       arr::SubOp::create(b, loc, shifted, broadcastBack(call, lse, type)));
 }

@@ -5,6 +5,8 @@
 //
 //   relu(x)                 maximum(x, 0)
 //   sigmoid(x)              1 / (1 + exp(-x))            (lax.logistic)
+//   softplus(x)             log1p(exp(-|x|)) + maximum(x, 0)
+//                           (jnp.logaddexp(x, 0))
 //   clip(x, lo, hi)         minimum(maximum(x, lo), hi)   (jnp.clip)
 //   softmax(x, axis=-1)     exp(x - m) / sum(exp(x - m)), m = max(x, axis)
 //   log_softmax(x, axis=-1) (x - m) - log(sum(exp(x - m)))
@@ -26,6 +28,7 @@ namespace vmapc::frontend {
 
 mlir::FailureOr<ExprValue> emitRelu(BuiltinCall &call);
 mlir::FailureOr<ExprValue> emitSigmoid(BuiltinCall &call);
+mlir::FailureOr<ExprValue> emitSoftplus(BuiltinCall &call);
 mlir::FailureOr<ExprValue> emitClip(BuiltinCall &call);
 mlir::FailureOr<ExprValue> emitSoftmax(BuiltinCall &call);
 mlir::FailureOr<ExprValue> emitLogSoftmax(BuiltinCall &call);

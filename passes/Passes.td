@@ -1022,14 +1022,16 @@ def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp">
 }
 
 def ArrExpandMath : Pass<"arr-expand-math"> {
-  let summary = "Expands f32 exp, log, tanh and powf into polynomial approximations";
+  let summary = "Expands f32 math functions into vectorizable arith ops";
   let description = [{
     Input: any op (no stage check; it rewrites the math ops it finds on f32
     scalars, vectors and tensors); output: arith ops in their place.
 
-    Rewrites `math.exp`, `math.log`, `math.tanh` and `math.powf` on f32
-    scalars, vectors of f32 and ranked tensors of f32 (any shape, static or
-    dynamic) into arith ops, `math.absf` and `math.copysign`, which LLVM
+    Rewrites `math.exp`, `math.log`, `math.tanh`, `math.powf`, `math.sin`,
+    `math.cos`, `math.log1p`, `math.expm1`, `math.erf`, `math.floor`,
+    `math.ceil` and `math.roundeven` on f32 scalars, vectors of f32 and
+    ranked tensors of f32 (any shape, static or dynamic) into arith ops,
+    `math.absf` and `math.copysign`, which LLVM
     lowers to vector instructions at every x86-64 level: no libm call, no
     `math.floor` and no `math.fma` (SSE2 has neither; multiply-adds carry the
     `contract` flag and become FMAs where the target has them). `math.sqrt`
@@ -1042,8 +1044,14 @@ def ArrExpandMath : Pass<"arr-expand-math"> {
     operations of upstream's `LogApproximation`) with denormal inputs scaled
     into the normal range; tanh is an odd polynomial below 0.55 and
     1 - 2 / (exp(2|x|) + 1) above; powf computes y * log2|x| and its exp2 in
-    f64 and keeps every special case of C's `powf`. Bounds (1 ulp for exp and
-    powf, 2 for log and tanh), special cases and sources: docs/math.md.
+    f64 and keeps every special case of C's `powf`. sin and cos (Cody-Waite
+    reduction with three parts of pi/2, Taylor series), log1p (log of the
+    exact 1 + x), expm1 (2^n expm1(r) + 2^n - 1) and erf (two Chebyshev
+    interpolants) compute in f64 and round once; floor, ceil and roundeven
+    are |x| + 2^23 - 2^23 with x's sign and a correction (SSE2 has no
+    `roundps`), exact. Bounds (1 ulp for exp and powf, 2 for log and tanh,
+    0.501 for sin, cos, log1p, expm1 and erf, sin and cos for |x| <= 2^30),
+    special cases and sources: docs/math.md.
 
     Before:
     ```mlir

@@ -60,6 +60,47 @@ Value buildScalar(arr::SqrtOp, OpBuilder &b, Location loc, Type,
   return math::SqrtOp::create(b, loc, args[0]);
 }
 
+Value buildScalar(arr::SinOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::SinOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::CosOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::CosOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::Log1pOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::Log1pOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::Expm1Op, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::ExpM1Op::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::ErfOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::ErfOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::FloorOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::FloorOp::create(b, loc, args[0]);
+}
+
+Value buildScalar(arr::CeilOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::CeilOp::create(b, loc, args[0]);
+}
+
+/// Half to even (`math.roundeven`; `math.round` rounds half away from 0).
+Value buildScalar(arr::RoundOp, OpBuilder &b, Location loc, Type,
+                  ValueRange args) {
+  return math::RoundEvenOp::create(b, loc, args[0]);
+}
+
 Value buildScalar(arr::AbsOp, OpBuilder &b, Location loc, Type elementType,
                   ValueRange args) {
   if (isa<FloatType>(elementType))
@@ -363,7 +404,11 @@ void vmapc::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<
       ElementwiseOpLowering<arr::NegOp>, ElementwiseOpLowering<arr::ExpOp>,
       ElementwiseOpLowering<arr::LogOp>, ElementwiseOpLowering<arr::TanhOp>,
-      ElementwiseOpLowering<arr::SqrtOp>, ElementwiseOpLowering<arr::AddOp>,
+      ElementwiseOpLowering<arr::SqrtOp>, ElementwiseOpLowering<arr::SinOp>,
+      ElementwiseOpLowering<arr::CosOp>, ElementwiseOpLowering<arr::Log1pOp>,
+      ElementwiseOpLowering<arr::Expm1Op>, ElementwiseOpLowering<arr::ErfOp>,
+      ElementwiseOpLowering<arr::FloorOp>, ElementwiseOpLowering<arr::CeilOp>,
+      ElementwiseOpLowering<arr::RoundOp>, ElementwiseOpLowering<arr::AddOp>,
       ElementwiseOpLowering<arr::SubOp>, ElementwiseOpLowering<arr::MulOp>,
       ElementwiseOpLowering<arr::DivOp>, ElementwiseOpLowering<arr::CmpOp>,
       ElementwiseOpLowering<arr::AbsOp>, ElementwiseOpLowering<arr::SignOp>,

@@ -66,6 +66,35 @@ func.func @tanh(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// The math functions: one generic each around their math op (round is
+// math.roundeven: half to even; math.round would round half away from 0).
+// CHECK-LABEL: func.func @math_functions(
+// CHECK: ^bb0(%[[X0:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[V0:.+]] = math.sin %[[X0]] : f32
+// CHECK-NEXT: linalg.yield %[[V0]] : f32
+// CHECK: math.cos %{{.+}} : f32
+// CHECK: math.log1p %{{.+}} : f32
+// CHECK: math.expm1 %{{.+}} : f32
+// CHECK: math.erf %{{.+}} : f32
+// CHECK: math.floor %{{.+}} : f32
+// CHECK: math.ceil %{{.+}} : f32
+// CHECK: ^bb0(%[[X7:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[V7:.+]] = math.roundeven %[[X7]] : f32
+// CHECK-NEXT: linalg.yield %[[V7]] : f32
+func.func @math_functions(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arr.sin %a : tensor<4xf32>
+  %1 = arr.cos %0 : tensor<4xf32>
+  %2 = arr.log1p %1 : tensor<4xf32>
+  %3 = arr.expm1 %2 : tensor<4xf32>
+  %4 = arr.erf %3 : tensor<4xf32>
+  %5 = arr.floor %4 : tensor<4xf32>
+  %6 = arr.ceil %5 : tensor<4xf32>
+  %7 = arr.round %6 : tensor<4xf32>
+  return %7 : tensor<4xf32>
+}
+
+// -----
+
 // A 0-d tensor: a generic with no loops.
 // CHECK: #[[SCALAR:.+]] = affine_map<() -> ()>
 // CHECK-LABEL: func.func @sqrt_scalar(

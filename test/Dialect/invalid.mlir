@@ -103,6 +103,15 @@ func.func @exp_int(%a: tensor<3xi32>) -> tensor<3xi32> {
 
 // -----
 
+// The roundings are f32 only (round(x) of an i32 is x: nothing to emit).
+func.func @round_int(%a: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error @+1 {{must be ranked tensor of 32-bit float values}}
+  %0 = arr.round %a : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
 func.func private @g(%x: tensor<3xf32>) -> tensor<f32>
 
 func.func @vmap_operand_type(%x: tensor<3x7xf32>) -> tensor<7xf32> {

@@ -27,6 +27,28 @@ func.func @elementwise(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %i: tensor<3xi3
   return %10 : tensor<4x8xi1>
 }
 
+// The elementwise math functions of f32.
+// CHECK-LABEL: func.func @math_functions
+func.func @math_functions(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: arr.sin %{{.*}} : tensor<4x8xf32>
+  %0 = arr.sin %a : tensor<4x8xf32>
+  // CHECK: arr.cos %{{.*}} : tensor<4x8xf32>
+  %1 = arr.cos %0 : tensor<4x8xf32>
+  // CHECK: arr.log1p %{{.*}} : tensor<4x8xf32>
+  %2 = arr.log1p %1 : tensor<4x8xf32>
+  // CHECK: arr.expm1 %{{.*}} : tensor<4x8xf32>
+  %3 = arr.expm1 %2 : tensor<4x8xf32>
+  // CHECK: arr.erf %{{.*}} : tensor<4x8xf32>
+  %4 = arr.erf %3 : tensor<4x8xf32>
+  // CHECK: arr.floor %{{.*}} : tensor<4x8xf32>
+  %5 = arr.floor %4 : tensor<4x8xf32>
+  // CHECK: arr.ceil %{{.*}} : tensor<4x8xf32>
+  %6 = arr.ceil %5 : tensor<4x8xf32>
+  // CHECK: arr.round %{{.*}} : tensor<4x8xf32>
+  %7 = arr.round %6 : tensor<4x8xf32>
+  return %7 : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @shapes
 func.func @shapes(%a: tensor<8xf32>, %m: tensor<2x4xf32>) -> tensor<4x2xf32> {
   // CHECK: arr.constant dense<2.000000e+00> : tensor<f32>

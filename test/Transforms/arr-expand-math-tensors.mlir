@@ -24,3 +24,24 @@ func.func @tensors(%s: tensor<8xf32>, %d: tensor<4x?xf32>) -> (tensor<8xf32>, te
   %2 = math.tanh %d : tensor<4x?xf32>
   return %0, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<4x?xf32>
 }
+
+// The expansions of sin (its f64 constants as tensor.splat for the dynamic
+// shape) and of floor on tensors.
+// CHECK-LABEL: func.func @more_tensors(
+// CHECK-SAME:    %[[S:.+]]: tensor<8xf32>, %[[D:.+]]: tensor<?xf32>
+// CHECK-NOT:     {{math\.(sin|floor|fma)|call}}
+// CHECK-DAG:     arith.constant dense<0x4B000000> : tensor<8xf32>
+// CHECK:         math.absf %[[S]] : tensor<8xf32>
+// CHECK:         math.copysign %{{.+}}, %[[S]] : tensor<8xf32>
+// CHECK:         arith.extf %[[D]] : tensor<?xf32> to tensor<?xf64>
+// CHECK:         %[[DIM:.+]] = tensor.dim %[[D]], %{{.+}} : tensor<?xf32>
+// CHECK:         tensor.splat %{{.+}}[%[[DIM]]] : tensor<?xf64>
+// CHECK:         arith.bitcast %{{.+}} : tensor<?xf64> to tensor<?xi64>
+// CHECK:         arith.truncf %{{.+}} : tensor<?xf64> to tensor<?xf32>
+// CHECK-NOT:     {{math\.(sin|floor|fma)|call}}
+// CHECK:         return
+func.func @more_tensors(%s: tensor<8xf32>, %d: tensor<?xf32>) -> (tensor<8xf32>, tensor<?xf32>) {
+  %0 = math.floor %s : tensor<8xf32>
+  %1 = math.sin %d : tensor<?xf32>
+  return %0, %1 : tensor<8xf32>, tensor<?xf32>
+}

@@ -1,7 +1,7 @@
 // RUN: vmapc-opt %s --arr-vmap -split-input-file | FileCheck %s
 
 // Batching rules of abs, sign, maximum, pow, select, convert, concat, slice,
-// iota and arr.for. Each case checks where the batch dimension goes and that
+// iota, arr.for and the math functions (sin, erf, floor, ...). Each case checks where the batch dimension goes and that
 // an unbatched operand is read through arr.broadcast_in_dim (an indexing map after lowering), never
 // copied.
 
@@ -196,3 +196,26 @@ func.func @body_entry(%x: tensor<3x5xf32>) -> tensor<5x3xf32> {
 // CHECK:         %[[XT:.+]] = arr.transpose %[[X]], perm = [1, 0]
 // CHECK:         arr.for 2 iter_args(%[[XT]] : tensor<5x3xf32>) -> (tensor<5x3xf32>)
 // CHECK:           call @scale_vmap_0_n_b5(%{{.+}}, %{{.+}}) : (tensor<5x3xf32>, tensor<f32>) -> tensor<5x3xf32>
+
+// -----
+
+// The math functions are of the elementwise family: batched on axis 1, each
+// keeps the batch dimension where it is; the entry moves it to out_axes.
+func.func private @math(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arr.sin %x : tensor<4xf32>
+  %1 = arr.erf %0 : tensor<4xf32>
+  %2 = arr.floor %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+func.func @math_entry(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %r = arr.vmap_call @math(%x) {in_axes = [1], out_axes = [0], axis_size = 8 : i64} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+// CHECK-LABEL: func.func private @math_vmap_1_b8(
+// CHECK-SAME:      %[[X:.+]]: tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[S:.+]] = arr.sin %[[X]] : tensor<4x8xf32>
+// CHECK-NEXT:    %[[E:.+]] = arr.erf %[[S]] : tensor<4x8xf32>
+// CHECK-NEXT:    %[[F:.+]] = arr.floor %[[E]] : tensor<4x8xf32>
+// CHECK-NEXT:    return %[[F]]
+// CHECK-LABEL: func.func @math_entry(
+// CHECK:         arr.transpose %{{.+}}, perm = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>

@@ -1,4 +1,4 @@
-//===- MathAccuracyTest.cpp - exp, log, tanh, pow, sqrt against libm ------===//
+//===- MathAccuracyTest.cpp - the CPU's math functions against libm -------===//
 //
 // Each op is one elementwise export compiled for the CPU (its f32 polynomial
 // from --arr-expand-math) and run through the runtime on a sweep of inputs.
@@ -18,8 +18,13 @@
 // and the special values. powf:
 // x of every binade with y chosen so that y log2|x| covers [-155, 135]
 // (where the result is neither 0 nor inf), negative x with integer y, small
-// integer y, and C99's special cases one by one. With VMAPC_MATH_EXHAUSTIVE=1
-// in the environment the unary ops take every f32 instead (minutes per op).
+// integer y, and C99's special cases one by one. sin, cos, log1p, expm1,
+// erf, softplus and the roundings (floor, ceil, round) take a lighter sweep:
+// one pattern in every block of 2^15 and their own edges (about 150000
+// inputs each); the roundings must be exact. sin and cos keep their bound
+// for |x| <= 2^30; beyond, their error relative to |x| is bounded and every
+// result lies in [-1, 1]. With VMAPC_MATH_EXHAUSTIVE=1 in the environment
+// the unary ops take every f32 instead (minutes per op).
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,14 +136,18 @@ struct Worst {
   }
 };
 
-/// One f32 in every block of 2^10 bit patterns (a hashed offset in each),
-/// then every pattern of [from, to] for each (from, to) in `dense` (from and
-/// to of one sign).
-std::vector<float> sweep(std::initializer_list<std::pair<float, float>> dense) {
+using DenseRanges = std::initializer_list<std::pair<float, float>>;
+
+/// One f32 in every block of 2^blockBits bit patterns (a hashed offset in
+/// each), then every pattern of [from, to] for each (from, to) in `dense`
+/// (from and to of one sign).
+std::vector<float> sweep(DenseRanges dense, int blockBits = 10) {
   std::vector<float> values;
-  for (uint64_t block = 0; block < (uint64_t(1) << 22); ++block) {
-    uint32_t offset = (block * 2654435761u >> 7) & 1023;
-    values.push_back(fromBits(static_cast<uint32_t>(block << 10) | offset));
+  uint32_t mask = (uint32_t(1) << blockBits) - 1;
+  for (uint64_t block = 0; block < (uint64_t(1) << (32 - blockBits)); ++block) {
+    uint32_t offset = (block * 2654435761u >> 7) & mask;
+    values.push_back(
+        fromBits(static_cast<uint32_t>(block << blockBits) | offset));
   }
   for (auto [from, to] : dense) {
     // Patterns of one sign are ordered like their values by magnitude.
@@ -162,28 +171,36 @@ bool exhaustive() {
   return value && std::string(value) == "1";
 }
 
-/// The largest error of `op` against `exact` over sweep(dense), or over every
-/// f32 if exhaustive().
-Worst measureUnary(Op &op, double (*exact)(double),
-                   std::initializer_list<std::pair<float, float>> dense) {
-  Worst worst;
-  auto measure = [&](const std::vector<float> &x) {
+/// Runs `op` on sweep(dense, blockBits), or on every f32 if exhaustive(),
+/// and calls visit(x, op(x)) for each input.
+void forEachResult(Op &op, DenseRanges dense, int blockBits,
+                   const std::function<void(float, float)> &visit) {
+  auto run = [&](const std::vector<float> &x) {
     std::vector<float> actual = op.run(x);
-    for (size_t i = 0; i < x.size(); ++i) {
-      double expected = exact(x[i]);
-      worst.add(ulpError(actual[i], expected), x[i], 0.0f, actual[i], expected);
-    }
+    for (size_t i = 0; i < x.size(); ++i)
+      visit(x[i], actual[i]);
   };
   if (!exhaustive()) {
-    measure(sweep(dense));
-    return worst;
+    run(sweep(dense, blockBits));
+    return;
   }
   std::vector<float> x(size_t(1) << 24);
   for (uint64_t start = 0; start < (uint64_t(1) << 32); start += x.size()) {
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = fromBits(static_cast<uint32_t>(start + i));
-    measure(x);
+    run(x);
   }
+}
+
+/// The largest error of `op` against `exact` over sweep(dense, blockBits),
+/// or over every f32 if exhaustive().
+Worst measureUnary(Op &op, double (*exact)(double), DenseRanges dense,
+                   int blockBits = 10) {
+  Worst worst;
+  forEachResult(op, dense, blockBits, [&](float x, float actual) {
+    double expected = exact(x);
+    worst.add(ulpError(actual, expected), x, 0.0f, actual, expected);
+  });
   return worst;
 }
 
@@ -489,6 +506,313 @@ TEST(MathAccuracy, PowSpecialCasesOfC99) {
                {0x1p-148f, 0.5f, 0x1p-74f},
                {kMinDenormal, -1.0f, kInf}},
               2);
+}
+
+//===----------------------------------------------------------------------===//
+// sin, cos, log1p, expm1, erf, softplus, floor, ceil, round
+//===----------------------------------------------------------------------===//
+
+/// The lighter sweep of these ops: one pattern in every block of 2^15.
+constexpr int kLightBlockBits = 15;
+
+/// The largest |x| where sin and cos keep their bound.
+constexpr float kTrigRange = 0x1p30f;
+
+/// sin or cos against the C library over sweep(dense, kLightBlockBits): within
+/// `bound` ulp for |x| <= 2^30, ±inf and NaN; beyond, every result in [-1, 1]
+/// and, for |x| <= 2^50, off by at most |x| 2^-51 (the rounding of k times
+/// the first part of pi/2).
+void expectTrigBounds(const std::string &name, double (*exact)(double),
+                      double bound, DenseRanges dense) {
+  Op op(name + "(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  Worst inRange;
+  double worstRatio = 0.0;
+  float ratioX = 0.0f;
+  size_t beyond = 0, unbounded = 0;
+  float unboundedX = 0.0f;
+  forEachResult(op, dense, kLightBlockBits, [&](float x, float actual) {
+    double expected = exact(x);
+    if (!(std::isfinite(x) && std::fabs(x) > kTrigRange)) {
+      inRange.add(ulpError(actual, expected), x, 0.0f, actual, expected);
+      return;
+    }
+    ++beyond;
+    if (!(std::fabs(actual) <= 1.0f)) {
+      ++unbounded;
+      unboundedX = x;
+    }
+    double ratio = std::fabs(actual - expected) / std::fabs(x);
+    if (std::fabs(x) <= 0x1p50f && ratio > worstRatio) {
+      worstRatio = ratio;
+      ratioX = x;
+    }
+  });
+  EXPECT_LE(inRange.ulp, bound) << name << ": " << inRange.where(1);
+  EXPECT_EQ(unbounded, 0u) << name << "(" << show(unboundedX)
+                           << ") is outside [-1, 1]";
+  EXPECT_LE(worstRatio, 0x1p-51) << name << ": at x = " << show(ratioX);
+  EXPECT_GT(beyond, 0u);
+  std::cout << name << ": " << inRange.where(1) << "; beyond 2^30 (" << beyond
+            << " inputs): error at most |x| * 2^" << std::log2(worstRatio)
+            << " up to 2^50\n";
+}
+
+TEST(MathAccuracy, SinWithinHalfUlpUpTo2To30) {
+  expectTrigBounds(
+      "sin", [](double v) { return std::sin(v); }, 0.501,
+      {{0x1.921e00p-1f, 0x1.922000p-1f}, // pi/4: from sin r to cos r
+       {0x1.921e00p+0f, 0x1.922000p+0f}, // pi/2
+       {0x1.921e00p+1f, 0x1.922000p+1f}, // pi: a result near 0
+       {-0x1.921e00p+1f, -0x1.922000p+1f},
+       {0x1.2d9700p+2f, 0x1.2d9900p+2f},     // x nearest to k pi/2 below 2^3
+       {0x1.f9cb00p+7f, 0x1.f9cd00p+7f},     // and below 2^30
+       {0x1.fff000p+29f, 0x1.002000p+30f}}); // 2^30
+}
+
+TEST(MathAccuracy, CosWithinHalfUlpUpTo2To30) {
+  expectTrigBounds("cos", [](double v) { return std::cos(v); }, 0.501,
+                   {{0x1.921e00p-1f, 0x1.922000p-1f},
+                    {0x1.921e00p+0f, 0x1.922000p+0f}, // pi/2: a result near 0
+                    {-0x1.921e00p+0f, -0x1.922000p+0f},
+                    {0x1.921e00p+1f, 0x1.922000p+1f},
+                    {0x1.2d9700p+2f, 0x1.2d9900p+2f},
+                    {0x1.f9cb00p+7f, 0x1.f9cd00p+7f},
+                    {0x1.fff000p+29f, 0x1.002000p+30f}});
+}
+
+TEST(MathAccuracy, SinCosSpecialValues) {
+  Op sin("sin(x)", 1), cos("cos(x)", 1);
+  ASSERT_TRUE(sin.compiled);
+  ASSERT_TRUE(cos.compiled);
+  float halfPi = 0x1.921fb6p+0f, pi = 0x1.921fb6p+1f; // rounded up
+  expectExact(sin, {{0.0f, 0.0f},
+                    {-0.0f, -0.0f},
+                    {kInf, kNaN},
+                    {-kInf, kNaN},
+                    {kNaN, kNaN},
+                    {kMinDenormal, kMinDenormal},
+                    {-kMinDenormal, -kMinDenormal},
+                    {1e-30f, 1e-30f},
+                    {halfPi, 1.0f},
+                    {-halfPi, -1.0f},
+                    {pi, -0x1.777a5cp-24f},
+                    {1.0f, 0x1.aed548p-1f}});
+  expectExact(cos, {{0.0f, 1.0f},
+                    {-0.0f, 1.0f},
+                    {kInf, kNaN},
+                    {-kInf, kNaN},
+                    {kNaN, kNaN},
+                    {kMinDenormal, 1.0f},
+                    {halfPi, -0x1.777a5cp-25f},
+                    {pi, -1.0f},
+                    {-pi, -1.0f},
+                    {1.0f, 0x1.14a28p-1f}});
+}
+
+TEST(MathAccuracy, Log1pWithinHalfUlpEverywhere) {
+  Op op("log1p(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  Worst worst = measureUnary(
+      op, [](double v) { return std::log1p(v); },
+      {{0x1.ffe000p-30f, 0x1.002000p-29f}, // 2^-29: x itself below
+       {-0x1.ffe000p-30f, -0x1.002000p-29f},
+       {-1.0f, -0x1.ffe000p-1f},           // near -1
+       {0x1.a82000p-2f, 0x1.a84000p-2f},   // 1 + x = sqrt(2)
+       {-0x1.2bea00p-2f, -0x1.2bec00p-2f}, // 1 + x = sqrt(1/2)
+       {0x1.fff000p+127f, std::numeric_limits<float>::max()}},
+      kLightBlockBits);
+  EXPECT_LE(worst.ulp, 0.501) << worst.where(1);
+  std::cout << "log1p: " << worst.where(1) << "\n";
+}
+
+TEST(MathAccuracy, Log1pSpecialValues) {
+  Op op("log1p(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  expectExact(op, {{0.0f, 0.0f},
+                   {-0.0f, -0.0f},
+                   {-1.0f, -kInf},
+                   {kInf, kInf},
+                   {-kInf, kNaN},
+                   {-2.0f, kNaN},
+                   {std::nextafter(-1.0f, -2.0f), kNaN},
+                   {kNaN, kNaN},
+                   {kMinDenormal, kMinDenormal},
+                   {-kMinDenormal, -kMinDenormal},
+                   {1e-30f, 1e-30f},
+                   {1.0f, 0x1.62e43p-1f},
+                   {std::numeric_limits<float>::max(), 0x1.62e43p+6f}});
+}
+
+TEST(MathAccuracy, Expm1WithinHalfUlpEverywhere) {
+  Op op("expm1(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  Worst worst = measureUnary(
+      op, [](double v) { return std::expm1(v); },
+      {{0x1.62e400p+6f, 0x1.62e500p+6f},    // overflow
+       {0x1.62e000p-2f, 0x1.631000p-2f},    // ln(2)/2: n from 0 to 1
+       {-0x1.62e000p-2f, -0x1.631000p-2f},  // and to -1
+       {-0x1.154000p+4f, -0x1.155000p+4f},  // where the result becomes -1
+       {0x1.ffe000p-26f, 0x1.002000p-25f}}, // tiny
+      kLightBlockBits);
+  EXPECT_LE(worst.ulp, 0.501) << worst.where(1);
+  std::cout << "expm1: " << worst.where(1) << "\n";
+}
+
+TEST(MathAccuracy, Expm1SpecialValues) {
+  Op op("expm1(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  expectExact(op, {{0.0f, 0.0f},
+                   {-0.0f, -0.0f},
+                   {kInf, kInf},
+                   {-kInf, -1.0f},
+                   {kNaN, kNaN},
+                   {kMinDenormal, kMinDenormal},
+                   {-kMinDenormal, -kMinDenormal},
+                   {1e-30f, 1e-30f},
+                   {kExpOverflow, kInf},
+                   {1000.0f, kInf},
+                   {kExpLastFinite, 0x1.ffff08p+127f},
+                   {-16.0f, -0x1.fffffcp-1f},
+                   {-17.5f, -1.0f},
+                   {-1000.0f, -1.0f}});
+}
+
+TEST(MathAccuracy, ErfWithinHalfUlpEverywhere) {
+  Op op("erf(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  Worst worst = measureUnary(
+      op, [](double v) { return std::erf(v); },
+      {{0x1.ffe000p+0f, 0x1.002000p+1f}, // 2: from x P(x^2) to Q
+       {-0x1.ffe000p+0f, -0x1.002000p+1f},
+       {0x1.f5c000p+1f, 0x1.f5d000p+1f},  // 3.92: the result becomes 1
+       {0x1.f7f000p+1f, 0x1.f81000p+1f}}, // 3.9375: from Q to 1
+      kLightBlockBits);
+  EXPECT_LE(worst.ulp, 0.501) << worst.where(1);
+  std::cout << "erf: " << worst.where(1) << "\n";
+}
+
+TEST(MathAccuracy, ErfSpecialValues) {
+  Op op("erf(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  expectExact(op, {{0.0f, 0.0f},
+                   {-0.0f, -0.0f},
+                   {kInf, 1.0f},
+                   {-kInf, -1.0f},
+                   {kNaN, kNaN},
+                   {kMinDenormal, kMinDenormal},
+                   {-kMinDenormal, -kMinDenormal},
+                   {1e-30f, 0x1.6e2e12p-100f},
+                   {1.0f, 0x1.af767ap-1f},
+                   {3.9375f, 1.0f},
+                   {4.0f, 1.0f},
+                   {-4.0f, -1.0f},
+                   {1e30f, 1.0f}});
+}
+
+/// jax.nn.softplus in double: log1p(exp(-|x|)) + max(x, 0).
+double softplusExact(double x) {
+  if (std::isnan(x))
+    return x;
+  return std::log1p(std::exp(-std::fabs(x))) + std::fmax(x, 0.0);
+}
+
+TEST(MathAccuracy, SoftplusWithin2UlpEverywhere) {
+  Op op("softplus(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  Worst worst = measureUnary(op, softplusExact,
+                             {{-0x1.000000p-4f, -0x1.004000p-4f}, // near 0
+                              {0x1.000000p-4f, 0x1.004000p-4f},
+                              {-0x1.5d5800p+6f, -0x1.5d5a00p+6f},  // FLT_MIN
+                              {-0x1.9fe300p+6f, -0x1.9fe400p+6f}}, // 2^-150
+                             kLightBlockBits);
+  EXPECT_LE(worst.ulp, 2.0) << worst.where(1);
+  std::cout << "softplus: " << worst.where(1) << "\n";
+}
+
+TEST(MathAccuracy, SoftplusSpecialValues) {
+  Op op("softplus(x)", 1);
+  ASSERT_TRUE(op.compiled);
+  expectExact(op, {{0.0f, 0x1.62e43p-1f},
+                   {-0.0f, 0x1.62e43p-1f},
+                   {kInf, kInf},
+                   {-kInf, 0.0f},
+                   {kNaN, kNaN},
+                   {100.0f, 100.0f},
+                   {-200.0f, 0.0f},
+                   {std::numeric_limits<float>::max(),
+                    std::numeric_limits<float>::max()}});
+}
+
+/// floor, ceil and round (half to even) must be exact everywhere, the sign of
+/// zero included.
+TEST(MathAccuracy, RoundingsExactEverywhere) {
+  for (auto [name, exact] :
+       std::initializer_list<std::pair<const char *, double (*)(double)>>{
+           {"floor", [](double v) { return std::floor(v); }},
+           {"ceil", [](double v) { return std::ceil(v); }},
+           {"round", [](double v) { return std::nearbyint(v); }}}) {
+    Op op(std::string(name) + "(x)", 1);
+    ASSERT_TRUE(op.compiled);
+    Worst worst = measureUnary(op, exact,
+                               {{0x1.fff000p+22f, 0x1.001000p+23f}, // 2^23
+                                {-0x1.fff000p+22f, -0x1.001000p+23f},
+                                {0x1.fff000p-2f, 0x1.001000p-1f}, // 0.5
+                                {-0x1.fff000p-2f, -0x1.001000p-1f},
+                                {0x1.7ff000p+1f, 0x1.801000p+1f}}, // 2.5
+                               kLightBlockBits);
+    EXPECT_EQ(worst.ulp, 0.0) << name << ": " << worst.where(1);
+    std::cout << name << ": " << worst.where(1) << "\n";
+  }
+}
+
+TEST(MathAccuracy, RoundingsSpecialValues) {
+  Op floor("floor(x)", 1), ceil("ceil(x)", 1), round("round(x)", 1);
+  ASSERT_TRUE(floor.compiled);
+  ASSERT_TRUE(ceil.compiled);
+  ASSERT_TRUE(round.compiled);
+  float below2To23 = 0x1p23f - 0.5f; // 8388607.5
+  float belowHalf = std::nextafter(0.5f, 0.0f);
+  std::vector<std::pair<float, float>> common = {
+      {0.0f, 0.0f},   {-0.0f, -0.0f},  {kInf, kInf},   {-kInf, -kInf},
+      {kNaN, kNaN},   {3.0f, 3.0f},    {-3.0f, -3.0f}, {0x1p23f, 0x1p23f},
+      {1e30f, 1e30f}, {-1e30f, -1e30f}};
+  auto with = [&](std::vector<std::pair<float, float>> cases) {
+    cases.insert(cases.end(), common.begin(), common.end());
+    return cases;
+  };
+  expectExact(floor, with({{0.5f, 0.0f},
+                           {-0.5f, -1.0f},
+                           {1.5f, 1.0f},
+                           {-1.5f, -2.0f},
+                           {0.7f, 0.0f},
+                           {-0.7f, -1.0f},
+                           {kMinDenormal, 0.0f},
+                           {-kMinDenormal, -1.0f},
+                           {below2To23, 0x1p23f - 1.0f},
+                           {-below2To23, -0x1p23f}}));
+  expectExact(ceil, with({{0.5f, 1.0f},
+                          {-0.5f, -0.0f},
+                          {1.5f, 2.0f},
+                          {-1.5f, -1.0f},
+                          {-0.7f, -0.0f},
+                          {kMinDenormal, 1.0f},
+                          {-kMinDenormal, -0.0f},
+                          {below2To23, 0x1p23f},
+                          {-below2To23, -(0x1p23f - 1.0f)}}));
+  expectExact(round, with({{0.5f, 0.0f},
+                           {1.5f, 2.0f},
+                           {2.5f, 2.0f},
+                           {-0.5f, -0.0f},
+                           {-1.5f, -2.0f},
+                           {-2.5f, -2.0f},
+                           {belowHalf, 0.0f},
+                           {std::nextafter(0.5f, 1.0f), 1.0f},
+                           {-0.3f, -0.0f},
+                           {kMinDenormal, 0.0f},
+                           {-kMinDenormal, -0.0f},
+                           {below2To23, 0x1p23f},
+                           {0x1p23f - 1.5f, 0x1p23f - 2.0f}}));
 }
 
 } // namespace

@@ -139,7 +139,7 @@ export gram_e = vmap(gram, out_axes=-1, batch={B});
     // Elementwise f32 math (exp, log, sqrt, tanh, division) with a matrix
     // product of two mapped operands.
     {"f32_math", R"arr(
-fn softplus(x: f32[6]) -> f32[6] {
+fn log_exp_plus_1(x: f32[6]) -> f32[6] {
   return log(exp(x) + 1.0);
 }
 fn norm(x: f32[6]) -> f32 {
@@ -148,7 +148,7 @@ fn norm(x: f32[6]) -> f32 {
 fn mm(a: f32[3, 4], b: f32[4, 2]) -> f32[3, 2] {
   return tanh(a @ b) / 2.0 - -a @ b;
 }
-export softplus_e = vmap(softplus, batch={B});
+export softplus_e = vmap(log_exp_plus_1, batch={B});
 export norm_e = vmap(norm, batch={B});
 export mm_e = vmap(mm, in_axes=(0, 2), out_axes=1, batch={B});
 )arr"},

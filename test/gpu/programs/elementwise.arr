@@ -1,7 +1,8 @@
 # Elementwise chains on the GPU against the CPU: a fused multiply-add chain
 # with shared scalars, the math functions (libdevice on the GPU, polynomials
-# on the CPU), comparisons and selects, i32 arithmetic, casts, and a batch
-# axis that is not outermost (staged on the way in and out).
+# on the CPU) and the roundings, comparisons and selects, i32 arithmetic,
+# casts, and a batch axis that is not outermost (staged on the way in and
+# out).
 
 fn affine_tanh(x: f32[4096], a: f32, b: f32, c: f32) -> f32[4096] {
   return tanh(x * a + b) * c;
@@ -13,6 +14,17 @@ fn transcendental(x: f32[300]) -> (f32[300], f32[300], f32[300], f32[300], f32[3
   return (exp(x), log(x), sqrt(x), tanh(x - 2.0), x ** 1.5);
 }
 export math = vmap(transcendental, batch=64);
+
+# sin, cos, log1p, expm1, erf, the roundings and softplus; scaled so that
+# uniform data [-1, 1) reaches cos's zero at pi/2, log1p's arguments stay
+# above -1, and 8x has ties at .5 for round (half to even on both devices).
+fn special(x: f32[300]) -> (f32[300], f32[300], f32[300], f32[300], f32[300],
+                            f32[300], f32[300], f32[300], f32[300]) {
+  let y = 8.0 * x;
+  return (sin(3.0 * x), cos(3.0 * x), log1p(0.5 * x), expm1(x), erf(2.0 * x),
+          floor(y), ceil(y), round(y), softplus(4.0 * x));
+}
+export special_math = vmap(special, batch=64);
 
 fn compare_select(x: f32[257], y: f32[257]) -> (f32[257], f32[257], f32[257], bool[257]) {
   return (where(x > y, x - y, y * 2.0), maximum(x, y), minimum(abs(x), sign(y)),
