@@ -328,6 +328,82 @@ def attention_flops(n):
 
 
 # ----------------------------------------------------------------------------
+# Causal attention, sequence 128, width 64: scores above the diagonal are
+# -inf before the softmax (jax.nn.softmax along each row).
+
+
+def causal_attention_reference(xs):
+    import numpy as np
+
+    q, k, v = (a.astype(np.float64) for a in xs)
+    s = q @ k.transpose(0, 2, 1) * 0.125
+    causal = np.tril(np.ones((128, 128), dtype=bool))
+    s = np.where(causal, s, -np.inf)
+    e = np.exp(s - s.max(2, keepdims=True))
+    return [(e / e.sum(2, keepdims=True)) @ v]
+
+
+def causal_attention_numpy(xs):
+    import numpy as np
+
+    q, k, v = xs
+    s = q @ k.transpose(0, 2, 1)
+    s *= np.float32(0.125)
+    s[:, ~np.tril(np.ones((128, 128), dtype=bool))] = -np.inf
+    s -= s.max(2, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(2, keepdims=True)
+    return [s @ v]
+
+
+def causal_attention_jax(q, k, v):
+    import jax
+    import jax.numpy as jnp
+
+    s = q @ k.T * 0.125
+    causal = jnp.arange(128)[:, None] >= jnp.arange(128)[None, :]
+    p = jax.nn.softmax(jnp.where(causal, s, -jnp.inf), axis=1)
+    return p @ v
+
+
+# ----------------------------------------------------------------------------
+# Softmax cross-entropy over 1000 classes: -log_softmax(z)[label]. Logits
+# N(0, 3^2), labels uniform.
+
+
+def xent_inputs(rng, n):
+    import numpy as np
+
+    return [_normal(rng, (n, 1000), 3.0),
+            rng.integers(0, 1000, n).astype(np.int32)]
+
+
+def xent_reference(xs):
+    import numpy as np
+
+    z = xs[0].astype(np.float64)
+    m = z.max(1)
+    lse = np.log(np.exp(z - m[:, None]).sum(1)) + m
+    return [lse - z[np.arange(len(z)), xs[1]]]
+
+
+def xent_numpy(xs):
+    import numpy as np
+
+    z, label = xs
+    m = z.max(1)
+    e = np.exp(z - m[:, None])
+    lse = np.log(e.sum(1)) + m
+    return [lse - z[np.arange(len(z)), label]]
+
+
+def xent_jax(z, label):
+    import jax
+
+    return -jax.nn.log_softmax(z)[label]
+
+
+# ----------------------------------------------------------------------------
 # The elementwise chain tanh(x * a + b) * c over 4096 values; a, b, c shared.
 
 CHAIN_A, CHAIN_B, CHAIN_C = 0.75, 0.1, 1.5
@@ -603,6 +679,14 @@ PROGRAMS = [
             attention_inputs, attention_reference, attention_numpy,
             attention_jax, (0, 0, 0), attention_flops,
             title="attention 128x64"),
+    Program("causal_attention_128x64", "causal_attention_128x64.arr", 256,
+            "contraction", attention_inputs, causal_attention_reference,
+            causal_attention_numpy, causal_attention_jax, (0, 0, 0),
+            attention_flops, title="causal attention 128x64",
+            goals=[("jax", 1.0)]),
+    Program("xent_1000", "xent_1000.arr", 8192, "memory", xent_inputs,
+            xent_reference, xent_numpy, xent_jax, (0, 0),
+            title="log-softmax cross-entropy 1000", goals=[("jax", 1.0)]),
     Program("chain_4096_n256", "chain_4096.arr", 256, "memory", chain_inputs,
             chain_reference, chain_numpy, chain_jax, (0, None, None, None),
             title="chain 4096, N=256"),

@@ -51,6 +51,7 @@ def Arr_Dialect : Dialect {
   }];
   let cppNamespace = "::vmapc::arr";
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

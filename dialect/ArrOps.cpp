@@ -68,9 +68,41 @@ LogicalResult BroadcastInDimOp::verify() {
                                 getResult().getType());
 }
 
+/// If `reshape` only inserts size-1 dimensions into its operand's shape,
+/// the position in its result of each operand dimension.
+static std::optional<SmallVector<int64_t>> unitDimInsertion(ReshapeOp reshape) {
+  ArrayRef<int64_t> in = reshape.getOperand().getType().getShape();
+  ArrayRef<int64_t> out = reshape.getResult().getType().getShape();
+  SmallVector<int64_t> positions;
+  for (auto [k, size] : llvm::enumerate(out)) {
+    if (positions.size() < in.size() && in[positions.size()] == size)
+      positions.push_back(k);
+    else if (size != 1)
+      return std::nullopt;
+  }
+  if (positions.size() != in.size())
+    return std::nullopt;
+  return positions;
+}
+
 OpFoldResult BroadcastInDimOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getResult().getType())
     return getOperand();
+  // broadcast_in_dim(reshape(x)) where the reshape only inserts size-1
+  // dimensions (a keepdims reduction) broadcasts x directly: the inserted
+  // dimensions are broadcast anyway. In place, so that the reduction feeds
+  // the broadcast (and the fusion of its dispatch) with no reshape between.
+  if (auto reshape = getOperand().getDefiningOp<ReshapeOp>()) {
+    if (std::optional<SmallVector<int64_t>> positions =
+            unitDimInsertion(reshape)) {
+      SmallVector<int64_t> dims;
+      for (int64_t k : *positions)
+        dims.push_back(getDims()[k]);
+      getOperandMutable().assign(reshape.getOperand());
+      setDims(dims);
+      return getResult();
+    }
+  }
   return {};
 }
 
