@@ -503,6 +503,39 @@ Expected<Results> Evaluator::evalOp(Operation *op,
       .Case([&](SqrtOp) {
         return unary(op, x(), [](double v) { return std::sqrt(v); });
       })
+      .Case([&](SinOp) {
+        return unary(op, x(), [](double v) { return std::sin(v); });
+      })
+      .Case([&](CosOp) {
+        return unary(op, x(), [](double v) { return std::cos(v); });
+      })
+      .Case([&](Log1pOp) {
+        return unary(op, x(), [](double v) { return std::log1p(v); });
+      })
+      .Case([&](Expm1Op) {
+        return unary(op, x(), [](double v) { return std::expm1(v); });
+      })
+      .Case([&](ErfOp) {
+        return unary(op, x(), [](double v) { return std::erf(v); });
+      })
+      // The roundings decide on the f32 value (a double just below an
+      // integer may be that integer in f32); round is half to even
+      // (std::nearbyint in the default rounding mode), as jnp.round.
+      .Case([&](FloorOp) {
+        return unary(op, x(), [](double v) {
+          return std::floor(decisionValue(DType::F32, v));
+        });
+      })
+      .Case([&](CeilOp) {
+        return unary(op, x(), [](double v) {
+          return std::ceil(decisionValue(DType::F32, v));
+        });
+      })
+      .Case([&](RoundOp) {
+        return unary(op, x(), [](double v) {
+          return std::nearbyint(decisionValue(DType::F32, v));
+        });
+      })
       // Elementwise, binary.
       .Case([&](AddOp) {
         bool i = isInt();

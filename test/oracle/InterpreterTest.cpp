@@ -69,6 +69,18 @@ void expectArray(const std::vector<Array> &results, size_t i, DType dtype,
   EXPECT_EQ(a.values, values) << a.toString();
 }
 
+/// `expectArray` to a relative 1e-13, for values given as decimals (here:
+/// transcendental functions, computed in 50-digit arithmetic).
+void expectNear(const std::vector<Array> &results, size_t i,
+                std::vector<double> values) {
+  ASSERT_LT(i, results.size());
+  const Array &a = results[i];
+  ASSERT_EQ(a.values.size(), values.size()) << a.toString();
+  for (size_t k = 0; k < values.size(); ++k)
+    EXPECT_NEAR(a.values[k], values[k], 1e-13 * std::fabs(values[k]))
+        << "element " << k << " of " << a.toString();
+}
+
 //===----------------------------------------------------------------------===//
 // Constants and elementwise ops
 //===----------------------------------------------------------------------===//
@@ -183,6 +195,42 @@ TEST_F(OracleTest, CmpRoundsF32First) {
     })mlir",
                "f", {f32({1}, {1.0 + std::ldexp(1.0, -30)}), f32({1}, {1.0})});
   expectArray(r, 0, DType::Bool, {1}, {1});
+}
+
+TEST_F(OracleTest, MathFunctions) {
+  auto r = run(R"mlir(
+    func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+      %s = arr.sin %x : tensor<3xf32>
+      %c = arr.cos %x : tensor<3xf32>
+      %l = arr.log1p %x : tensor<3xf32>
+      %e = arr.expm1 %x : tensor<3xf32>
+      %f = arr.erf %x : tensor<3xf32>
+      return %s, %c, %l, %e, %f : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+    })mlir",
+               "f", {f32({3}, {0.5, -1e-10, 3.0})});
+  expectNear(r, 0, {0.479425538604203, -1e-10, 0.1411200080598672});
+  expectNear(r, 1, {0.8775825618903728, 1.0, -0.9899924966004454});
+  expectNear(r, 2,
+             {0.4054651081081644, -1.00000000005e-10, 1.3862943611198906});
+  expectNear(r, 3, {0.6487212707001282, -9.9999999995e-11, 19.085536923187668});
+  expectNear(r, 4,
+             {0.5204998778130465, -1.1283791670955126e-10, 0.9999779095030014});
+}
+
+TEST_F(OracleTest, RoundingsHalfToEvenOnTheF32Value) {
+  // 3 - 2^-30 is 3 in f32: floor gives 3, not 2.
+  auto r = run(
+      R"mlir(
+    func.func @f(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+      %f = arr.floor %x : tensor<6xf32>
+      %c = arr.ceil %x : tensor<6xf32>
+      %r = arr.round %x : tensor<6xf32>
+      return %f, %c, %r : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
+    })mlir",
+      "f", {f32({6}, {2.5, -2.5, 0.5, -0.7, 3.0 - std::ldexp(1.0, -30), 1.5})});
+  expectArray(r, 0, DType::F32, {6}, {2, -3, 0, -1, 3, 1});
+  expectArray(r, 1, DType::F32, {6}, {3, -2, 1, -0.0, 3, 2});
+  expectArray(r, 2, DType::F32, {6}, {2, -2, 0, -1, 3, 2});
 }
 
 //===----------------------------------------------------------------------===//
