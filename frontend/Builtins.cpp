@@ -257,6 +257,79 @@ static FailureOr<ExprValue> emitAnyAll(BuiltinCall &call) {
   return ExprValue::ofTensor(reduced);
 }
 
+/// cumsum, cumprod along axis= (by default, the flattened operand: numpy's
+/// and JAX's axis=None). A bool operand counts as i32 (JAX). Not an op of
+/// its own: the sequential scan numpy computes, as an `arr.for` over the
+/// axis whose body gathers element i, combines it with the running value
+/// and scatters the result into place,
+///
+///   acc = 0 (1); out = 0
+///   for i: acc = acc + x[.., i, ..]; out[.., i, ..] = acc
+///
+/// so its batching rule (the loop's, the gather's, the scatter's), both
+/// lowerings and the oracle are those ops'; the scatter updates the carry
+/// in place. f32 sums in numpy's order (XLA's CPU scan adds in a tree).
+template <typename OpT>
+static FailureOr<ExprValue> emitCumulative(BuiltinCall &call) {
+  FailureOr<Value> v = call.evalTensor(0);
+  if (failed(v))
+    return failure();
+  OpBuilder &b = call.builder();
+  Location loc = call.opLoc();
+  Value x = *v;
+  auto t = cast<RankedTensorType>(x.getType());
+  if (t.getElementType().isInteger(1)) {
+    x = convertTo(call, x, b.getI32Type());
+    t = cast<RankedTensorType>(x.getType());
+  }
+  int64_t axis = 0;
+  Expr *axisExpr = call.keyword("axis");
+  if (!axisExpr || isa<NoneExpr>(axisExpr)) {
+    if (t.getRank() != 1) {
+      t = RankedTensorType::get({t.getNumElements()}, t.getElementType());
+      x = arr::ReshapeOp::create(b, loc, t, x);
+    }
+  } else {
+    FailureOr<SmallVector<int64_t>> dims = call.getTyping().normalizeAxes(
+        axisExpr, t.getRank(), true, call.name());
+    if (failed(dims))
+      return failure();
+    axis = (*dims)[0];
+  }
+  SmallVector<int64_t> rowShape(t.getShape());
+  rowShape.erase(rowShape.begin() + axis);
+  auto rowType = RankedTensorType::get(rowShape, t.getElementType());
+  auto constant = [&](RankedTensorType type, double value) -> Value {
+    Attribute element =
+        type.getElementType().isF32()
+            ? Attribute(b.getF32FloatAttr(static_cast<float>(value)))
+            : Attribute(b.getI32IntegerAttr(static_cast<int32_t>(value)));
+    return arr::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, element));
+  };
+  double identity = std::is_same_v<OpT, arr::MulOp> ? 1.0 : 0.0;
+  Value inits[] = {constant(rowType, identity), constant(t, 0.0)};
+  auto loop = arr::ForOp::create(b, loc, TypeRange{rowType, t},
+                                 static_cast<uint64_t>(t.getDimSize(axis)),
+                                 ValueRange{x}, inits);
+  Block *body = new Block();
+  loop.getBody().push_back(body);
+  Value i = body->addArgument(RankedTensorType::get({}, b.getI32Type()), loc);
+  Value xc = body->addArgument(t, loc);
+  Value acc = body->addArgument(rowType, loc);
+  Value out = body->addArgument(t, loc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  Value element = arr::GatherOp::create(b, loc, xc, i, axis, /*batchDims=*/0,
+                                        arr::GatherMode::clamp);
+  Value next = OpT::create(b, loc, acc, element);
+  Value written =
+      arr::ScatterOp::create(b, loc, out, i, next, axis,
+                             /*batchDims=*/0, arr::ScatterKind::set);
+  arr::YieldOp::create(b, loc, ValueRange{next, written});
+  return ExprValue::ofTensor(loop.getResult(1));
+}
+
 /// argmin, argmax along axis= (by default, the index into the flattened
 /// operand), keepdims=. A bool operand is compared as 0 and 1.
 template <typename OpT>
@@ -734,6 +807,8 @@ static constexpr BuiltinKeyword kAxisAll[] = {{"axis", "none: every axis"},
                                               {"keepdims", "false"}};
 static constexpr BuiltinKeyword kAxisFlat[] = {
     {"axis", "none: the flattened operand"}, {"keepdims", "false"}};
+static constexpr BuiltinKeyword kAxisNone[] = {
+    {"axis", "none: the flattened operand"}};
 static constexpr BuiltinKeyword kAxis0[] = {{"axis", "0"}};
 static constexpr BuiltinKeyword kAxisLast[] = {{"axis", "-1"}};
 static constexpr BuiltinKeyword kPerm[] = {{"perm", "the reversed axes"}};
@@ -769,6 +844,8 @@ static const Builtin kBuiltins[] = {
     {"mean", 1, 1, kAxisAll, DTypeRule::any, emitMean},
     {"any", 1, 1, kAxisAll, DTypeRule::any, emitAnyAll<false>},
     {"all", 1, 1, kAxisAll, DTypeRule::any, emitAnyAll<true>},
+    {"cumsum", 1, 1, kAxisNone, DTypeRule::any, emitCumulative<arr::AddOp>},
+    {"cumprod", 1, 1, kAxisNone, DTypeRule::any, emitCumulative<arr::MulOp>},
     {"argmin", 1, 1, kAxisFlat, DTypeRule::any, emitArgReduce<arr::ArgMinOp>},
     {"argmax", 1, 1, kAxisFlat, DTypeRule::any, emitArgReduce<arr::ArgMaxOp>},
     {"transpose", 1, 1, kPerm, DTypeRule::any, emitTranspose},

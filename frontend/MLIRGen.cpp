@@ -358,6 +358,12 @@ FailureOr<ExprValue> MLIRGen::evalAny(Expr *expr, BodyContext &ctx) {
       return ic.error(expr->getLoc(), "'" + n->name +
                                           "' is an entry point for host "
                                           "programs and cannot be used here");
+    // Python's spellings of the language's literals.
+    for (auto [python, ours] :
+         {std::pair{"None", "none"}, {"True", "true"}, {"False", "false"}})
+      if (n->name == python)
+        return ic.error(expr->getLoc(), "unknown name '" + n->name +
+                                            "'; the language writes " + ours);
     return ic.error(expr->getLoc(), "unknown name '" + n->name + "'");
   }
   case Expr::unary: {

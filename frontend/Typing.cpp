@@ -520,6 +520,12 @@ FailureOr<Value> Typing::broadcastTo(Value v, ArrayRef<int64_t> shape,
 FailureOr<SliceBounds> Typing::resolveSlice(SliceExpr *expr,
                                             RankedTensorType t) const {
   int64_t rank = t.getRank();
+  // numpy's spelling of a new axis, read as a computed index.
+  for (const SliceIndex &idx : expr->indices)
+    if (auto *name = dyn_cast_or_null<NameExpr>(idx.computed.get());
+        name && name->name == "None")
+      return ic.error(idx.loc, "a new axis is written none, not None "
+                               "(x[:, none])");
   int64_t consumed = llvm::count_if(
       expr->indices, [](const SliceIndex &idx) { return !idx.isNewAxis; });
   if (consumed > rank) {

@@ -280,9 +280,16 @@ filesByName(const std::vector<std::string> &given,
   for (const std::string &g : given) {
     std::optional<size_t> i = nameOf(g);
     if (!i) {
-      error = "give every " + option.str() + " as NAME=FILE or none (got '" +
-              g + "'; entry '" + entry.str() + "' has " + argNamesOf(args) +
-              ")";
+      size_t eq = g.find('=');
+      error = eq != std::string::npos
+                  ? "unknown name '" + g.substr(0, eq) + "' in " +
+                        option.str() + " " + g + " (entry '" + entry.str() +
+                        "' has " + argNamesOf(args) + ")"
+                  : "give every " + option.str() +
+                        " as NAME=FILE or every one by position, not both "
+                        "(got '" +
+                        g + "'; entry '" + entry.str() + "' has " +
+                        argNamesOf(args) + ")";
       return std::nullopt;
     }
     if (!files[*i].empty()) {

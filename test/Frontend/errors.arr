@@ -991,3 +991,18 @@ fn f(x: f32[3]) -> f32 {
   for i in range(3) carry (acc = 0) { yield acc + sum(x); }
   return acc;
 }
+
+# -----
+
+# numpy's None as a new axis: the language's none.
+fn f(t: i32[16]) -> i32[16, 1] {
+  # expected-error @+1 {{a new axis is written none, not None (x[:, none])}}
+  return t[:, None];
+}
+
+# -----
+
+fn f(x: f32[2]) -> f32[2] {
+  # expected-error @+1 {{unknown name 'True'; the language writes true}}
+  return where(True, x, x);
+}

@@ -48,3 +48,18 @@ fn f(x: f32) -> f32 { let erf = x; return erf; }
 
 # expected-error @+1 {{'softplus' is the name of a builtin; choose another name}}
 fn softplus(x: f32) -> f32 { return x; }
+
+# -----
+
+# expected-error @+1 {{cumsum takes a single axis, not a tuple}}
+fn f(x: f32[2, 3]) -> f32[2, 3] { return cumsum(x, axis=(0, 1)); }
+
+# -----
+
+# expected-error @+1 {{axis 2 is out of range for rank 2 (valid: -2..1)}}
+fn f(x: f32[2, 3]) -> f32[2, 3] { return cumprod(x, axis=2); }
+
+# -----
+
+# expected-error @+1 {{unknown keyword argument 'keepdims' for 'cumsum' (expected axis=)}}
+fn f(x: f32[2, 3]) -> f32[6] { return cumsum(x, keepdims=true); }

@@ -20,3 +20,12 @@ fn nested(x: f32[100]) -> (f32[100], i32) {
   return (acc, n);
 }
 export indexed = vmap(nested, batch=32);
+
+# cumsum and cumprod: a loop over the axis that gathers element i and
+# scatters the running value into place (the same additions and products
+# in the same order on both devices), along a middle axis, flattened, and
+# over bool (counted as i32).
+fn cumulative(x: f32[6, 40, 3], m: bool[50]) -> (f32[6, 40, 3], f32[6, 40, 3], f32[720], i32[50]) {
+  return (cumsum(x, axis=1), cumprod(x, axis=0), cumsum(x), cumsum(m));
+}
+export scans = vmap(cumulative, in_axes=(2, 0), batch=16);
