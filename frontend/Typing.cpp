@@ -292,6 +292,23 @@ FailureOr<ExprValue> Typing::foldLiterals(BinaryExpr *expr, const ExprValue &l,
   return ExprValue::ofInt(v, "(" + text + ")");
 }
 
+/// When one shape is the other with one dimension left out (the result of
+/// a reduction over it), the advice to keep that dimension; else "".
+static std::string keepdimsHint(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() < b.size())
+    std::swap(a, b);
+  if (a.size() != b.size() + 1)
+    return "";
+  for (size_t k = 0; k < a.size(); ++k) {
+    SmallVector<int64_t> without(a);
+    without.erase(without.begin() + k);
+    if (ArrayRef<int64_t>(without) == b)
+      return "; if the smaller operand is a reduction over axis " +
+             std::to_string(k) + ", keep that axis with keepdims=true";
+  }
+  return "";
+}
+
 /// Gives operands one dtype and one shape, as numpy and JAX do: tensors
 /// must agree on the dtype; weak scalar literals take it and the result's
 /// shape (a splat), literal arrays take it and are broadcast; then every
@@ -369,7 +386,8 @@ FailureOr<SmallVector<Value>> Typing::unify(ArrayRef<ExprValue> ops,
         return ic.error(at,
                         "shapes " + typeStr(*running) + " and " + typeStr(t) +
                             " cannot broadcast (dimension sizes " + Twine(ls) +
-                            " and " + Twine(rs) + " differ and neither is 1)");
+                            " and " + Twine(rs) + " differ and neither is 1)" +
+                            keepdimsHint(running->getShape(), t.getShape()));
       result[i] = ls == 1 ? rs : ls;
     }
     shape = result;

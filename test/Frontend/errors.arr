@@ -1006,3 +1006,12 @@ fn f(x: f32[2]) -> f32[2] {
   # expected-error @+1 {{unknown name 'True'; the language writes true}}
   return where(True, x, x);
 }
+
+# -----
+
+# A reduction without keepdims next to its operand: the hint names the axis.
+fn f(h: f32[16, 32]) -> f32[16, 32] {
+  let mu = sum(h, axis=-1) / 32.0;
+  # expected-error @+1 {{shapes f32[16, 32] and f32[16] cannot broadcast (dimension sizes 32 and 16 differ and neither is 1); if the smaller operand is a reduction over axis 1, keep that axis with keepdims=true}}
+  return h - mu;
+}
