@@ -41,8 +41,11 @@ struct Val {
   bool integral = false; // integer-valued (f32 or i32)
   bool nonzero = false;  // i32: never 0
   bool weak = false;     // a literal array, weakly typed
-  uint64_t dep = 0;      // parameters (and carries) it depends on
-  int uses = 0;          // operands of later statements
+  /// The result of an `x.at[...]` update (or a copy of one: an op's result
+  /// that starts from its operand, a call's result); see `at_output_first`.
+  bool scattered = false;
+  uint64_t dep = 0; // parameters (and carries) it depends on
+  int uses = 0;     // operands of later statements
   /// The values of its function it was computed from, transitively.
   std::set<std::string> from;
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
@@ -205,7 +208,28 @@ const std::vector<std::string> kOpTags = {"add",
                                           "at_carry",
                                           "at_from_self",
                                           "at_scalar_accumulate",
-                                          "gather_bool"};
+                                          "gather_bool",
+                                          "sin",
+                                          "cos",
+                                          "log1p",
+                                          "expm1",
+                                          "erf",
+                                          "floor",
+                                          "ceil",
+                                          "round",
+                                          "relu",
+                                          "sigmoid",
+                                          "softplus",
+                                          "clip",
+                                          "softmax",
+                                          "log_softmax",
+                                          "logsumexp",
+                                          "any",
+                                          "all",
+                                          "sum_bool",
+                                          "keepdims",
+                                          "newaxis",
+                                          "at_output_first"};
 const std::vector<std::string> kStructuralTags = {"in_pos",
                                                   "in_neg",
                                                   "in_none",
@@ -227,9 +251,9 @@ const std::vector<std::string> kStructuralTags = {"in_pos",
                                                   "scatter_updates"};
 
 /// Features switched off by default: forms the compiler fails on (README.md,
-/// "Switches", has the reproducer of each). Empty: every switch was off
-/// while the compiler failed on it and is fixed.
-const std::vector<std::string> kDefaultDisabled = {};
+/// "Switches", has the reproducer of each). Every other switch was off
+/// while the compiler failed on it and is fixed; at_output_first is open.
+const std::vector<std::string> kDefaultDisabled = {"at_output_first"};
 
 /// Loop carries' placeholder bits (their batching is known only after the
 /// loop's fixpoint).
@@ -403,6 +427,25 @@ private:
   bool opCompare(Scope &s);
   bool opLogic(Scope &s);
   bool opUnary(Scope &s);
+  bool opMath(Scope &s);
+  bool opRound(Scope &s);
+  bool opNN(Scope &s);
+  bool opSoftmax(Scope &s);
+  bool opAnyAll(Scope &s);
+  bool opNewAxis(Scope &s);
+  /// The axis= of a reduction over rank `r` (>= 1): the axes reduced (sorted
+  /// by nothing), their .arr and JAX text (empty: no axis= written, which
+  /// reduces every axis, or the last one when `defaultLast`).
+  void reduceAxes(int64_t r, bool defaultLast, std::vector<int64_t> &axes,
+                  std::string &axisArr, std::string &axisPy);
+  /// `keepdims=true` a quarter of the time (when on): appends it to the
+  /// texts and returns whether it did.
+  bool maybeKeepdims(std::string &axisArr, std::string &axisPy);
+  /// The shape of a reduction of `shape` over `axes` (kept as 1 with
+  /// keepdims) and the number of elements reduced into each result.
+  static Shape reducedShape(const Shape &shape,
+                            const std::vector<int64_t> &axes, bool keepdims,
+                            int64_t &n);
   bool opMaxMin(Scope &s);
   bool opPow(Scope &s);
   bool opWhere(Scope &s);
@@ -778,6 +821,220 @@ bool Gen::opUnary(Scope &s) {
   return true;
 }
 
+/// sin cos log1p expm1 erf (f32): bounded arguments, log1p's above -1.
+bool Gen::opMath(Scope &s) {
+  std::vector<std::string> ops;
+  for (const char *op : {"sin", "cos", "log1p", "expm1", "erf"})
+    if (on(op))
+      ops.push_back(op);
+  if (ops.empty())
+    return false;
+  std::string op = pick(ops);
+  auto a = pickVal(s, [](const Val &v) { return v.dt == DT::F32; });
+  if (!a)
+    return false;
+  Val r = *a;
+  r.weak = false;
+  r.integral = false;
+  r.nonzero = false;
+  const std::string &x = a->name;
+  // An argument through tanh first (|tanh(x)| <= 1): its text, bound, error.
+  std::string arg = x, pyArg = x;
+  double ab = a->bound, ae = a->err;
+  auto throughTanh = [&]() {
+    if (!on("tanh"))
+      return false;
+    arg = "tanh(" + x + ")";
+    pyArg = "jnp.tanh(" + x + ")";
+    ab = std::min(1.0, a->bound);
+    ae = a->err + kT * ab;
+    tag("tanh");
+    return true;
+  };
+  if (op == "sin" || op == "cos") {
+    if (ab > 32 && !throughTanh())
+      return false;
+    r.bound = op == "sin" ? std::min(1.0, ab) : 1.0;
+    r.err = ae + kT + kU * ab;
+    emit(s, op + "(" + arg + ")", "jnp." + op + "(" + pyArg + ")", r);
+  } else if (op == "log1p") {
+    if (on("abs") && chance(0.5)) {
+      // log1p(abs(x)): the argument >= 0.
+      r.bound = std::log1p(ab);
+      r.err = ae + kU + kT * r.bound;
+      emit(s, "log1p(abs(" + x + "))", "jnp.log1p(jnp.abs(" + x + "))", r);
+      tag("abs");
+    } else {
+      // log1p(tanh(x) * 0.5): the argument in [-0.5, 0.5].
+      if (!throughTanh())
+        return false;
+      double inner = 0.5 * ab;
+      r.bound = -std::log1p(-inner);
+      r.err = 2 * (0.5 * ae) + kT * r.bound;
+      emit(s, "log1p(" + arg + " * 0.5)", "jnp.log1p(" + pyArg + " * 0.5)", r);
+      tag("mul");
+    }
+  } else if (op == "expm1") {
+    if (ab > 3 && !throughTanh())
+      return false;
+    r.bound = std::expm1(ab);
+    r.err = std::exp(ab) * ae + kT * r.bound + kU;
+    emit(s, "expm1(" + arg + ")", "jnp.expm1(" + pyArg + ")", r);
+  } else { // erf: |erf'| <= 2 / sqrt(pi)
+    r.bound = std::min(1.0, 1.13 * ab);
+    r.err = 1.13 * ae + 2 * kT * r.bound + kU;
+    emit(s, "erf(" + arg + ")", "lax.erf(" + pyArg + ")", r);
+  }
+  tag(op);
+  return true;
+}
+
+/// floor ceil round (f32) of exact values only (a rounding of an inexact
+/// value could flip between implementations); of an integral value halved
+/// (`round(x * 0.5)`: ties, half to even) most of the time.
+bool Gen::opRound(Scope &s) {
+  std::vector<std::string> ops;
+  for (const char *op : {"floor", "ceil", "round"})
+    if (on(op))
+      ops.push_back(op);
+  if (ops.empty())
+    return false;
+  std::string op = pick(ops);
+  auto a = pickVal(s, [](const Val &v) {
+    return v.dt == DT::F32 && !v.weak && v.exact() && v.bound < (1 << 22);
+  });
+  if (!a)
+    return false;
+  Val r = *a;
+  r.integral = true;
+  r.nonzero = false;
+  r.err = 0;
+  std::string arg = a->name;
+  double b = a->bound;
+  if (a->integral && on("mul") && chance(0.7)) {
+    arg = a->name + " * 0.5";
+    b *= 0.5;
+    tag("mul");
+  }
+  r.bound = std::ceil(b);
+  emit(s, op + "(" + arg + ")", "jnp." + op + "(" + arg + ")", r);
+  tag(op);
+  return true;
+}
+
+/// relu (f32/i32), sigmoid, softplus (f32), clip(x, lo, hi).
+bool Gen::opNN(Scope &s) {
+  std::vector<std::string> ops;
+  for (const char *op : {"relu", "sigmoid", "softplus", "clip"})
+    if (on(op))
+      ops.push_back(op);
+  if (ops.empty())
+    return false;
+  std::string op = pick(ops);
+  bool intOk = op == "relu" || op == "clip";
+  auto a = pickVal(s, [&](const Val &v) {
+    return !v.weak && (v.dt == DT::F32 || (intOk && v.dt == DT::I32));
+  });
+  if (!a)
+    return false;
+  Val r = *a;
+  r.nonzero = false;
+  const std::string &x = a->name;
+  if (op == "relu") {
+    emit(s, "relu(" + x + ")", "jax.nn.relu(" + x + ")", r);
+  } else if (op == "sigmoid") {
+    r.integral = false;
+    r.bound = 1;
+    r.err = 0.25 * a->err + kT;
+    emit(s, "sigmoid(" + x + ")", "jax.nn.sigmoid(" + x + ")", r);
+  } else if (op == "softplus") {
+    r.integral = false;
+    r.bound = a->bound + std::log(2.0);
+    if (r.bound > kMaxF32)
+      return false;
+    r.err = a->err + 2 * kT + kU * r.bound;
+    emit(s, "softplus(" + x + ")", "jax.nn.softplus(" + x + ")", r);
+  } else {
+    // lo and hi literals (lo > hi too: every element is hi), or lo a value
+    // broadcasting with x.
+    bool f = a->dt == DT::F32;
+    static const std::vector<std::pair<double, double>> flits = {
+        {-0.5, 0.5}, {0.0, 2.0}, {-1.5, 0.25}, {1.0, -1.0}};
+    static const std::vector<std::pair<int, int>> ilits = {
+        {-3, 5}, {0, 10}, {2, 1}, {-20, -4}};
+    std::string lo, hi;
+    double lb, hb;
+    if (f) {
+      auto p = pick(flits);
+      lo = fmtFloat(p.first), hi = fmtFloat(p.second);
+      lb = std::fabs(p.first), hb = std::fabs(p.second);
+    } else {
+      auto p = pick(ilits);
+      lo = std::to_string(p.first), hi = std::to_string(p.second);
+      lb = std::abs(p.first), hb = std::abs(p.second);
+    }
+    r.bound = std::max({a->bound, lb, hb});
+    r.integral = a->integral && !f;
+    Shape out;
+    auto v = pickVal(s, [&](const Val &c) {
+      return c.dt == a->dt && !c.weak && c.name != a->name &&
+             broadcast(a->shape, c.shape, out);
+    });
+    if (v && chance(0.4)) {
+      lo = v->name;
+      broadcast(a->shape, v->shape, r.shape);
+      r.dep |= v->dep;
+      r.bound = std::max({a->bound, v->bound, hb});
+      r.err = std::max(a->err, v->err);
+      r.integral = a->integral && v->integral && !f;
+    }
+    if (f) // a float literal: integral only if x and lo are and hi is
+      r.integral = false;
+    emit(s, "clip(" + x + ", " + lo + ", " + hi + ")",
+         "jnp.clip(" + x + ", " + lo + ", " + hi + ")", r);
+  }
+  tag(op);
+  return true;
+}
+
+/// `none` in an index: new axes of size 1 (`x[:, none]`, `x[none]`).
+bool Gen::opNewAxis(Scope &s) {
+  if (!on("newaxis"))
+    return false;
+  auto a = pickVal(s, [](const Val &v) { return !v.weak && v.rank() <= 2; });
+  if (!a)
+    return false;
+  int64_t r = a->rank();
+  int64_t k = range(1, 3 - r);
+  // Entries: r colons and k nones, shuffled.
+  std::vector<bool> isNone(r + k, false);
+  for (int64_t i = 0; i < k; ++i)
+    isNone[i] = true;
+  std::shuffle(isNone.begin(), isNone.end(), rng);
+  // Trailing colons may be left out (missing trailing indices are `:`).
+  size_t written = isNone.size();
+  if (chance(0.5))
+    while (written > 0 && !isNone[written - 1])
+      --written;
+  std::string arr = a->name + "[", py = a->name + "[";
+  Val v = *a;
+  v.shape.clear();
+  int64_t d = 0;
+  for (size_t i = 0; i < isNone.size(); ++i) {
+    if (isNone[i])
+      v.shape.push_back(1);
+    else
+      v.shape.push_back(a->shape[d++]);
+    if (i < written) {
+      arr += std::string(i ? ", " : "") + (isNone[i] ? "none" : ":");
+      py += std::string(i ? ", " : "") + (isNone[i] ? "None" : ":");
+    }
+  }
+  emit(s, arr + "]", py + "]", v);
+  tag("newaxis");
+  return true;
+}
+
 bool Gen::opMaxMin(Scope &s) {
   std::vector<std::string> ops;
   for (const char *op : {"maximum", "minimum"})
@@ -973,26 +1230,18 @@ bool Gen::opCast(Scope &s) {
 
 // ---- reductions ----------------------------------------------------------
 
-bool Gen::opReduce(Scope &s) {
-  std::vector<std::string> ops;
-  for (const char *op : {"sum", "max", "min", "mean"})
-    if (on(op))
-      ops.push_back(op);
-  if (ops.empty())
-    return false;
-  std::string op = pick(ops);
-  auto a = pickVal(s, [&](const Val &v) {
-    return v.numeric() && v.rank() >= 1 && (op != "mean" || v.dt == DT::F32);
-  });
-  if (!a)
-    return false;
-  int64_t r = a->rank();
-  std::vector<int64_t> axes;
-  std::string axisArr, axisPy;
+void Gen::reduceAxes(int64_t r, bool defaultLast, std::vector<int64_t> &axes,
+                     std::string &axisArr, std::string &axisPy) {
+  axes.clear();
+  axisArr.clear();
+  axisPy.clear();
   int form = static_cast<int>(rnd(4));
-  if (form == 0) { // all axes, no axis=
-    for (int64_t i = 0; i < r; ++i)
-      axes.push_back(i);
+  if (form == 0) { // no axis=
+    if (defaultLast)
+      axes.push_back(r - 1);
+    else
+      for (int64_t i = 0; i < r; ++i)
+        axes.push_back(i);
   } else if (form == 1 && chance(0.3)) { // axis=none
     for (int64_t i = 0; i < r; ++i)
       axes.push_back(i);
@@ -1018,16 +1267,53 @@ bool Gen::opReduce(Scope &s) {
     t += n == 1 ? ",)" : ")";
     axisArr = axisPy = ", axis=" + t;
   }
+}
+
+bool Gen::maybeKeepdims(std::string &axisArr, std::string &axisPy) {
+  if (!on("keepdims") || !chance(0.25))
+    return false;
+  axisArr += ", keepdims=true";
+  axisPy += ", keepdims=True";
+  return true;
+}
+
+Shape Gen::reducedShape(const Shape &shape, const std::vector<int64_t> &axes,
+                        bool keepdims, int64_t &n) {
+  Shape out;
+  n = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
+    if (std::find(axes.begin(), axes.end(), i) != axes.end()) {
+      n *= shape[i];
+      if (keepdims)
+        out.push_back(1);
+    } else {
+      out.push_back(shape[i]);
+    }
+  }
+  return out;
+}
+
+bool Gen::opReduce(Scope &s) {
+  std::vector<std::string> ops;
+  for (const char *op : {"sum", "max", "min", "mean"})
+    if (on(op))
+      ops.push_back(op);
+  if (ops.empty())
+    return false;
+  std::string op = pick(ops);
+  auto a = pickVal(s, [&](const Val &v) {
+    return v.numeric() && v.rank() >= 1 && (op != "mean" || v.dt == DT::F32);
+  });
+  if (!a)
+    return false;
+  std::vector<int64_t> axes;
+  std::string axisArr, axisPy;
+  reduceAxes(a->rank(), false, axes, axisArr, axisPy);
+  bool keep = maybeKeepdims(axisArr, axisPy);
   Val res = *a;
   res.weak = false;
-  res.shape.clear();
-  int64_t n = 1;
-  for (int64_t i = 0; i < r; ++i) {
-    if (std::find(axes.begin(), axes.end(), i) != axes.end())
-      n *= a->shape[i];
-    else
-      res.shape.push_back(a->shape[i]);
-  }
+  int64_t n;
+  res.shape = reducedShape(a->shape, axes, keep, n);
   if (op == "sum") {
     res.bound = a->bound * n;
     res.nonzero = false;
@@ -1045,6 +1331,101 @@ bool Gen::opReduce(Scope &s) {
   emit(s, op + "(" + a->name + axisArr + ")",
        "jnp." + op + "(" + a->name + axisPy + ")", res);
   tag(op);
+  if (keep)
+    tag("keepdims");
+  return true;
+}
+
+/// any, all and sum over a bool array (sum counts the trues as i32).
+bool Gen::opAnyAll(Scope &s) {
+  std::vector<std::string> ops;
+  for (const char *op : {"any", "all", "sum_bool"})
+    if (on(op))
+      ops.push_back(op);
+  if (ops.empty())
+    return false;
+  std::string op = pick(ops);
+  auto a = pickVal(
+      s, [](const Val &v) { return v.dt == DT::Bool && v.rank() >= 1; });
+  if (!a)
+    return false;
+  std::vector<int64_t> axes;
+  std::string axisArr, axisPy;
+  reduceAxes(a->rank(), false, axes, axisArr, axisPy);
+  bool keep = maybeKeepdims(axisArr, axisPy);
+  Val r = *a;
+  r.weak = false;
+  int64_t n;
+  r.shape = reducedShape(a->shape, axes, keep, n);
+  r.err = 0;
+  r.integral = true;
+  if (op == "sum_bool") {
+    r.dt = DT::I32;
+    r.bound = static_cast<double>(n);
+    r.nonzero = false;
+    emit(s, "sum(" + a->name + axisArr + ")",
+         "jnp.sum(" + a->name + axisPy + ", dtype=jnp.int32)", r);
+    tag("sum");
+  } else {
+    r.bound = 1;
+    emit(s, op + "(" + a->name + axisArr + ")",
+         "jnp." + op + "(" + a->name + axisPy + ")", r);
+  }
+  tag(op);
+  if (keep)
+    tag("keepdims");
+  return true;
+}
+
+/// softmax, log_softmax (axis= an integer, a tuple, none or left out: the
+/// last) and logsumexp (every axis by default, keepdims=).
+bool Gen::opSoftmax(Scope &s) {
+  std::vector<std::string> ops;
+  for (const char *op : {"softmax", "log_softmax", "logsumexp"})
+    if (on(op))
+      ops.push_back(op);
+  if (ops.empty())
+    return false;
+  std::string op = pick(ops);
+  auto a = pickVal(s, [](const Val &v) {
+    return v.dt == DT::F32 && !v.weak && v.rank() >= 1 && v.bound <= 100;
+  });
+  if (!a)
+    return false;
+  bool lse = op == "logsumexp";
+  std::vector<int64_t> axes;
+  std::string axisArr, axisPy;
+  reduceAxes(a->rank(), !lse, axes, axisArr, axisPy);
+  bool keep = lse && maybeKeepdims(axisArr, axisPy);
+  Val r = *a;
+  r.integral = false;
+  r.nonzero = false;
+  int64_t n;
+  Shape red = reducedShape(a->shape, axes, keep, n);
+  double b = a->bound, ln = std::log(static_cast<double>(n));
+  // x - max(x): rounded once; exp of it: relative error kT plus that.
+  double shiftErr = 2 * a->err + 4 * kU * b;
+  double rel = shiftErr + kT;
+  if (op == "softmax") {
+    r.bound = 1;
+    r.err = 2 * rel + n * kU + kU;
+    emit(s, "softmax(" + a->name + axisArr + ")",
+         "jax.nn.softmax(" + a->name + axisPy + ")", r);
+  } else if (op == "log_softmax") {
+    r.bound = 2 * b + ln;
+    r.err = shiftErr + rel + n * kU + kT * ln + kU * r.bound;
+    emit(s, "log_softmax(" + a->name + axisArr + ")",
+         "jax.nn.log_softmax(" + a->name + axisPy + ")", r);
+  } else {
+    r.shape = red;
+    r.bound = b + ln;
+    r.err = a->err + rel + n * kU + kT * ln + kU * r.bound;
+    emit(s, "logsumexp(" + a->name + axisArr + ")",
+         "jax.scipy.special.logsumexp(" + a->name + axisPy + ")", r);
+  }
+  tag(op);
+  if (keep)
+    tag("keepdims");
   return true;
 }
 
@@ -2197,6 +2578,7 @@ bool Gen::opAt(Scope &s) {
   std::optional<Update> u = update(s, *x, nullptr, 0, 0);
   if (!u)
     return false;
+  u->result.scattered = true;
   emit(s, u->arr, u->py, u->result);
   return true;
 }
@@ -2379,6 +2761,21 @@ std::vector<Val> Gen::chooseOutputs(Scope &s, uint64_t mappedMask, int count,
       kept.push_back(o);
     }
     outs = kept;
+    // An update's result among the export's outputs before a computed
+    // value: off while the compiler rejects `return (y.at[0].add(1.0), y)`
+    // (README.md, "Switches"); the updates go last instead.
+    bool after = false, flagged = false;
+    for (const Val &o : outs) {
+      if (o.scattered)
+        after = true;
+      else if (after && o.name[0] != 'x')
+        flagged = true;
+    }
+    if (flagged && on("at_output_first"))
+      tag("at_output_first");
+    else if (flagged)
+      std::stable_partition(outs.begin(), outs.end(),
+                            [](const Val &o) { return !o.scattered; });
   }
   if (isExport && count == 1 && chance(0.25)) {
     auto v = pickVal(
@@ -3003,7 +3400,10 @@ void Gen::statement(Scope &s) {
       {&Gen::opZerosOnes, 1}, {&Gen::opCall, 2},
       {&Gen::opVmap, 4},      {&Gen::opFor, 2},
       {&Gen::opIndex, 3},     {&Gen::opTake, 2},
-      {&Gen::opAt, 3}};
+      {&Gen::opAt, 3},        {&Gen::opMath, 4},
+      {&Gen::opRound, 2},     {&Gen::opNN, 3},
+      {&Gen::opSoftmax, 2},   {&Gen::opAnyAll, 2},
+      {&Gen::opNewAxis, 2}};
   int total = 0;
   for (const auto &o : ops)
     total += o.second;
@@ -3148,6 +3548,7 @@ Program vmapc::property::generateProgram(uint64_t seed,
 std::string vmapc::property::jaxPrelude() {
   return "import jax\n"
          "import jax.numpy as jnp\n"
+         "import jax.scipy.special\n"
          "from jax import lax\n"
          "\n"
          "def _idiv(a, b):\n"
