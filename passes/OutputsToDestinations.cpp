@@ -12,6 +12,7 @@
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "passes/ArrToLinalg/Utils.h"
 
 namespace vmapc {
@@ -106,13 +107,22 @@ struct ArrOutputsToDestinationsPass
 
     OpBuilder b(ret);
     // A value returned twice is written into its first output in place; the
-    // later ones get a copy (one buffer cannot be two outputs). All copies
-    // come before all materializations, so that none reads an output
-    // already written.
+    // later ones get a copy (one buffer cannot be two outputs). So does a
+    // returned value that another op also updates in place (the init of a
+    // destination-passing op, `y` of `return (y.at[0].add(1.0), y)`): its
+    // output cannot be the buffer the update writes, and bufferization
+    // cannot copy into a materialization's source. All copies come before
+    // all materializations, so that none reads an output already written.
+    auto isUpdatedInPlace = [](Value value) {
+      return llvm::any_of(value.getUses(), [](OpOperand &use) {
+        auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+        return dps && dps.isDpsInit(&use);
+      });
+    };
     SmallVector<Value> values;
     llvm::SmallPtrSet<Value, 4> seen;
     for (Value value : ret.getOperands()) {
-      if (!seen.insert(value).second)
+      if (!seen.insert(value).second || isUpdatedInPlace(value))
         value = vmapc::copyIntoNewTensor(b, ret.getLoc(), value);
       values.push_back(value);
     }

@@ -62,6 +62,34 @@ func.func @twice(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>)
 
 // -----
 
+// A returned value that another op updates in place (the init of a
+// destination-passing op: `return (y.at[0].add(1.0), y)`) is returned
+// through a copy: its output cannot be the buffer the update writes.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @updated(
+// CHECK-SAME:    %[[O0:[^:]+]]: tensor<4x2xf32> {arr.output, arr.staging, bufferization.writable = true},
+// CHECK-SAME:    %[[O1:[^:]+]]: tensor<4x2xf32> {arr.output, arr.staging, bufferization.writable = true})
+// CHECK:         %[[Y:.+]] = arith.negf
+// CHECK:         %[[U:.+]] = linalg.generic {{.+}} outs(%[[Y]] : tensor<4x2xf32>)
+// CHECK:         %[[C:.+]] = linalg.copy ins(%[[Y]] : tensor<4x2xf32>)
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[U]] in %[[O0]]
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[C]] in %[[O1]]
+func.func @updated(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>)
+    attributes {arr.batch = 4 : i64, arr.in_axes = [0], arr.out_axes = [0, 0]} {
+  %y = arith.negf %x : tensor<4x2xf32>
+  %u = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%y : tensor<4x2xf32>) {
+  ^bb0(%o: f32):
+    %one = arith.constant 1.0 : f32
+    %a = arith.addf %o, %one : f32
+    linalg.yield %a : f32
+  } -> tensor<4x2xf32>
+  return %u, %y : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
 // A result built by insert_slices into a tensor.empty (a concat) is built in
 // the output: the empty tensor's uses become the output argument (the dead
 // tensor.empty is left to the canonicalizer).

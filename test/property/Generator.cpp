@@ -251,9 +251,9 @@ const std::vector<std::string> kStructuralTags = {"in_pos",
                                                   "scatter_updates"};
 
 /// Features switched off by default: forms the compiler fails on (README.md,
-/// "Switches", has the reproducer of each). Every other switch was off
-/// while the compiler failed on it and is fixed; at_output_first is open.
-const std::vector<std::string> kDefaultDisabled = {"at_output_first"};
+/// "Switches", has the reproducer of each). Empty: every switch was off
+/// while the compiler failed on it and is fixed.
+const std::vector<std::string> kDefaultDisabled = {};
 
 /// Loop carries' placeholder bits (their batching is known only after the
 /// loop's fixpoint).
