@@ -195,18 +195,24 @@ Value vmapc::frontend::convertTo(BuiltinCall &call, Value v, Type elementType) {
       RankedTensorType::get(t.getShape(), elementType), v);
 }
 
+Value vmapc::frontend::splatConstant(BuiltinCall &call, RankedTensorType type,
+                                     double value) {
+  OpBuilder &b = call.builder();
+  Attribute element =
+      type.getElementType().isF32()
+          ? Attribute(b.getF32FloatAttr(static_cast<float>(value)))
+          : Attribute(b.getI32IntegerAttr(static_cast<int32_t>(value)));
+  return arr::ConstantOp::create(b, call.opLoc(), type,
+                                 DenseElementsAttr::get(type, element));
+}
+
 /// `v != 0` as bool (itself when it is bool).
 Value vmapc::frontend::nonZero(BuiltinCall &call, Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getElementType().isInteger(1))
     return v;
-  OpBuilder &b = call.builder();
-  Attribute zero = t.getElementType().isF32()
-                       ? Attribute(b.getF32FloatAttr(0.0f))
-                       : Attribute(b.getI32IntegerAttr(0));
-  auto splat = DenseElementsAttr::get(t, zero);
-  Value zeros = arr::ConstantOp::create(b, call.opLoc(), t, splat);
-  return arr::CmpOp::create(b, call.opLoc(), arr::CmpPredicate::ne, v, zeros);
+  return arr::CmpOp::create(call.builder(), call.opLoc(), arr::CmpPredicate::ne,
+                            v, splatConstant(call, t, 0.0));
 }
 
 /// sum, max, min over axis= (every axis by default), keepdims=. A bool
@@ -299,16 +305,9 @@ static FailureOr<ExprValue> emitCumulative(BuiltinCall &call) {
   SmallVector<int64_t> rowShape(t.getShape());
   rowShape.erase(rowShape.begin() + axis);
   auto rowType = RankedTensorType::get(rowShape, t.getElementType());
-  auto constant = [&](RankedTensorType type, double value) -> Value {
-    Attribute element =
-        type.getElementType().isF32()
-            ? Attribute(b.getF32FloatAttr(static_cast<float>(value)))
-            : Attribute(b.getI32IntegerAttr(static_cast<int32_t>(value)));
-    return arr::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, element));
-  };
   double identity = std::is_same_v<OpT, arr::MulOp> ? 1.0 : 0.0;
-  Value inits[] = {constant(rowType, identity), constant(t, 0.0)};
+  Value inits[] = {splatConstant(call, rowType, identity),
+                   splatConstant(call, t, 0.0)};
   auto loop = arr::ForOp::create(b, loc, TypeRange{rowType, t},
                                  static_cast<uint64_t>(t.getDimSize(axis)),
                                  ValueRange{x}, inits);

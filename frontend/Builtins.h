@@ -136,6 +136,10 @@ mlir::Value keepReducedDims(BuiltinCall &call, mlir::Value reduced,
                             llvm::ArrayRef<int64_t> dims);
 /// `v` converted to `elementType` (itself when it has it).
 mlir::Value convertTo(BuiltinCall &call, mlir::Value v, mlir::Type elementType);
+/// A splat constant of `type` (f32 or i32) with `value` converted to its
+/// dtype.
+mlir::Value splatConstant(BuiltinCall &call, mlir::RankedTensorType type,
+                          double value);
 /// `v != 0` as bool (itself when it is bool).
 mlir::Value nonZero(BuiltinCall &call, mlir::Value v);
 

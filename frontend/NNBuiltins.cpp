@@ -37,17 +37,6 @@ FailureOr<Value> operand(BuiltinCall &call, size_t i, Type literalType) {
   return t;
 }
 
-/// A splat constant of `type` with `value` (converted to its dtype).
-Value splat(BuiltinCall &call, RankedTensorType type, double value) {
-  OpBuilder &b = call.builder();
-  Attribute element =
-      type.getElementType().isF32()
-          ? Attribute(b.getF32FloatAttr(static_cast<float>(value)))
-          : Attribute(b.getI32IntegerAttr(static_cast<int32_t>(value)));
-  return arr::ConstantOp::create(b, call.opLoc(), type,
-                                 DenseElementsAttr::get(type, element));
-}
-
 /// `v` (of `type` with some dimensions of size 1) broadcast to `type`.
 Value broadcastBack(BuiltinCall &call, Value v, RankedTensorType type) {
   if (v.getType() == type)
@@ -101,7 +90,7 @@ FailureOr<ExprValue> vmapc::frontend::emitRelu(BuiltinCall &call) {
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
   return ExprValue::ofTensor(arr::MaximumOp::create(
-      call.builder(), call.opLoc(), *x, splat(call, type, 0.0)));
+      call.builder(), call.opLoc(), *x, splatConstant(call, type, 0.0)));
 }
 
 FailureOr<ExprValue> vmapc::frontend::emitSigmoid(BuiltinCall &call) {
@@ -111,7 +100,7 @@ FailureOr<ExprValue> vmapc::frontend::emitSigmoid(BuiltinCall &call) {
   OpBuilder &b = call.builder();
   Location loc = call.opLoc();
   auto type = cast<RankedTensorType>(x->getType());
-  Value one = splat(call, type, 1.0);
+  Value one = splatConstant(call, type, 1.0);
   Value e = arr::ExpOp::create(b, loc, arr::NegOp::create(b, loc, *x));
   return ExprValue::ofTensor(
       arr::DivOp::create(b, loc, one, arr::AddOp::create(b, loc, one, e)));
@@ -130,7 +119,7 @@ FailureOr<ExprValue> vmapc::frontend::emitSoftplus(BuiltinCall &call) {
   Value e = arr::ExpOp::create(
       b, loc, arr::NegOp::create(b, loc, arr::AbsOp::create(b, loc, *x)));
   Value positivePart =
-      arr::MaximumOp::create(b, loc, *x, splat(call, type, 0.0));
+      arr::MaximumOp::create(b, loc, *x, splatConstant(call, type, 0.0));
   return ExprValue::ofTensor(arr::AddOp::create(
       b, loc, arr::Log1pOp::create(b, loc, e), positivePart));
 }
@@ -204,9 +193,9 @@ FailureOr<ExprValue> vmapc::frontend::emitLogSumExp(BuiltinCall &call) {
   auto keptType = cast<RankedTensorType>(m.getType());
   Value finite = arr::CmpOp::create(
       b, loc, arr::CmpPredicate::lt, arr::AbsOp::create(b, loc, m),
-      splat(call, keptType, std::numeric_limits<double>::infinity()));
-  Value shift =
-      arr::SelectOp::create(b, loc, finite, m, splat(call, keptType, 0.0));
+      splatConstant(call, keptType, std::numeric_limits<double>::infinity()));
+  Value shift = arr::SelectOp::create(b, loc, finite, m,
+                                      splatConstant(call, keptType, 0.0));
   Value e = arr::ExpOp::create(
       b, loc, arr::SubOp::create(b, loc, *x, broadcastBack(call, shift, type)));
   Value s = reduceKeep<arr::ReduceSumOp>(call, e, *dims);
