@@ -21,11 +21,14 @@
 using namespace mlir;
 using namespace vmapc;
 
-LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool cuda) {
+LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool cuda,
+                                           int64_t arenaAlignment,
+                                           bool bufferReuse) {
   PassManager pm(module.getContext());
   buildArrToLinalgPipeline(pm);
   buildArrBufferizePipeline(pm, /*plan=*/true, /*stageAll=*/cuda,
-                            cuda ? kCudaMaxFusedBytesPerExample : 0);
+                            cuda ? kCudaMaxFusedBytesPerExample : 0,
+                            arenaAlignment, bufferReuse);
   return pm.run(module);
 }
 
@@ -198,7 +201,9 @@ LogicalResult vmapc::compileArtifact(ModuleOp module,
                                      Artifact &artifact) {
   if (!options.cpu && !options.cuda)
     return module.emitError("no target to compile for (cpu, cuda)");
-  if (failed(lowerToPlannedBuffers(module, /*cuda=*/options.cuda)))
+  if (failed(lowerToPlannedBuffers(module, /*cuda=*/options.cuda,
+                                   options.arenaAlignment,
+                                   options.bufferReuse)))
     return failure();
   artifact = Artifact();
   artifact.kernels = readKernels(module);

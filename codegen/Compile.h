@@ -24,9 +24,12 @@ namespace vmapc {
 /// With `cuda` (the schedule also runs on CUDA) every argument gets a
 /// staging slot, and a dispatch fuses at most kCudaMaxFusedBytesPerExample
 /// of producers' results per example (GpuPipeline.h), so that a block's
-/// share fits its shared memory. Errors are emitted as diagnostics.
+/// share fits its shared memory. `arenaAlignment` and `bufferReuse` are
+/// the planner's (CompileOptions). Errors are emitted as diagnostics.
 mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module,
-                                          bool cuda = false);
+                                          bool cuda = false,
+                                          int64_t arenaAlignment = 0,
+                                          bool bufferReuse = true);
 
 /// Reads the manifest of every entry (public function with `arr.batch`) of a
 /// planned module: names, dtypes, per-example shapes, axes, B, arena and
@@ -49,6 +52,11 @@ struct CompileOptions {
   bool cuda = false;
   std::string cudaChip = "sm_90";
   std::string cudaToolkit;
+  /// Alignment of the arena's offsets (0: the targets', 64 bytes for the
+  /// CPU alone, 256 with CUDA; passes/BufferPlan.h), and whether buffers
+  /// share bytes (false: planning off, each buffer its own offset).
+  int64_t arenaAlignment = 0;
+  bool bufferReuse = true;
 };
 
 /// Compiles `module` (arr IR as imported) into `artifact`: the kernels,

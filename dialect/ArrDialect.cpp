@@ -57,11 +57,13 @@ void ArrDialect::initialize() {
 
 LogicalResult
 BufferPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       int64_t arenaBytes, int64_t lowerBound, int64_t naiveSum,
-                       int64_t inPlace, int64_t buffers) {
+                       int64_t arenaBytes, int64_t lowerBound,
+                       int64_t alignedLowerBound, int64_t naiveSum,
+                       int64_t inPlace, int64_t buffers, int64_t alignment) {
   for (auto [name, value] :
        {std::pair<StringRef, int64_t>{"arena_bytes", arenaBytes},
         {"lower_bound", lowerBound},
+        {"aligned_lower_bound", alignedLowerBound},
         {"naive_sum", naiveSum}})
     if (value < 0 || value >= vmapc::kMaxBytes)
       return emitError() << name << " = " << value << " is outside [0, 2^62)";
@@ -69,6 +71,11 @@ BufferPlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                              {"buffers", buffers}})
     if (value < 0 || value > std::numeric_limits<uint32_t>::max())
       return emitError() << name << " = " << value << " is outside [0, 2^32)";
+  if (alignment < 1 || alignment > vmapc::kMaxArenaAlignmentBytes ||
+      !llvm::isPowerOf2_64(static_cast<uint64_t>(alignment)))
+    return emitError() << "alignment = " << alignment
+                       << " is not a power of two in [1, "
+                       << vmapc::kMaxArenaAlignmentBytes << "]";
   return success();
 }
 

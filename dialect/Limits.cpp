@@ -9,6 +9,9 @@
 // The compiler's limits are the runtime's: one definition, checked here.
 static_assert(static_cast<uint64_t>(vmapc::kMaxBytes) == vmapc::kMaxArrayBytes,
               "the size limit of dialect/Limits.h must be the runtime's");
+static_assert(static_cast<size_t>(vmapc::kMaxArenaAlignmentBytes) ==
+                  vmapc::kMaxArenaAlignment,
+              "the arena alignment limit must be the runtime's");
 static_assert(vmapc::kMaxEntryArgs == vmapc::kMaxArgs,
               "the entry argument limit must be the runtime's");
 static_assert(vmapc::kMaxEntryRank == vmapc::kMaxRank,

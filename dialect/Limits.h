@@ -62,6 +62,9 @@ inline constexpr int64_t kMaxDimSize = std::numeric_limits<int32_t>::max();
 /// Every array and arena holds fewer bytes than this: 2^62, the runtime's
 /// kMaxArrayBytes.
 inline constexpr int64_t kMaxBytes = int64_t{1} << 62;
+/// The largest alignment of an arena's offsets, in bytes (a page): the
+/// runtime's kMaxArenaAlignment.
+inline constexpr int64_t kMaxArenaAlignmentBytes = 4096;
 /// Inputs, and separately outputs, of one exported entry: the runtime's
 /// kMaxArgs.
 inline constexpr size_t kMaxEntryArgs = 4096;

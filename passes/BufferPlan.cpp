@@ -23,6 +23,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -54,30 +55,80 @@ static std::optional<int64_t> addBytes(int64_t a, int64_t b) {
   return sum;
 }
 
-std::optional<OffsetAssignment>
-assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests, int64_t alignment) {
-  if (alignment <= 0 || alignment >= kMaxBytes)
-    return std::nullopt;
-  for (const BufferRequest &req : requests)
-    if (req.bytes < 0 || req.bytes >= kMaxBytes)
-      return std::nullopt;
-  OffsetAssignment result;
-  result.offsets.assign(requests.size(), 0);
+const char *placementOrderName(PlacementOrder order) {
+  switch (order) {
+  case PlacementOrder::BySize:
+    return "size";
+  case PlacementOrder::ByStart:
+    return "start";
+  case PlacementOrder::ByConflicts:
+    return "conflicts";
+  }
+  return "unknown";
+}
 
-  // Greedy by size (Pisarchyk & Lee 2020, section 4.3; TFLite's arena
-  // planner): the largest requests first, each into the tightest gap.
-  std::vector<size_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (requests[a].bytes != requests[b].bytes)
-      return requests[a].bytes > requests[b].bytes;
-    return requests[a].live.start < requests[b].live.start;
+bool isValidArenaAlignment(int64_t alignment, std::string *why) {
+  if (alignment >= 1 && alignment <= kMaxArenaAlignmentBytes &&
+      llvm::isPowerOf2_64(static_cast<uint64_t>(alignment)))
+    return true;
+  if (why)
+    *why = "arena alignment must be a power of two from 1 to " +
+           std::to_string(kMaxArenaAlignmentBytes) + " bytes, got " +
+           std::to_string(alignment);
+  return false;
+}
+
+/// Whether every request is a valid size and `alignment` a valid one for
+/// the arithmetic below.
+static bool validRequests(ArrayRef<BufferRequest> requests, int64_t alignment) {
+  if (alignment <= 0 || alignment >= kMaxBytes)
+    return false;
+  return llvm::all_of(requests, [](const BufferRequest &req) {
+    return req.bytes >= 0 && req.bytes < kMaxBytes;
   });
+}
+
+/// The indices of `requests` in the order `order` places them.
+static std::vector<size_t> placementOrder(ArrayRef<BufferRequest> requests,
+                                          PlacementOrder order) {
+  std::vector<int64_t> conflicts(requests.size(), 0);
+  if (order == PlacementOrder::ByConflicts)
+    for (size_t i = 0; i < requests.size(); ++i)
+      for (size_t j = i + 1; j < requests.size(); ++j)
+        if (requests[i].live.overlaps(requests[j].live)) {
+          ++conflicts[i];
+          ++conflicts[j];
+        }
+  std::vector<size_t> indices(requests.size());
+  std::iota(indices.begin(), indices.end(), 0);
+  // Each order's key, then larger first, then earlier start (stable: then
+  // by index).
+  std::stable_sort(indices.begin(), indices.end(), [&](size_t a, size_t b) {
+    const BufferRequest &x = requests[a], &y = requests[b];
+    if (order == PlacementOrder::ByStart && x.live.start != y.live.start)
+      return x.live.start < y.live.start;
+    if (order == PlacementOrder::ByConflicts && conflicts[a] != conflicts[b])
+      return conflicts[a] > conflicts[b];
+    if (x.bytes != y.bytes)
+      return x.bytes > y.bytes;
+    return x.live.start < y.live.start;
+  });
+  return indices;
+}
+
+std::optional<OffsetAssignment>
+assignOffsetsInOrder(ArrayRef<BufferRequest> requests, int64_t alignment,
+                     PlacementOrder order) {
+  if (!validRequests(requests, alignment))
+    return std::nullopt;
+  OffsetAssignment result;
+  result.order = order;
+  result.offsets.assign(requests.size(), 0);
 
   // Every placed offset + size is below kMaxBytes, so differences of them
   // cannot overflow; each new end is checked.
   std::vector<size_t> placed;
-  for (size_t idx : order) {
+  for (size_t idx : placementOrder(requests, order)) {
     const BufferRequest &req = requests[idx];
     // Placed requests whose lifetime overlaps this one, by offset.
     std::vector<size_t> conflicts;
@@ -88,6 +139,7 @@ assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests, int64_t alignment) {
       return result.offsets[a] < result.offsets[b];
     });
 
+    // The tightest gap that fits, from offset 0 up.
     int64_t bestOffset = -1;
     int64_t bestGap = std::numeric_limits<int64_t>::max();
     int64_t prevEnd = 0;
@@ -119,24 +171,88 @@ assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests, int64_t alignment) {
   return result;
 }
 
-std::optional<int64_t> computeLowerBound(ArrayRef<BufferRequest> requests) {
-  // The live sum only changes at interval starts: sweep over them.
+std::optional<OffsetAssignment> assignOffsets(ArrayRef<BufferRequest> requests,
+                                              int64_t alignment) {
+  std::optional<OffsetAssignment> best;
+  for (PlacementOrder order : kPlacementOrders) {
+    std::optional<OffsetAssignment> next =
+        assignOffsetsInOrder(requests, alignment, order);
+    // An order fails only past the size limit; another may still fit.
+    if (next && (!best || next->arenaBytes < best->arenaBytes))
+      best = std::move(next);
+  }
+  return best;
+}
+
+std::optional<OffsetAssignment>
+assignOffsetsGreedyBySize(ArrayRef<BufferRequest> requests, int64_t alignment) {
+  return assignOffsetsInOrder(requests, alignment, PlacementOrder::BySize);
+}
+
+std::optional<OffsetAssignment>
+assignOffsetsWithoutReuse(ArrayRef<BufferRequest> requests, int64_t alignment) {
+  if (!validRequests(requests, alignment))
+    return std::nullopt;
+  OffsetAssignment result;
+  result.offsets.assign(requests.size(), 0);
+  int64_t next = 0;
+  for (auto [index, req] : llvm::enumerate(requests)) {
+    std::optional<int64_t> offset = alignUp(next, alignment);
+    std::optional<int64_t> end =
+        offset ? addBytes(*offset, req.bytes) : std::nullopt;
+    if (!end)
+      return std::nullopt;
+    result.offsets[index] = *offset;
+    result.arenaBytes = std::max(result.arenaBytes, *end);
+    next = *end;
+  }
+  return result;
+}
+
+/// The largest, over schedule points, of `sum(weight(r)) - max(slack(r))`
+/// for the requests `r` live there; nullopt on a negative size or a sum
+/// that reaches kMaxBytes.
+template <typename Weight, typename Slack>
+static std::optional<int64_t> largestLiveSum(ArrayRef<BufferRequest> requests,
+                                             Weight weight, Slack slack) {
+  // The live set only grows at interval starts: sweep over them.
   int64_t best = 0;
   for (const BufferRequest &probe : requests) {
     int64_t sum = 0;
+    int64_t mostSlack = 0;
     for (const BufferRequest &req : requests) {
       if (req.bytes < 0)
         return std::nullopt;
       if (!req.live.contains(probe.live.start))
         continue;
-      std::optional<int64_t> next = addBytes(sum, req.bytes);
+      std::optional<int64_t> w = weight(req.bytes);
+      std::optional<int64_t> next = w ? addBytes(sum, *w) : std::nullopt;
       if (!next)
         return std::nullopt;
       sum = *next;
+      mostSlack = std::max(mostSlack, slack(req.bytes));
     }
-    best = std::max(best, sum);
+    best = std::max(best, sum - mostSlack);
   }
   return best;
+}
+
+std::optional<int64_t> computeLowerBound(ArrayRef<BufferRequest> requests) {
+  return largestLiveSum(
+      requests, [](int64_t bytes) { return std::optional<int64_t>(bytes); },
+      [](int64_t) { return int64_t(0); });
+}
+
+std::optional<int64_t>
+computeAlignedLowerBound(ArrayRef<BufferRequest> requests, int64_t alignment) {
+  if (alignment <= 0 || alignment >= kMaxBytes)
+    return std::nullopt;
+  // Rounding a size below kMaxBytes up may reach it: then so does the sum.
+  return largestLiveSum(
+      requests, [&](int64_t bytes) { return alignUp(bytes, alignment); },
+      [&](int64_t bytes) {
+        return alignUp(bytes, alignment).value_or(bytes) - bytes;
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -221,6 +337,16 @@ private:
   /// Accesses of every alias of `root`: min and max schedule points.
   LogicalResult collectAccesses(Value root, std::optional<LiveInterval> &range,
                                 Operation *&firstAccess);
+  /// Raises the plan's alignment to the element size of `type` (a power of
+  /// two up to kMaxArenaAlignmentBytes), so that no element straddles its
+  /// natural alignment whatever the option says.
+  void raiseToElementSize(BufferPlan &plan, MemRefType type) const {
+    auto bytes = static_cast<int64_t>(
+        layout.getTypeSize(type.getElementType()).getFixedValue());
+    if (bytes > 0 && bytes <= kMaxArenaAlignmentBytes &&
+        llvm::isPowerOf2_64(static_cast<uint64_t>(bytes)))
+      plan.alignment = std::lcm(plan.alignment, bytes);
+  }
   void planInPlace(BufferPlan &plan);
   void countUpdatesInPlace(BufferPlan &plan);
 
@@ -420,10 +546,9 @@ void Planner::countUpdatesInPlace(BufferPlan &plan) {
 FailureOr<BufferPlan> Planner::run() {
   BufferPlan plan;
   plan.alignment = options.alignment;
-  if (options.alignment <= 0 || options.alignment > kMaxArenaAlignment)
-    return func.emitError()
-           << "arena alignment must be from 1 to " << kMaxArenaAlignment
-           << " bytes, got " << options.alignment;
+  plan.reuse = options.reuse;
+  if (std::string why; !isValidArenaAlignment(options.alignment, &why))
+    return func.emitError() << why;
   if (func.isExternal())
     return plan;
   if (!func.getBody().hasOneBlock())
@@ -449,6 +574,7 @@ FailureOr<BufferPlan> Planner::run() {
     if (!bytes)
       return func.emitError() << "staging argument #" << arg.getArgNumber()
                               << " of type " << type << " " << whyNoSize(type);
+    raiseToElementSize(plan, type);
     PlannedBuffer row;
     row.kind = PlannedBuffer::Kind::Staging;
     if (auto name = func.getArgAttrOfType<StringAttr>(
@@ -511,15 +637,16 @@ FailureOr<BufferPlan> Planner::run() {
                  "arena cannot have";
           return WalkResult::interrupt();
         }
+        raiseToElementSize(plan, type);
         // An allocation that asks for more alignment raises the arena's.
         if (auto align = op->getAttrOfType<IntegerAttr>("alignment")) {
-          if (align.getInt() > 0 && align.getInt() <= kMaxArenaAlignment)
+          if (align.getInt() > 0 && align.getInt() <= kMaxArenaAlignmentBytes)
             plan.alignment = std::lcm(plan.alignment, align.getInt());
-          if (align.getInt() > kMaxArenaAlignment ||
-              plan.alignment > kMaxArenaAlignment) {
+          if (align.getInt() > kMaxArenaAlignmentBytes ||
+              plan.alignment > kMaxArenaAlignmentBytes) {
             op->emitOpError() << "asks for an alignment of " << align.getInt()
                               << " bytes; the arena is aligned to at most "
-                              << kMaxArenaAlignment << " bytes";
+                              << kMaxArenaAlignmentBytes << " bytes";
             return WalkResult::interrupt();
           }
         }
@@ -550,7 +677,8 @@ FailureOr<BufferPlan> Planner::run() {
     groupLive.push_back(row.live);
     groupSize.push_back(1);
   }
-  planInPlace(plan);
+  if (options.reuse)
+    planInPlace(plan);
   countUpdatesInPlace(plan);
   // Donated outputs take their inputs' bytes (no buffer of their own).
   for (BlockArgument arg : func.getArguments())
@@ -579,9 +707,12 @@ FailureOr<BufferPlan> Planner::run() {
     plan.naiveSum = sum.value_or(plan.naiveSum);
   }
   std::optional<OffsetAssignment> assignment =
-      assignOffsetsGreedyBySize(requests, plan.alignment);
+      options.reuse ? assignOffsets(requests, plan.alignment)
+                    : assignOffsetsWithoutReuse(requests, plan.alignment);
   std::optional<int64_t> lowerBound = computeLowerBound(requests);
-  if (!assignment || !lowerBound || !naiveSumFits) {
+  std::optional<int64_t> alignedLowerBound =
+      computeAlignedLowerBound(requests, plan.alignment);
+  if (!assignment || !lowerBound || !alignedLowerBound || !naiveSumFits) {
     InFlightDiagnostic diag =
         func.emitError() << "the buffers of this function need an arena of "
                             "2^62 bytes or more (the size limit of one arena)";
@@ -597,6 +728,8 @@ FailureOr<BufferPlan> Planner::run() {
     row.offset = assignment->offsets[row.slot];
   plan.arenaBytes = assignment->arenaBytes;
   plan.lowerBound = *lowerBound;
+  plan.alignedLowerBound = *alignedLowerBound;
+  plan.order = assignment->order;
   plan.numSlots = static_cast<int64_t>(requests.size());
 
   // Report reuse: the first row of each slot names the last earlier slot
@@ -705,8 +838,9 @@ LogicalResult applyBufferPlan(func::FuncOp func, const BufferPlan &plan) {
 
   func->setAttr(vmapc::arr::ArrDialect::kPlanAttrName,
                 vmapc::arr::BufferPlanAttr::get(
-                    ctx, plan.arenaBytes, plan.lowerBound, plan.naiveSum,
-                    plan.inPlace, static_cast<int64_t>(plan.buffers.size())));
+                    ctx, plan.arenaBytes, plan.lowerBound,
+                    plan.alignedLowerBound, plan.naiveSum, plan.inPlace,
+                    static_cast<int64_t>(plan.buffers.size()), plan.alignment));
 
   // Nothing may allocate any more.
   WalkResult leftover = func.walk([&](Operation *op) -> WalkResult {

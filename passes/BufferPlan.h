@@ -38,23 +38,39 @@
 //    counts as an in-place write unless the op before it copies into the
 //    buffer (bufferization copied the value, still read later, first).
 // 4. Offsets. Every slot (in-place group or staging argument) gets an offset
-//    aligned to `alignment` in one arena, by "greedy by size" with best fit
-//    from Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net
-//    Inference", 2020 (arXiv:2001.03288), section 4.3, the strategy of
-//    TFLite's `SimpleMemoryArena`/arena planner: sort the requests by size
-//    (descending; ties by interval start, then by index), and place each at
-//    the smallest gap, among already-placed requests whose intervals overlap
-//    it, that fits; if no gap fits, above all of them.
+//    aligned to `alignment` in one arena. Three greedy orders are tried and
+//    the smallest arena kept (ties: the first below), as XLA's heap
+//    simulator does with its alternatives (`ChooseBestHeapAlgorithm` over
+//    `GlobalDecreasingSizeBestFitHeap`'s spatial and temporal orders):
+//      - by size, descending: "greedy by size" with best fit from Pisarchyk
+//        & Lee, "Efficient Memory Management for Deep Neural Net Inference",
+//        2020 (arXiv:2001.03288), section 4.3, the strategy of TFLite's
+//        arena planner;
+//      - by the start of the live interval (first use first), as a
+//        schedule-order allocator does;
+//      - by conflict count, descending: the requests whose intervals overlap
+//        the most others first (the most constrained first).
+//    Ties in each order: larger first, then earlier start, then request
+//    index. Each request in turn goes into the smallest gap, among
+//    already-placed requests whose intervals overlap it, that fits (best
+//    fit; the gap below the lowest of them counts, from offset 0); if none
+//    fits, above all of them.
+//    With `reuse` off, nothing shares bytes: no in-place writes, and every
+//    slot gets its own aligned offset in row order (the checker's and the
+//    bit-identity tests' baseline).
 // 5. Rewrite. The function gets a last argument
 //    `%arena: memref<ARENAxi8> {arr.arena}`; every allocation becomes
 //    `memref.view %arena[%offset][]`; deallocs of planned buffers are erased;
 //    staging arguments get `arr.staging_offset = N : i64`; the function gets
 //    `arr.plan = #arr.plan<arena_bytes, lower_bound, naive_sum, in_place,
-//    buffers>` (dialect/ArrAttrs.td).
-//    The runtime must allocate the arena aligned to at least `alignment`.
+//    buffers, alignment, aligned_lower_bound>` (dialect/ArrAttrs.td).
+//    The runtime must allocate the arena aligned to at least `alignment`
+//    (the artifact records it).
 //
 // Figures: the lower bound is the largest sum of the exact sizes of slots
-// live at one schedule point; the naive sum adds the sizes of every
+// live at one schedule point (alignment aside); the aligned lower bound is
+// the least arena any placement at `alignment` can reach (see
+// computeAlignedLowerBound); the naive sum adds the sizes of every
 // allocation and staging slot, as if nothing were shared.
 //
 // Sizes: every byte count (a buffer, an offset, an offset + size, the
@@ -68,6 +84,8 @@
 
 #ifndef VMAPC_PASSES_BUFFERPLAN_H
 #define VMAPC_PASSES_BUFFERPLAN_H
+
+#include "dialect/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
@@ -97,21 +115,48 @@ struct BufferRequest {
   LiveInterval live;
 };
 
+/// The order in which the offset assigner places requests (BufferPlan.h,
+/// step 4).
+enum class PlacementOrder { BySize, ByStart, ByConflicts };
+/// Every order, in the order assignOffsets tries them.
+inline constexpr PlacementOrder kPlacementOrders[] = {
+    PlacementOrder::BySize, PlacementOrder::ByStart,
+    PlacementOrder::ByConflicts};
+/// "size", "start", "conflicts".
+const char *placementOrderName(PlacementOrder order);
+
 /// Result of the offset assignment: one offset per request, in request order,
-/// and the arena size (the largest `offset + bytes`; 0 for no requests), in
-/// bytes.
+/// the arena size (the largest `offset + bytes`; 0 for no requests), in
+/// bytes, and the order that placed them.
 struct OffsetAssignment {
   std::vector<int64_t> offsets;
   int64_t arenaBytes = 0;
+  PlacementOrder order = PlacementOrder::BySize;
 };
 
-/// Greedy by size with best fit (Pisarchyk & Lee 2020, section 4.3): pure,
-/// deterministic, O(n^2). Every offset is a multiple of `alignment` (> 0).
-/// Requests whose intervals overlap get disjoint byte ranges. Returns
-/// nullopt if `alignment` is not positive, a request's size is negative or
-/// not below 2^62, or the arena would reach 2^62 bytes.
+/// Places `requests` greedily in `order`, each at the best-fitting gap:
+/// pure, deterministic, O(n^2). Every offset is a multiple of `alignment`
+/// (> 0). Requests whose intervals overlap get disjoint byte ranges.
+/// Returns nullopt if `alignment` is not positive, a request's size is
+/// negative or not below 2^62, or the arena would reach 2^62 bytes.
+std::optional<OffsetAssignment>
+assignOffsetsInOrder(llvm::ArrayRef<BufferRequest> requests, int64_t alignment,
+                     PlacementOrder order);
+
+/// assignOffsetsInOrder in every order of kPlacementOrders; the smallest
+/// arena wins (on a tie, the earlier order).
+std::optional<OffsetAssignment>
+assignOffsets(llvm::ArrayRef<BufferRequest> requests, int64_t alignment);
+
+/// assignOffsetsInOrder by size alone (Pisarchyk & Lee 2020, section 4.3).
 std::optional<OffsetAssignment>
 assignOffsetsGreedyBySize(llvm::ArrayRef<BufferRequest> requests,
+                          int64_t alignment);
+
+/// Every request its own bytes, in request order, each offset aligned: the
+/// layout without reuse (BufferPlanOptions::reuse off).
+std::optional<OffsetAssignment>
+assignOffsetsWithoutReuse(llvm::ArrayRef<BufferRequest> requests,
                           int64_t alignment);
 
 /// The largest sum of `bytes` over requests live at one schedule point: no
@@ -119,6 +164,17 @@ assignOffsetsGreedyBySize(llvm::ArrayRef<BufferRequest> requests,
 /// negative or a sum reaches 2^62.
 std::optional<int64_t>
 computeLowerBound(llvm::ArrayRef<BufferRequest> requests);
+
+/// The same bound for offsets that are multiples of `alignment` (> 0): at a
+/// point where requests of sizes b_1..b_k are live, every one but the
+/// highest spans at least b_i rounded up to `alignment` before the next
+/// offset, so the arena holds at least sum(alignUp(b_i)) - max(alignUp(b_i)
+/// - b_i); the largest of that over points. At least computeLowerBound;
+/// equal to it for an alignment of 1. Nullopt as computeLowerBound, or for
+/// an alignment that is not positive.
+std::optional<int64_t>
+computeAlignedLowerBound(llvm::ArrayRef<BufferRequest> requests,
+                         int64_t alignment);
 
 /// One row of the plan: an allocation or a staging argument.
 struct PlannedBuffer {
@@ -153,9 +209,17 @@ struct BufferPlan {
   std::vector<PlannedBuffer> buffers;
   /// Alignment of every offset: the requested one, raised to a multiple of
   /// any `alignment` attribute of an allocation.
-  int64_t alignment = 256;
+  int64_t alignment = 64;
   int64_t arenaBytes = 0;
+  /// The exact lower bound (computeLowerBound) and the one at `alignment`
+  /// (computeAlignedLowerBound).
   int64_t lowerBound = 0;
+  int64_t alignedLowerBound = 0;
+  /// The order that gave the smallest arena; meaningless when `reuse` is
+  /// off.
+  PlacementOrder order = PlacementOrder::BySize;
+  /// Whether buffers share bytes (BufferPlanOptions::reuse).
+  bool reuse = true;
   int64_t naiveSum = 0;
   /// Number of in-place writes: allocations merged into an input's slot,
   /// and dispatches that update a buffer in place.
@@ -168,12 +232,23 @@ struct BufferPlan {
   int64_t scheduleLength = 0;
 };
 
-/// The largest alignment of the arena's offsets, in bytes (a page).
-inline constexpr int64_t kMaxArenaAlignment = 4096;
+/// The default alignment per target: a cache line on the CPU (a 64-byte
+/// vector load never splits one), 256 bytes on CUDA (cudaMalloc's, and the
+/// rule of thumb for coalesced accesses).
+inline constexpr int64_t kCpuArenaAlignment = 64;
+inline constexpr int64_t kCudaArenaAlignment = 256;
+
+/// Whether `alignment` is a valid arena alignment: a power of two from 1 to
+/// kMaxArenaAlignmentBytes. Otherwise `why` (if given) says what is wrong.
+bool isValidArenaAlignment(int64_t alignment, std::string *why = nullptr);
 
 struct BufferPlanOptions {
-  /// Alignment of every offset, in bytes: from 1 to kMaxArenaAlignment.
-  int64_t alignment = 256;
+  /// Alignment of every offset, in bytes: a power of two from 1 to
+  /// kMaxArenaAlignmentBytes.
+  int64_t alignment = kCpuArenaAlignment;
+  /// With false, planning is off: no buffer shares bytes with another (no
+  /// in-place writes, no reuse over time); each gets its own offset.
+  bool reuse = true;
 };
 
 /// Computes the plan of `func` without changing it. Emits an error on `func`

@@ -151,11 +151,15 @@ def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
     all-parallel linalg op whose input and output use identity maps write
     its output over an input allocation that dies there, and gives every
     other buffer, and every `arr.staging` argument, an aligned offset in one
-    arena (greedy by size, best fit: Pisarchyk & Lee 2020). Every
+    arena (best fit in three greedy orders, by size as Pisarchyk & Lee 2020,
+    by first use, by conflict count; the smallest arena wins). Every
     `memref.alloc` becomes a `memref.view` into the arena, a new last
     argument of the function; deallocs are erased. The figures (arena bytes,
-    lower bound, naive sum, in-place count, buffers) are attached to the
-    function as `arr.plan`. The library behind it is `passes/BufferPlan.h`.
+    exact and aligned lower bounds, naive sum, in-place count, buffers,
+    alignment) are attached to the function as `arr.plan`. With
+    `reuse=false` nothing shares bytes (each buffer its own offset, no
+    in-place write). An alignment that is not a power of two from 1 to
+    4096 is an error. The library behind it is `passes/BufferPlan.h`.
 
     Before:
     ```mlir
@@ -174,9 +178,9 @@ def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
     func.func @f(%x: memref<64xf32> {arr.staging, arr.staging_offset = 0 : i64},
                  %out: memref<64xf32> {arr.output},
                  %arena: memref<512xi8> {arr.arena})
-        attributes {arr.plan = {arena_bytes = 512 : i64, buffers = 3 : i64,
-                    in_place = 1 : i64, lower_bound = 512 : i64,
-                    naive_sum = 768 : i64}} {
+        attributes {arr.plan = #arr.plan<arena_bytes = 512, lower_bound = 512,
+                    aligned_lower_bound = 512, naive_sum = 768, in_place = 1,
+                    buffers = 3, alignment = 64>} {
       %c256 = arith.constant 256 : index
       %a = memref.view %arena[%c256][] : memref<512xi8> to memref<64xf32>
       ...
@@ -189,9 +193,14 @@ def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect",
                            "::vmapc::arr::ArrDialect"];
   let options = [
-    Option<"alignment", "alignment", "int64_t", "256",
-           "Alignment of every offset in the arena, in bytes (the runtime "
-           "allocates the arena itself at least this aligned)">
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Alignment of every offset in the arena, in bytes: a power of two "
+           "from 1 to 4096 (64 suits the CPU, 256 CUDA; raised to the "
+           "largest element size; the runtime allocates the arena itself at "
+           "least this aligned)">,
+    Option<"reuse", "reuse", "bool", "true",
+           "Let buffers share bytes (in place, and over time); false turns "
+           "planning off: every buffer gets its own offset">
   ];
 }
 

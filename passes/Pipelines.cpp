@@ -2,6 +2,7 @@
 
 #include "passes/Pipelines.h"
 
+#include "passes/BufferPlan.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -36,7 +37,9 @@ void vmapc::buildArrToLinalgPipeline(OpPassManager &pm) {
 
 void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
                                       bool stageAll,
-                                      int64_t maxFusedBytesPerExample) {
+                                      int64_t maxFusedBytesPerExample,
+                                      int64_t arenaAlignment,
+                                      bool bufferReuse) {
   pm.addPass(createArrPackOperands());
   ArrFormDispatchesOptions dispatches;
   dispatches.maxFusedBytesPerExample = maxFusedBytesPerExample;
@@ -51,7 +54,12 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
   pm.addPass(createArrCopiesToDispatches());
   if (!plan)
     return;
-  pm.addPass(createArrPlanBuffers());
+  ArrPlanBuffersOptions planning;
+  planning.alignment = arenaAlignment ? arenaAlignment
+                       : stageAll     ? kCudaArenaAlignment
+                                      : kCpuArenaAlignment;
+  planning.reuse = bufferReuse;
+  pm.addPass(createArrPlanBuffers(planning));
   pm.addPass(createArrVerifyBufferPlan());
 }
 
@@ -146,6 +154,15 @@ struct BufferizePipelineOptions
                      "producers' results per example (0: none; "
                      "--target=cuda: 98304)"),
       llvm::cl::init(0)};
+  Option<int64_t> alignment{
+      *this, "alignment",
+      llvm::cl::desc("arr-plan-buffers' alignment of arena offsets in bytes "
+                     "(0: 64, or 256 with stage-all)"),
+      llvm::cl::init(0)};
+  Option<bool> reuse{*this, "reuse",
+                     llvm::cl::desc("arr-plan-buffers' reuse: false gives "
+                                    "every buffer its own bytes"),
+                     llvm::cl::init(true)};
 };
 } // namespace
 
@@ -159,7 +176,8 @@ void vmapc::registerPipelines() {
       "Bufferizes entries in destination-passing style and plans one arena",
       [](OpPassManager &pm, const BufferizePipelineOptions &options) {
         buildArrBufferizePipeline(pm, options.plan, options.stageAll,
-                                  options.maxFusedBytesPerExample);
+                                  options.maxFusedBytesPerExample,
+                                  options.alignment, options.reuse);
       });
   PassPipelineRegistration<CpuPipelineOptions>(
       "arr-cpu-kernel-pipeline",

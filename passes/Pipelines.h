@@ -40,10 +40,15 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 /// every argument gets a staging slot in the arena (CUDA), not only mapped
 /// ones. `maxFusedBytesPerExample` (0: no limit) is arr-form-dispatches'
 /// bound on a dispatch's fused producers' results per example (CUDA:
-/// GpuPipeline.h's kCudaMaxFusedBytesPerExample).
+/// GpuPipeline.h's kCudaMaxFusedBytesPerExample). `arenaAlignment` and
+/// `bufferReuse` are arr-plan-buffers' options (alignment 0: the target's,
+/// BufferPlan.h's kCudaArenaAlignment with `stageAll`, which only CUDA
+/// sets, else kCpuArenaAlignment).
 void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true,
                                bool stageAll = false,
-                               int64_t maxFusedBytesPerExample = 0);
+                               int64_t maxFusedBytesPerExample = 0,
+                               int64_t arenaAlignment = 0,
+                               bool bufferReuse = true);
 
 /// A planned program's kernels for the CPU: entries erased (their schedules
 /// read), each kernel tiled into workgroups, bufferized, one call per

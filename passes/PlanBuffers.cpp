@@ -34,6 +34,11 @@ struct ArrPlanBuffersPass
       return signalPassFailure();
     vmapc::BufferPlanOptions options;
     options.alignment = alignment;
+    options.reuse = reuse;
+    if (std::string why; !vmapc::isValidArenaAlignment(alignment, &why)) {
+      getOperation().emitError() << getArgument() << ": " << why;
+      return signalPassFailure();
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       // Kernels keep their own per-workgroup scratch (--arr-cpu-workgroups).
       if (func.isExternal() || vmapc::sched::isKernel(func))

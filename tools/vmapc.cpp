@@ -80,6 +80,18 @@ static cl::opt<std::string>
                       "sm_90); the toolkit is $CUDA_HOME or /usr/local/cuda"),
              cl::value_desc("sm_XY"), cl::init("sm_90"), cl::sub(compileCmd),
              cl::sub(runCmd), cl::cat(vmapcCategory));
+static cl::opt<int64_t> arenaAlignment(
+    "arena-alignment",
+    cl::desc("Align every offset in the arena to this many bytes, a power of "
+             "two from 1 to 4096 (default: 64 for the CPU, 256 with CUDA)"),
+    cl::value_desc("bytes"), cl::init(0), cl::sub(compileCmd), cl::sub(runCmd),
+    cl::sub(planCmd), cl::cat(vmapcCategory));
+static cl::opt<bool> noBufferReuse(
+    "no-buffer-reuse",
+    cl::desc("Turn buffer planning off: every buffer gets its own bytes in "
+             "the arena (no reuse over time, no in-place writes)"),
+    cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
+    cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
     cl::desc("Device to run on: cpu, cpu:threads=K,isa=LEVEL, or cuda[:N] "
@@ -154,6 +166,17 @@ static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
   return vmapc::importArr(sourceMgr, &context);
 }
 
+/// Checks --arena-alignment when it is given (0 is not a default then).
+static bool checkArenaAlignment() {
+  std::string why;
+  if (arenaAlignment.getNumOccurrences() == 0 ||
+      vmapc::isValidArenaAlignment(arenaAlignment, &why))
+    return true;
+  (void)fail("--arena-alignment=" + std::to_string(arenaAlignment) + ": " +
+             why);
+  return false;
+}
+
 /// Compiles `path` (.arr) into an artifact in memory.
 static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   DialectRegistry registry;
@@ -165,8 +188,12 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, path);
   if (!module)
     return false;
+  if (!checkArenaAlignment())
+    return false;
   vmapc::CompileOptions options;
   options.isaLevels.assign(cpuIsaLevels.begin(), cpuIsaLevels.end());
+  options.arenaAlignment = arenaAlignment;
+  options.bufferReuse = !noBufferReuse;
   options.cudaChip = cudaArch;
   std::string targets = targetList;
   if (targets.empty())
@@ -471,14 +498,24 @@ static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
         "  donated {0} bytes: outputs computed in their donated inputs' "
         "buffers\n",
         plan.donatedBytes);
-  json.push_back(llvm::json::Object{{"entry", name},
-                                    {"donated_bytes", plan.donatedBytes},
-                                    {"arena_bytes", plan.arenaBytes},
-                                    {"lower_bound", plan.lowerBound},
-                                    {"naive_sum", plan.naiveSum},
-                                    {"in_place", plan.inPlace},
-                                    {"alignment", plan.alignment},
-                                    {"buffers", std::move(rows)}});
+  llvm::outs() << llvm::formatv(
+      "  aligned lower bound {0} bytes at {1}-byte alignment; {2}\n",
+      plan.alignedLowerBound, plan.alignment,
+      plan.reuse
+          ? std::string("placed by ") + vmapc::placementOrderName(plan.order)
+          : std::string("planning off (no reuse)"));
+  json.push_back(llvm::json::Object{
+      {"entry", name},
+      {"donated_bytes", plan.donatedBytes},
+      {"arena_bytes", plan.arenaBytes},
+      {"lower_bound", plan.lowerBound},
+      {"aligned_lower_bound", plan.alignedLowerBound},
+      {"placement",
+       plan.reuse ? vmapc::placementOrderName(plan.order) : "none"},
+      {"naive_sum", plan.naiveSum},
+      {"in_place", plan.inPlace},
+      {"alignment", plan.alignment},
+      {"buffers", std::move(rows)}});
 }
 
 /// Draws the plans as SVG: per entry, schedule points across and arena
@@ -527,7 +564,7 @@ static int runPlan() {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, programFile);
-  if (!module)
+  if (!module || !checkArenaAlignment())
     return 1;
   PassManager pm(&context);
   vmapc::buildArrToLinalgPipeline(pm);
@@ -543,7 +580,12 @@ static int runPlan() {
     if (!entryName.empty() && fn.getSymName() != entryName)
       continue;
     found = true;
-    FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(fn);
+    vmapc::BufferPlanOptions planOptions;
+    if (arenaAlignment.getNumOccurrences())
+      planOptions.alignment = arenaAlignment;
+    planOptions.reuse = !noBufferReuse;
+    FailureOr<vmapc::BufferPlan> plan =
+        vmapc::computeBufferPlan(fn, planOptions);
     if (failed(plan))
       return 1;
     printPlan(fn.getSymName(), *plan, json);

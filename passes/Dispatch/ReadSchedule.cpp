@@ -245,8 +245,10 @@ FailureOr<EntryInfo> vmapc::readEntry(func::FuncOp fn,
     return fn.emitOpError("has no buffer plan (arr.plan)");
   entry.arenaBytes = plan.getArenaBytes();
   entry.lowerBoundBytes = plan.getLowerBound();
+  entry.alignedLowerBoundBytes = plan.getAlignedLowerBound();
   entry.naiveSumBytes = plan.getNaiveSum();
   entry.inPlaceCount = static_cast<uint32_t>(plan.getInPlace());
+  entry.arenaAlignment = static_cast<uint32_t>(plan.getAlignment());
   auto inAxes =
       fn->getAttrOfType<ArrayAttr>(vmapc::arr::ArrDialect::kInAxesAttrName);
   auto outAxes =

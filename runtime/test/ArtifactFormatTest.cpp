@@ -39,7 +39,7 @@ TEST_F(ArtifactTest, HeaderLayout) {
   std::string b = serialize(artifact);
   ASSERT_GT(b.size(), 64u);
   EXPECT_EQ(std::memcmp(b.data(), "VMAPC\0\0\0", 8), 0);
-  EXPECT_EQ(u32At(b, 8), 6u);  // version
+  EXPECT_EQ(u32At(b, 8), 7u);  // version
   EXPECT_EQ(u32At(b, 12), 0u); // reserved
   EXPECT_EQ(u64At(b, 16), 64u);
   uint64_t manifestSize = u64At(b, 24);
@@ -153,8 +153,10 @@ TEST_F(ArtifactTest, RoundTrip) {
     EXPECT_EQ(y.padsPartialChunks, x.padsPartialChunks);
     EXPECT_EQ(y.arenaBytes, x.arenaBytes);
     EXPECT_EQ(y.lowerBoundBytes, x.lowerBoundBytes);
+    EXPECT_EQ(y.alignedLowerBoundBytes, x.alignedLowerBoundBytes);
     EXPECT_EQ(y.naiveSumBytes, x.naiveSumBytes);
     EXPECT_EQ(y.inPlaceCount, x.inPlaceCount);
+    EXPECT_EQ(y.arenaAlignment, x.arenaAlignment);
     ASSERT_EQ(y.inputs.size(), x.inputs.size());
     ASSERT_EQ(y.outputs.size(), x.outputs.size());
     auto same = [](const ArgInfo &p, const ArgInfo &q) {
@@ -200,6 +202,10 @@ TEST_F(ArtifactTest, RoundTrip) {
     EXPECT_TRUE(y.bytes == x.bytes) << x.level;
   }
   EXPECT_EQ(back.entries[0].lowerBoundBytes, 128u);
+  EXPECT_EQ(back.entries[0].arenaAlignment, 1u);
+  const EntryInfo &twostep = back.entries[entryIndex(back, "twostep")];
+  EXPECT_EQ(twostep.alignedLowerBoundBytes, 192u);
+  EXPECT_EQ(twostep.arenaAlignment, 64u);
   EXPECT_EQ(back.entries[2].outputs[1].dtype, DType::Bool);
   EXPECT_TRUE(back.entries[2].inputs[1].shape.empty());
   EXPECT_EQ(back.kernels[kProbe].scratchBytes, 4096u);

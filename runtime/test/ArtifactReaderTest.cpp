@@ -46,11 +46,11 @@ TEST_F(ArtifactTest, BadMagic) {
 
 TEST_F(ArtifactTest, OtherFormatVersionsAreUnimplemented) {
   std::string b = serialize(artifact);
-  for (uint32_t version : {1u, 2u, 3u, 4u, 5u, 7u, 0xffffffffu}) {
+  for (uint32_t version : {1u, 2u, 3u, 4u, 5u, 6u, 8u, 0xffffffffu}) {
     putU32(b, 8, version);
     reseal(b);
     Status s = parse(b);
-    EXPECT_EQ(s.message(), "runtime supports format 6, artifact has " +
+    EXPECT_EQ(s.message(), "runtime supports format 7, artifact has " +
                                std::to_string(version));
     EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
     uint64_t fileSize = 0;
@@ -80,7 +80,7 @@ TEST_F(ArtifactTest, EveryFlippedByteIsRejected) {
     if (i < 8) {
       EXPECT_EQ(s.message(), "bad magic: not a .vmapc artifact");
     } else if (i < 12) {
-      EXPECT_NE(s.message().find("runtime supports format 6, artifact has"),
+      EXPECT_NE(s.message().find("runtime supports format 7, artifact has"),
                 std::string::npos);
     } else if (i < 48 || i >= 56) {
       // (Bytes 48..55 hold the file size: truncated or trailing bytes.)

@@ -94,7 +94,7 @@ inline Layout layoutOf(const Artifact &a) {
   off += 4;
   for (const EntryInfo &e : a.entries) {
     l.entries.push_back(off);
-    off += 4 + e.name.size() + 4 + 4 + 3 * 8 + 4 + 4 + 4;
+    off += 4 + e.name.size() + 4 + 4 + 4 * 8 + 4 + 4 + 4 + 4;
     l.args.emplace_back();
     for (const auto *list : {&e.inputs, &e.outputs})
       for (const ArgInfo &arg : *list) {

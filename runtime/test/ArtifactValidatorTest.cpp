@@ -96,6 +96,37 @@ TEST_F(ArtifactTest, ValidatorRejectsBadManifests) {
          e.outputs[0].donatedFrom = kNotDonated;
          e.outputs[0].stagingOffset = 256;
        }},
+      {"entry 'twostep': arena alignment 48 is not a power of two from 1 to "
+       "4096",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "twostep")].arenaAlignment = 48;
+       }},
+      {"entry 'twostep': arena alignment 0 is not a power of two from 1 to "
+       "4096",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "twostep")].arenaAlignment = 0;
+       }},
+      {"entry 'twostep': arena alignment 8192 is not a power of two from 1 "
+       "to 4096",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "twostep")].arenaAlignment = 8192;
+       }},
+      {"entry 'twostep' output 'y': staging offset 32 is not a multiple of "
+       "the arena alignment 64",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "twostep")].outputs[0].stagingOffset = 32;
+       }},
+      {"entry 'twostep' schedule command 0 binding 1: arena offset 96 is not "
+       "a multiple of the arena alignment 64",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "twostep")].schedule[0].bindings[1].offset =
+             96;
+       }},
       {"duplicate entry name 'affine'", kInvalid,
        [](Artifact &a) { a.entries[1].name = "affine"; }},
       {"entry #0 name contains a NUL byte", kInvalid,

@@ -153,6 +153,31 @@ TEST_F(RuntimeTest, UnmappedInputPassedOnceAndFullChunksInPlace) {
   EXPECT_EQ(exe->stats().examples, uint64_t(n + m));
 }
 
+// An entry that asks for more than 256-byte alignment (up to a page) gets
+// the executable's one arena at that alignment: probe's arena binding at
+// offset 128 then lies 128 bytes past a multiple of 4096.
+TEST_F(RuntimeTest, ArenaIsAlignedAsTheEntryAsks) {
+  Artifact a = makeTestArtifact();
+  // whoami has no arena offsets, so any alignment suits it.
+  a.entries[entryIndex(a, "whoami")].arenaAlignment = 4096;
+  std::unique_ptr<Executable> e = load(a, cpu);
+  ASSERT_NE(e, nullptr);
+  std::vector<float> x(kTestB * 2, 1.0f), y(kTestB * 2), c = {1, 2, 3};
+  int32_t addrs[6] = {};
+  const Entry *probe = nullptr;
+  ASSERT_TRUE(e->findEntry("probe", &probe).ok());
+  ASSERT_TRUE(e->run(*probe,
+                     {HostArray{x.data(), DType::F32, {kTestB, 2}},
+                      HostArray{c.data(), DType::F32, {3}}},
+                     {MutableHostArray{y.data(), DType::F32, {kTestB, 2}},
+                      MutableHostArray{addrs, DType::I32, {6}}})
+                  .ok());
+  EXPECT_EQ(y, x);
+  EXPECT_EQ(joinAddress(addrs + 2) % 4096, 128u);
+  // The arena rounds up to the alignment too.
+  EXPECT_EQ(e->stats().arenaBytes % 4096, 0u);
+}
+
 // After the first call, a run allocates nothing, on a device of 2 threads
 // whose workers run the workgroups.
 TEST_F(RuntimeTest, NoHeapAllocationAcrossRepeatedRuns) {

@@ -203,6 +203,8 @@ makeTestArtifact(std::vector<vmapc::CodeObject> code = testCodeObjects()) {
   vmapc::EntryInfo twostep = entry("twostep", 256);
   twostep.inputs = {arg("x", DType::F32, {4}, 0, 0)};
   twostep.outputs = {arg("y", DType::F32, {4}, 0, 64)};
+  twostep.alignedLowerBoundBytes = 192;
+  twostep.arenaAlignment = 64;
   twostep.schedule = {
       dispatch(kSquare, {inputBinding(0), arenaBinding(128)}, {numExamples()}),
       loop(2, 2), loop(3, 1),

@@ -8,6 +8,8 @@
 
 #include "vmapc/ArtifactFormat.h"
 
+#include <algorithm>
+
 namespace vmapc {
 
 size_t dtypeBytes(DType dtype) {
@@ -43,6 +45,13 @@ const char *codeKindName(CodeKind kind) {
     return "CUDA PTX";
   }
   return "unknown";
+}
+
+size_t arenaAlignmentOf(const Artifact &artifact) {
+  size_t alignment = kArenaAlignment;
+  for (const EntryInfo &entry : artifact.entries)
+    alignment = std::max<size_t>(alignment, entry.arenaAlignment);
+  return alignment;
 }
 
 uint64_t fnv1a64(const void *data, size_t size) {

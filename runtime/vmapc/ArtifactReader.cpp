@@ -192,8 +192,8 @@ static Status readManifest(ByteReader &r, Artifact *a,
   uint32_t numEntries = r.u32();
   if (r.failed())
     return truncatedManifest(r);
-  // An entry takes at least 57 bytes.
-  if (numEntries > kMaxEntries || numEntries > r.remaining() / 57)
+  // An entry takes at least 69 bytes.
+  if (numEntries > kMaxEntries || numEntries > r.remaining() / 69)
     return dataLoss("bad entry count " + std::to_string(numEntries));
   a->entries.resize(numEntries);
   for (EntryInfo &e : a->entries) {
@@ -202,8 +202,10 @@ static Status readManifest(ByteReader &r, Artifact *a,
     uint32_t flags = r.u32();
     e.arenaBytes = r.u64();
     e.lowerBoundBytes = r.u64();
+    e.alignedLowerBoundBytes = r.u64();
     e.naiveSumBytes = r.u64();
     e.inPlaceCount = r.u32();
+    e.arenaAlignment = r.u32();
     uint32_t numInputs = r.u32();
     uint32_t numOutputs = r.u32();
     if (r.failed())

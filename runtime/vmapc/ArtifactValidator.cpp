@@ -94,6 +94,11 @@ static Status validateArgs(const EntryInfo &entry,
                         " takes 2^62 bytes or more");
     if (arg.isMapped() && !arg.hasStaging())
       return invalid(where + ": mapped argument has no staging slot");
+    if (arg.hasStaging() && arg.stagingOffset % entry.arenaAlignment != 0)
+      return invalid(where + ": staging offset " +
+                     std::to_string(arg.stagingOffset) +
+                     " is not a multiple of the arena alignment " +
+                     std::to_string(entry.arenaAlignment));
     if (arg.hasStaging()) {
       std::optional<uint64_t> slotEnd =
           checkedAddBytes(arg.stagingOffset, *batchedBytes);
@@ -316,6 +321,11 @@ static Status validateSchedule(const EntryInfo &e,
                          std::to_string(b.offset) + ", +" +
                          std::to_string(need) + ") exceed the arena of " +
                          std::to_string(e.arenaBytes) + " bytes");
+        if (b.offset % e.arenaAlignment != 0)
+          return invalid(binding + ": arena offset " +
+                         std::to_string(b.offset) +
+                         " is not a multiple of the arena alignment " +
+                         std::to_string(e.arenaAlignment));
         have = need;
         break;
       }
@@ -401,6 +411,12 @@ Status validateEntry(const EntryInfo &e,
     return outOfRange("entry '" + e.name + "': arena of " +
                       std::to_string(e.arenaBytes) +
                       " bytes is too large (the limit is 2^62 bytes)");
+  if (e.arenaAlignment < 1 || e.arenaAlignment > kMaxArenaAlignment ||
+      (e.arenaAlignment & (e.arenaAlignment - 1)) != 0)
+    return invalid("entry '" + e.name + "': arena alignment " +
+                   std::to_string(e.arenaAlignment) +
+                   " is not a power of two from 1 to " +
+                   std::to_string(kMaxArenaAlignment));
   // Input slots are all filled before the schedule runs and output slots
   // are all read after it, so two inputs (or two outputs) must not share
   // bytes; an input slot may share bytes with an output slot (the plan

@@ -105,8 +105,10 @@ Status serializeArtifact(const Artifact &artifact, std::string *out) {
     m.u32(e.padsPartialChunks ? 1 : 0);
     m.u64(e.arenaBytes);
     m.u64(e.lowerBoundBytes);
+    m.u64(e.alignedLowerBoundBytes);
     m.u64(e.naiveSumBytes);
     m.u32(e.inPlaceCount);
+    m.u32(e.arenaAlignment);
     m.u32(uint32_t(e.inputs.size()));
     m.u32(uint32_t(e.outputs.size()));
     for (const ArgInfo &a : e.inputs)

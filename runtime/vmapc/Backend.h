@@ -46,7 +46,7 @@ public:
   virtual ~Executable() = default;
 
   /// The arena: `arenaBytes` (as loaded) at this address, aligned to
-  /// kArenaAlignment. Allocated once, at load.
+  /// arenaAlignmentOf(artifact). Allocated once, at load.
   virtual Address arena() const = 0;
   /// Whether the code reads and writes host memory, so that a caller's host
   /// array may be bound directly (else it is staged through the arena).

@@ -287,8 +287,8 @@ Status Executable::loadBytes(const Device &device, const void *data,
   impl->loopIndices.assign(kMaxLoopDepth, 0);
 
   // Below 2^62 (validated), so rounding up cannot wrap.
-  arenaBytes =
-      (arenaBytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  uint64_t alignment = arenaAlignmentOf(a);
+  arenaBytes = (arenaBytes + alignment - 1) / alignment * alignment;
   VMAPC_RETURN_IF_ERROR(device.impl->load(a, code, arenaBytes, &impl->backend));
   impl->stats.arenaBytes = arenaBytes;
   impl->stats.allocations = 1;

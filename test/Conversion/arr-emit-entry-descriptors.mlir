@@ -17,7 +17,7 @@ func.func @e(%x: memref<4x3xf32> {arr.staging, arr.staging_offset = 0 : i64},
              %flag: memref<i1> {arr.output},
              %arena: memref<256xi8> {arr.arena})
     attributes {arr.batch = 4 : i64, arr.in_axes = [0, unit], arr.out_axes = [1, unit],
-                arr.plan = #arr.plan<arena_bytes = 256, lower_bound = 128, naive_sum = 512, in_place = 0, buffers = 0>} {
+                arr.plan = #arr.plan<arena_bytes = 256, lower_bound = 128, aligned_lower_bound = 128, naive_sum = 512, in_place = 0, buffers = 0, alignment = 64>} {
   return
 }
 func.func private @helper(%x: memref<4xf32>) {
@@ -37,7 +37,7 @@ func.func @e(%x: memref<4x3xf32> {arr.staging, arr.staging_offset = 0 : i64},
              %flag: memref<i1> {arr.output},
              %arena: memref<256xi8> {arr.arena})
     attributes {arr.batch = 4 : i64, arr.in_axes = [0, unit], arr.out_axes = [1, unit],
-                arr.plan = #arr.plan<arena_bytes = 256, lower_bound = 128, naive_sum = 512, in_place = 0, buffers = 0>} {
+                arr.plan = #arr.plan<arena_bytes = 256, lower_bound = 128, aligned_lower_bound = 128, naive_sum = 512, in_place = 0, buffers = 0, alignment = 64>} {
   return
 }
 
@@ -54,7 +54,7 @@ func.func @unplanned(%x: memref<4x3xf32>) attributes {arr.batch = 4 : i64, arr.i
 // expected-error @+1 {{'func.func' op argument 0 has no batch dimension 4 at axis 1}}
 func.func @wrong_axis(%x: memref<4x3xf32>, %arena: memref<64xi8> {arr.arena})
     attributes {arr.batch = 4 : i64, arr.in_axes = [1],
-                arr.plan = #arr.plan<arena_bytes = 64, lower_bound = 0, naive_sum = 0, in_place = 0, buffers = 0>} {
+                arr.plan = #arr.plan<arena_bytes = 64, lower_bound = 0, aligned_lower_bound = 0, naive_sum = 0, in_place = 0, buffers = 0, alignment = 64>} {
   return
 }
 
@@ -63,6 +63,6 @@ func.func @wrong_axis(%x: memref<4x3xf32>, %arena: memref<64xi8> {arr.arena})
 // expected-error @+1 {{'func.func' op argument 0 has element type 'f64', not one of f32, i32, bool}}
 func.func @f64(%x: memref<4xf64>, %arena: memref<64xi8> {arr.arena})
     attributes {arr.batch = 4 : i64, arr.in_axes = [0],
-                arr.plan = #arr.plan<arena_bytes = 64, lower_bound = 0, naive_sum = 0, in_place = 0, buffers = 0>} {
+                arr.plan = #arr.plan<arena_bytes = 64, lower_bound = 0, aligned_lower_bound = 0, naive_sum = 0, in_place = 0, buffers = 0, alignment = 64>} {
   return
 }

@@ -43,7 +43,7 @@ func.func @untyped_plan(%x: tensor<4xf32>) -> tensor<4xf32> attributes {arr.batc
 // -----
 
 // expected-error @+1 {{in_place = -1 is outside [0, 2^32)}}
-func.func @negative_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {arr.plan = #arr.plan<arena_bytes = 0, lower_bound = 0, naive_sum = 0, in_place = -1, buffers = 0>} {
+func.func @negative_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {arr.plan = #arr.plan<arena_bytes = 0, lower_bound = 0, aligned_lower_bound = 0, naive_sum = 0, in_place = -1, buffers = 0, alignment = 64>} {
   return %x : tensor<4xf32>
 }
 

@@ -59,7 +59,7 @@ def parse(data):
         if e == 0:
             at["batch"] = r.pos
             at["arena"] = r.pos + 8
-        r.pos += 4 + 4 + 3 * 8 + 4
+        r.pos += 4 + 4 + 4 * 8 + 4 + 4
         inputs, outputs = r.take("II")
         for a in range(inputs + outputs):
             r.string()

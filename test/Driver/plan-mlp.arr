@@ -14,11 +14,12 @@
 # RUN: FileCheck %s --input-file=%t.svg --check-prefix=SVG
 # RUN: grep -c '<rect ' %t.svg | FileCheck %s --check-prefix=RECTS
 
-# CHECK: entry predict: 2 buffers over 3 schedule points, offsets aligned to 256 bytes
+# CHECK: entry predict: 2 buffers over 3 schedule points, offsets aligned to 64 bytes
 # CHECK-NEXT: buffer bytes interval offset memory
 # CHECK-NEXT: x 4096 [0, 1] {{[0-9]+ *$}}
 # CHECK-NEXT: out 2048 [1, 2] {{[0-9]+ *$}}
 # CHECK-NEXT: arena 6144 bytes, lower bound 6144 bytes (1.000x), naive sum 6144 bytes, 0 in-place write(s)
+# CHECK-NEXT: aligned lower bound 6144 bytes at 64-byte alignment; placed by size
 # CHECK-NOT: entry
 
 # FACTS: entry predict

@@ -1,5 +1,5 @@
-// RUN: vmapc-opt %s --arr-plan-buffers --arr-verify-buffer-plan -split-input-file | FileCheck %s
-// RUN: vmapc-opt %s --arr-plan-buffers=alignment=64 --arr-verify-buffer-plan -split-input-file | FileCheck %s --check-prefix=ALIGN64
+// RUN: vmapc-opt %s --arr-plan-buffers=alignment=256 --arr-verify-buffer-plan -split-input-file | FileCheck %s
+// RUN: vmapc-opt %s --arr-plan-buffers --arr-verify-buffer-plan -split-input-file | FileCheck %s --check-prefix=ALIGN64
 
 // Inputs are the output of
 //   mlir-opt --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries
@@ -19,7 +19,7 @@
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<256x64xf32> {arr.name = "x", arr.staging, arr.staging_offset = 131072 : i64}
 // CHECK-SAME: {arr.name = "out", arr.output, arr.staging, arr.staging_offset = 16384 : i64}
 // CHECK-SAME: %[[ARENA:[a-z0-9]+]]: memref<262144xi8> {arr.arena})
-// CHECK-SAME: attributes {arr.plan = #arr.plan<arena_bytes = 262144, lower_bound = 262144, naive_sum = 753664, in_place = 3, buffers = 8>}
+// CHECK-SAME: attributes {arr.plan = #arr.plan<arena_bytes = 262144, lower_bound = 262144, aligned_lower_bound = 262144, naive_sum = 753664, in_place = 3, buffers = 8, alignment = 256>}
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[C128K:.+]] = arith.constant 131072 : index
 // CHECK-NOT: memref.alloc
@@ -39,7 +39,7 @@
 // CHECK: return
 
 // ALIGN64-LABEL: func.func @mlp(
-// ALIGN64-SAME: arena_bytes = 262144, lower_bound = 262144, naive_sum = {{[0-9]+}}, in_place = 3, buffers = 8
+// ALIGN64-SAME: arena_bytes = 262144, lower_bound = 262144, aligned_lower_bound = 262144, naive_sum = {{[0-9]+}}, in_place = 3, buffers = 8, alignment = 64
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1)>
 func.func @mlp(%arg0: memref<256x64xf32> {arr.name = "x", arr.staging}, %arg1: memref<64x128xf32> {arr.name = "w1"}, %arg2: memref<128xf32> {arr.name = "b1"}, %arg3: memref<128x128xf32> {arr.name = "w2"}, %arg4: memref<128x16xf32> {arr.name = "w3"}, %arg5: memref<256x16xf32> {arr.name = "out", arr.output, arr.staging}) {
@@ -90,7 +90,7 @@ func.func @mlp(%arg0: memref<256x64xf32> {arr.name = "x", arr.staging}, %arg1: m
 // CHECK-SAME: {arr.name = "q", arr.staging, arr.staging_offset = 1024000 : i64}
 // CHECK-SAME: {arr.name = "out", arr.output, arr.staging, arr.staging_offset = 1025024 : i64}
 // CHECK-SAME: %[[ARENA:[a-z0-9]+]]: memref<1089536xi8> {arr.arena})
-// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 1089536, lower_bound = 1089536, naive_sum = 1091584, in_place = 0, buffers = 4>
+// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 1089536, lower_bound = 1089536, aligned_lower_bound = 1089536, naive_sum = 1091584, in_place = 0, buffers = 4, alignment = 256>
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[CMIN:.+]] = arith.constant 1024000 : index
 // CHECK: %[[D:.+]] = memref.view %[[ARENA]][%[[C0]]][] : memref<1089536xi8> to memref<256x1000xf32>
@@ -143,7 +143,7 @@ func.func @classify(%arg0: memref<256x64xf32> {arr.name = "q", arr.staging}, %ar
 // CHECK-LABEL: func.func @rnn(
 // CHECK-SAME: {arr.name = "x", arr.staging, arr.staging_offset = 0 : i64}
 // CHECK-SAME: %[[ARENA:[a-z0-9]+]]: memref<24576xi8> {arr.arena})
-// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 24576, lower_bound = 24576, naive_sum = 40960, in_place = 1, buffers = 5>
+// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 24576, lower_bound = 24576, aligned_lower_bound = 24576, naive_sum = 40960, in_place = 1, buffers = 5, alignment = 256>
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[C8K:.+]] = arith.constant 8192 : index
 // CHECK-DAG: %[[C16K:.+]] = arith.constant 16384 : index
@@ -206,7 +206,7 @@ func.func @rnn(%arg0: memref<64x32xf32> {arr.name = "x", arr.staging}, %arg1: me
 
 // CHECK-LABEL: func.func @views(
 // CHECK-SAME: %[[ARENA:[a-z0-9]+]]: memref<384xi8> {arr.arena})
-// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 384, lower_bound = 256, naive_sum = 384, in_place = 1, buffers = 3>
+// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 384, lower_bound = 256, aligned_lower_bound = 384, naive_sum = 384, in_place = 1, buffers = 3, alignment = 256>
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK: %[[A:.+]] = memref.view %[[ARENA]][%[[C0]]][] : memref<384xi8> to memref<4x8xf32>
@@ -219,7 +219,7 @@ func.func @rnn(%arg0: memref<64x32xf32> {arr.name = "x", arr.staging}, %arg1: me
 
 // ALIGN64-LABEL: func.func @views(
 // ALIGN64-SAME: memref<256xi8> {arr.arena})
-// ALIGN64-SAME: arena_bytes = 256, lower_bound = 256, naive_sum = {{[0-9]+}}, in_place = 1, buffers = 3
+// ALIGN64-SAME: arena_bytes = 256, lower_bound = 256, aligned_lower_bound = 256, naive_sum = {{[0-9]+}}, in_place = 1, buffers = 3, alignment = 64
 func.func @views(%x: memref<4x8xf32>, %out: memref<32xf32> {arr.output}) {
   %a = memref.alloc() : memref<4x8xf32>
   linalg.copy ins(%x : memref<4x8xf32>) outs(%a : memref<4x8xf32>)
@@ -241,7 +241,7 @@ func.func @views(%x: memref<4x8xf32>, %out: memref<32xf32> {arr.output}) {
 
 // CHECK-LABEL: func.func @nothing(
 // CHECK-SAME: memref<0xi8> {arr.arena})
-// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 0, lower_bound = 0, naive_sum = 0, in_place = 0, buffers = 0>
+// CHECK-SAME: arr.plan = #arr.plan<arena_bytes = 0, lower_bound = 0, aligned_lower_bound = 0, naive_sum = 0, in_place = 0, buffers = 0, alignment = 256>
 func.func @nothing(%x: memref<4xf32>, %out: memref<4xf32> {arr.output}) {
   linalg.copy ins(%x : memref<4xf32>) outs(%out : memref<4xf32>)
   return

@@ -23,7 +23,7 @@
 # CHECK-SAME:      %[[W1:[a-z0-9]+]]: memref<64x128xf32> {arr.name = "w1"}, %[[B1:[a-z0-9]+]]: memref<128xf32> {arr.name = "b1"}, %[[W2:[a-z0-9]+]]: memref<128x128xf32> {arr.name = "w2"}, %[[W3:[a-z0-9]+]]: memref<128x32xf32> {arr.name = "w3"}
 # CHECK-SAME:      %[[OUT:[a-z0-9]+]]: memref<16x32xf32> {arr.name = "out", arr.output, arr.staging, arr.staging_offset = {{[0-9]+}} : i64}
 # CHECK-SAME:      %{{.+}}: memref<6144xi8> {arr.arena})
-# CHECK-SAME:      arr.plan = #arr.plan<arena_bytes = 6144, lower_bound = 6144, naive_sum = 6144, in_place = 0, buffers = 2>
+# CHECK-SAME:      arr.plan = #arr.plan<arena_bytes = 6144, lower_bound = 6144, aligned_lower_bound = 6144, naive_sum = 6144, in_place = 0, buffers = 2, alignment = 64>
 # CHECK-NEXT:    %[[N:.+]] = sched.num_examples : index
 # CHECK-NEXT:    sched.dispatch @predict_dispatch_0(%[[X]], %[[W1]], %[[B1]], %[[W2]], %[[W3]] : {{.+}}) outs(%[[OUT]] : memref<16x32xf32>) scalars(%[[N]])
 # CHECK-NEXT:    return

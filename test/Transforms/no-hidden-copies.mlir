@@ -88,7 +88,7 @@ func.func @concat_entry(%a: tensor<16x8xf32>, %b: tensor<3xf32>) -> tensor<16x11
 // CHECK-NEXT:    %[[T1:.+]] = bufferization.to_tensor %[[S1]]
 // CHECK-NEXT:    linalg.generic {indexing_maps = [#[[COL]], #[[ID]]], {{.+}}} ins(%{{.+}} : tensor<3xf32>) outs(%[[T1]] : tensor<16x3xf32>)
 // CHECK:       func.func @concat_entry(
-// CHECK-SAME:      %[[A:.+]]: memref<16x8xf32> {{.+}}, %[[B:.+]]: memref<3xf32>, %[[OUT:.+]]: memref<16x11xf32> {{.+}}, %{{.+}}: memref<1280xi8> {arr.arena})
+// CHECK-SAME:      %[[A:.+]]: memref<16x8xf32> {{.+}}, %[[B:.+]]: memref<3xf32>, %[[OUT:.+]]: memref<16x11xf32> {{.+}}, %{{.+}}: memref<1216xi8> {arr.arena})
 // CHECK-NEXT:    %[[N:.+]] = sched.num_examples
 // CHECK-NEXT:    sched.dispatch @[[K0]](%[[A]] : memref<16x8xf32>) outs(%[[OUT]] : memref<16x11xf32>) scalars(%[[N]])
 // CHECK-NEXT:    sched.dispatch @[[K1]](%[[B]] : memref<3xf32>) outs(%[[OUT]] : memref<16x11xf32>)

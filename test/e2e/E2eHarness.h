@@ -134,10 +134,12 @@ inline std::vector<std::string> hostIsaLevels() {
 
 /// Compiles `source` for the CPU (only `config`'s ISA level when it names
 /// one) and loads it on `config`'s device; returns a failure with every
-/// diagnostic on error.
+/// diagnostic on error. `bufferReuse` false compiles with planning off
+/// (CompileOptions::bufferReuse).
 inline ::testing::AssertionResult
 compileProgram(const std::string &source, CompiledProgram &out,
-               const DeviceConfig &config = DeviceConfig::fromEnvironment()) {
+               const DeviceConfig &config = DeviceConfig::fromEnvironment(),
+               bool bufferReuse = true) {
   out.context = makeFullContext();
   std::string diagnostics;
   // Two separate imports: one is lowered and compiled, one stays as written.
@@ -157,11 +159,12 @@ compileProgram(const std::string &source, CompiledProgram &out,
           os << d.getLocation() << ": " << d << "\n";
           return mlir::success();
         });
-    std::vector<std::string> levels;
+    vmapc::CompileOptions options;
     if (!config.isaLevel.empty())
-      levels.push_back(config.isaLevel);
-    if (mlir::failed(vmapc::compileForCpu(*toCompile, artifact, levels)))
-      return ::testing::AssertionFailure() << "compileForCpu failed:\n"
+      options.isaLevels.push_back(config.isaLevel);
+    options.bufferReuse = bufferReuse;
+    if (mlir::failed(vmapc::compileArtifact(*toCompile, options, artifact)))
+      return ::testing::AssertionFailure() << "compileArtifact failed:\n"
                                            << diagnostics;
   }
   std::string bytes;

@@ -31,6 +31,10 @@
 //   VMAPC_PROPERTY_DUMP      directory: PropertyTools.DISABLED_DumpForJax
 //                            writes each program's JAX text, inputs and
 //                            vmapc outputs there (.npy) for jax_check.py
+//   VMAPC_PROPERTY_NO_REUSE_PROGRAMS  programs that PlanningOff compiles
+//                            with and without buffer reuse and runs both
+//                            ways, bit for bit (default 200; 500 is the
+//                            figure to run outside CI)
 //   VMAPC_PROPERTY_FILE      an .arr file: PropertyTools.DISABLED_CheckArrFile
 //                            checks its exports against the oracle
 //   (both with --gtest_also_run_disabled_tests)
@@ -491,6 +495,105 @@ INSTANTIATE_TEST_SUITE_P(Property, OtherIsaLevel,
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+/// The bytes of `a` as the runtime wrote them (f32 through double and back:
+/// exact).
+std::vector<unsigned char> bytesOf(const oracle::Array &a) {
+  size_t elem = a.dtype == oracle::DType::Bool ? 1 : 4;
+  std::vector<unsigned char> bytes(a.numElements() * elem + 1, 0);
+  a.toBuffer(bytes.data());
+  bytes.pop_back();
+  return bytes;
+}
+
+// Planning off (every buffer its own bytes, no in-place write) changes no
+// result bit: each program is compiled both ways, with the plan checker
+// (arr-verify-buffer-plan) in the pipeline and the runtime's validator at
+// load, and run both ways on the same inputs.
+TEST(PlanningOff, ResultsAreBitIdenticalWithAndWithoutReuse) {
+  Config cfg;
+  int64_t count = envInt("VMAPC_PROPERTY_NO_REUSE_PROGRAMS", 200);
+  if (count <= 0)
+    GTEST_SKIP() << "VMAPC_PROPERTY_NO_REUSE_PROGRAMS is 0";
+  DeviceConfig device = DeviceConfig::fromEnvironment();
+  if (device.isaLevel.empty())
+    device.isaLevel = bestIsaLevel();
+  auto t0 = std::chrono::steady_clock::now();
+  int64_t programs = 0, runs = 0, moreMemory = 0, compared = 0;
+  std::vector<std::string> failures;
+  for (int64_t start = 0; start < count; start += cfg.perModule) {
+    std::vector<Program> progs;
+    std::string module;
+    for (int64_t i = start; i < std::min(count, start + cfg.perModule); ++i) {
+      uint64_t seed = cfg.seed + uint64_t(i);
+      progs.push_back(generateProgram(seed, "p" + std::to_string(seed) + "_",
+                                      cfg.features));
+      module += progs.back().arr;
+    }
+    gCurrent = "compiling the programs of seeds " +
+               std::to_string(progs.front().seed) + ".." +
+               std::to_string(progs.back().seed) + " with and without reuse\n";
+    CompiledProgram planned, unplanned;
+    ::testing::AssertionResult ok = compileProgram(module, planned, device);
+    ASSERT_TRUE(ok) << "with reuse: " << ok.message();
+    ok = compileProgram(module, unplanned, device, /*bufferReuse=*/false);
+    ASSERT_TRUE(ok) << "without reuse: " << ok.message();
+    for (const Program &p : progs) {
+      ++programs;
+      const vmapc::Entry *withReuse = nullptr, *without = nullptr;
+      ASSERT_TRUE(planned.executable->findEntry(p.exportName, &withReuse).ok());
+      ASSERT_TRUE(unplanned.executable->findEntry(p.exportName, &without).ok());
+      // Without reuse the arena holds every buffer apart.
+      EXPECT_GE(without->info().arenaBytes, without->info().naiveSumBytes)
+          << report(p, device, "");
+      EXPECT_LE(withReuse->info().arenaBytes, without->info().arenaBytes)
+          << report(p, device, "");
+      moreMemory += without->info().arenaBytes > withReuse->info().arenaBytes;
+      for (int64_t j = 0; j < cfg.inputs; ++j) {
+        int64_t n = chooseN(p, j, cfg.features);
+        std::vector<oracle::Array> inputs =
+            randomBatchedInputs(planned, p.exportName, n, inputSeed(p.seed, j));
+        std::vector<oracle::Array> a, b;
+        gCurrent = "running " + report(p, device, "") + "\n";
+        ++runs;
+        ::testing::AssertionResult ranA =
+            runEntry(planned, p.exportName, inputs, n, a);
+        ::testing::AssertionResult ranB =
+            runEntry(unplanned, p.exportName, inputs, n, b);
+        if (!ranA || !ranB || a.size() != b.size()) {
+          failures.push_back(report(
+              p, device,
+              "N = " + std::to_string(n) + ": " +
+                  (!ranA   ? "with reuse: " + std::string(ranA.message())
+                   : !ranB ? "without reuse: " + std::string(ranB.message())
+                           : std::string("output counts differ"))));
+          continue;
+        }
+        for (size_t k = 0; k < a.size(); ++k) {
+          ++compared;
+          if (a[k].shape != b[k].shape || bytesOf(a[k]) != bytesOf(b[k]))
+            failures.push_back(report(
+                p, device,
+                "N = " + std::to_string(n) + ", output " + std::to_string(k) +
+                    " differs\n  with reuse    " + a[k].toString() +
+                    "\n  without reuse " + b[k].toString()));
+        }
+      }
+    }
+  }
+  std::printf("planning off: %lld programs, %lld runs, %lld outputs compared "
+              "bit for bit, %lld arenas larger without reuse, in %.1f s\n",
+              static_cast<long long>(programs), static_cast<long long>(runs),
+              static_cast<long long>(compared),
+              static_cast<long long>(moreMemory), since(t0));
+  for (size_t i = 0; i < failures.size() && i < 10; ++i)
+    ADD_FAILURE() << failures[i];
+  EXPECT_EQ(failures.size(), 0u);
+  EXPECT_EQ(programs, count);
+  EXPECT_GT(compared, 0);
+  // Reuse saves memory somewhere, or the comparison compares nothing.
+  EXPECT_GT(moreMemory, 0);
+}
 
 // The second oracle's input: JAX text, inputs and vmapc outputs as .npy.
 // Not run by CTest (DISABLED_): jax_check.py runs it.

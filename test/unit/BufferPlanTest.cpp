@@ -190,6 +190,233 @@ TEST(AssignOffsets, RandomSetsAreValidAndNearTheBound) {
             1.15 * static_cast<double>(totalBound));
 }
 
+constexpr int64_t kLimitForTests = int64_t{1} << 62;
+
+/// The arena of `requests` placed in `order` (which must succeed).
+int64_t arenaInOrder(ArrayRef<BufferRequest> requests,
+                     vmapc::PlacementOrder order, int64_t alignment = 1) {
+  std::optional<OffsetAssignment> result =
+      vmapc::assignOffsetsInOrder(requests, alignment, order);
+  if (!result) {
+    ADD_FAILURE() << "assignOffsetsInOrder failed";
+    return -1;
+  }
+  expectValid(requests, *result, alignment);
+  return result->arenaBytes;
+}
+
+// Each order wins once: on each set below it alone reaches the lower bound,
+// and assignOffsets keeps its placement.
+TEST(AssignOffsets, BySizeWinsWhenTheLargestComesLast) {
+  // Point 2..3: a + c = 110; point 4: c + d = 100; points 5..6: b + d = 120.
+  std::vector<BufferRequest> requests = {
+      {50, {2, 3}}, // a
+      {80, {5, 7}}, // b
+      {60, {1, 4}}, // c
+      {40, {4, 6}}, // d
+  };
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 120);
+  // b and c (disjoint) at 0, a on c, d on b.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::BySize), 120);
+  // First use first: c, a above it, d above c (60), then b above d: 100.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByStart), 180);
+  // c and d (two conflicts each) first, stacked; b above d again.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByConflicts), 180);
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 1);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->order, vmapc::PlacementOrder::BySize);
+  EXPECT_EQ(best->arenaBytes, 120);
+  std::vector<int64_t> expected = {60, 0, 0, 80};
+  EXPECT_EQ(best->offsets, expected);
+}
+
+TEST(AssignOffsets, ByStartWinsWhenTheLargestDoesNotOverlapTheEarliest) {
+  // Point 3: a + c = 70; point 4: a + d = 30; point 5: b + d = 70.
+  std::vector<BufferRequest> requests = {
+      {20, {3, 4}}, // a
+      {60, {5, 5}}, // b
+      {50, {3, 3}}, // c
+      {10, {4, 6}}, // d
+  };
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 70);
+  // b at 0 first leaves d (live with a at 50 and b) no room below 70.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::BySize), 80);
+  // c at 0, a on it, d into the 50-byte gap under a, b above d.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByStart), 70);
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByConflicts), 90);
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 1);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->order, vmapc::PlacementOrder::ByStart);
+  EXPECT_EQ(best->arenaBytes, 70);
+  std::vector<int64_t> expected = {50, 10, 0, 0};
+  EXPECT_EQ(best->offsets, expected);
+}
+
+TEST(AssignOffsets, ByConflictsWinsWhenTheBusiestGoesFirst) {
+  // Point 2: b + c + d = 90; point 3: b + d = 70; points 4..5: a + d = 80.
+  std::vector<BufferRequest> requests = {
+      {50, {4, 7}}, // a: conflicts with d
+      {40, {1, 3}}, // b: c, d
+      {20, {2, 2}}, // c: b, d
+      {30, {2, 5}}, // d: a, b, c
+  };
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 90);
+  // a and b at 0, d above both (50), c above d: 100.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::BySize), 100);
+  // b at 0, d above it, c above d, a above d: 120.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByStart), 120);
+  // d at 0, b on it, c on b, a on d where b and c were.
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByConflicts), 90);
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 1);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->order, vmapc::PlacementOrder::ByConflicts);
+  EXPECT_EQ(best->arenaBytes, 90);
+  std::vector<int64_t> expected = {30, 30, 70, 0};
+  EXPECT_EQ(best->offsets, expected);
+}
+
+TEST(AssignOffsets, TiesKeepTheFirstOrder) {
+  // Every order reaches 300: by size is kept.
+  std::vector<BufferRequest> requests = {{100, {0, 1}}, {200, {1, 2}}};
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 1);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->arenaBytes, 300);
+  EXPECT_EQ(best->order, vmapc::PlacementOrder::BySize);
+  EXPECT_STREQ(vmapc::placementOrderName(best->order), "size");
+  EXPECT_STREQ(vmapc::placementOrderName(vmapc::PlacementOrder::ByStart),
+               "start");
+  EXPECT_STREQ(vmapc::placementOrderName(vmapc::PlacementOrder::ByConflicts),
+               "conflicts");
+}
+
+TEST(AssignOffsets, TheGapBeforeTheFirstBufferIsUsed) {
+  // x takes [0, 300) and y (live with x) goes above it, at 320 with 64-byte
+  // alignment. z is live with y only: the best packing puts it in the
+  // 320 bytes below y, at offset 0, not above y.
+  std::vector<BufferRequest> requests = {
+      {300, {0, 1}}, // x
+      {100, {1, 2}}, // y
+      {250, {2, 3}}, // z
+  };
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 64);
+  ASSERT_TRUE(best);
+  expectValid(requests, *best, 64);
+  std::vector<int64_t> expected = {0, 320, 0};
+  EXPECT_EQ(best->offsets, expected);
+  EXPECT_EQ(best->arenaBytes, 420);
+  // In first-use order z comes after y, and best fit takes the gap below
+  // y rather than the space above it.
+  std::optional<OffsetAssignment> byStart =
+      vmapc::assignOffsetsInOrder(requests, 64, vmapc::PlacementOrder::ByStart);
+  ASSERT_TRUE(byStart);
+  EXPECT_EQ(byStart->offsets, expected);
+  EXPECT_EQ(byStart->arenaBytes, 420);
+  // Exactly: x + y = 400 live at point 1. Aligned: x takes 320 bytes
+  // before y, y ends at 420; or y 128 before x, x ends at 428.
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 400);
+  EXPECT_EQ(vmapc::computeAlignedLowerBound(requests, 64), 420);
+  // Byte-aligned, y sits right on x, and z still fits below it.
+  std::optional<OffsetAssignment> exact = vmapc::assignOffsets(requests, 1);
+  ASSERT_TRUE(exact);
+  std::vector<int64_t> exactOffsets = {0, 300, 0};
+  EXPECT_EQ(exact->offsets, exactOffsets);
+  EXPECT_EQ(exact->arenaBytes, 400);
+}
+
+TEST(AssignOffsets, AtCudaAlignmentTheSmallBufferGoesFirst) {
+  // The same set at 256 bytes: x at 0 puts y at 512 (612). The
+  // conflict order places y (two conflicts) first at 0, x and z at 256:
+  // 556, the aligned lower bound (256 + 300: y's 100 bytes padded to 256,
+  // x's 300 unpadded on top).
+  std::vector<BufferRequest> requests = {
+      {300, {0, 1}}, {100, {1, 2}}, {250, {2, 3}}};
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::BySize, 256), 612);
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 256);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->order, vmapc::PlacementOrder::ByConflicts);
+  std::vector<int64_t> expected = {256, 0, 256};
+  EXPECT_EQ(best->offsets, expected);
+  EXPECT_EQ(best->arenaBytes, 556);
+  EXPECT_EQ(vmapc::computeAlignedLowerBound(requests, 256), 556);
+}
+
+TEST(LowerBound, AlignedBoundPadsAllButTheHighestBuffer) {
+  std::vector<BufferRequest> requests = {
+      {10, {0, 2}}, {20, {2, 4}}, {40, {5, 6}}, {5, {3, 5}}};
+  // Alignment 1: the exact bound.
+  EXPECT_EQ(vmapc::computeAlignedLowerBound(requests, 1), 45);
+  // 16: point 2: 16 + 32 - 12 = 36; point 3..4: 32 + 16 - 12 = 36;
+  // point 5: 48 + 16 - 11 = 53.
+  EXPECT_EQ(vmapc::computeAlignedLowerBound(requests, 16), 53);
+  // 64: everything pads to 64; point 2: 64 + 64 - 54 = 74.
+  EXPECT_EQ(vmapc::computeAlignedLowerBound(requests, 64), 74);
+  EXPECT_EQ(vmapc::computeAlignedLowerBound({}, 64), 0);
+  EXPECT_FALSE(vmapc::computeAlignedLowerBound(requests, 0));
+  std::vector<BufferRequest> negative = {{-1, {0, 1}}};
+  EXPECT_FALSE(vmapc::computeAlignedLowerBound(negative, 64));
+}
+
+TEST(AssignOffsets, RandomSetsStayAboveTheAlignedBound) {
+  // The best of the orders is never worse than greedy by size, and never
+  // below the aligned lower bound (which is never below the exact one).
+  std::mt19937 rng(1234);
+  int wins[3] = {0, 0, 0};
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<BufferRequest> requests;
+    int count = 1 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < count; ++i) {
+      int64_t start = rng() % 20;
+      requests.push_back({1 + static_cast<int64_t>(rng() % 1000),
+                          {start, start + static_cast<int64_t>(rng() % 6)}});
+    }
+    int64_t alignment = int64_t{1} << (rng() % 9);
+    std::optional<OffsetAssignment> best =
+        vmapc::assignOffsets(requests, alignment);
+    ASSERT_TRUE(best);
+    expectValid(requests, *best, alignment);
+    std::optional<int64_t> aligned =
+        vmapc::computeAlignedLowerBound(requests, alignment);
+    ASSERT_TRUE(aligned);
+    EXPECT_GE(best->arenaBytes, *aligned);
+    EXPECT_GE(*aligned, vmapc::computeLowerBound(requests).value_or(-1));
+    EXPECT_LE(best->arenaBytes,
+              arenaInOrder(requests, vmapc::PlacementOrder::BySize, alignment));
+    ++wins[static_cast<int>(best->order)];
+  }
+  // Sets like these are not all won by one order.
+  EXPECT_GT(wins[0], 0);
+  EXPECT_GT(wins[1] + wins[2], 0);
+}
+
+TEST(AssignOffsets, WithoutReuseEveryRequestHasItsOwnBytes) {
+  std::vector<BufferRequest> requests = {
+      {100, {0, 1}}, {30, {2, 3}}, {0, {3, 3}}, {64, {4, 5}}};
+  std::optional<OffsetAssignment> result =
+      vmapc::assignOffsetsWithoutReuse(requests, 64);
+  ASSERT_TRUE(result);
+  std::vector<int64_t> expected = {0, 128, 192, 192};
+  EXPECT_EQ(result->offsets, expected);
+  EXPECT_EQ(result->arenaBytes, 256);
+  EXPECT_FALSE(vmapc::assignOffsetsWithoutReuse(requests, 0));
+  std::vector<BufferRequest> huge = {{kLimitForTests / 2, {0, 0}},
+                                     {kLimitForTests / 2, {1, 1}}};
+  EXPECT_FALSE(vmapc::assignOffsetsWithoutReuse(huge, 1));
+}
+
+TEST(ArenaAlignment, PowersOfTwoUpToAPage) {
+  for (int64_t ok : {1, 2, 64, 256, 4096})
+    EXPECT_TRUE(vmapc::isValidArenaAlignment(ok)) << ok;
+  std::string why;
+  EXPECT_FALSE(vmapc::isValidArenaAlignment(0, &why));
+  EXPECT_EQ(why, "arena alignment must be a power of two from 1 to 4096 "
+                 "bytes, got 0");
+  EXPECT_FALSE(vmapc::isValidArenaAlignment(48, &why));
+  EXPECT_EQ(why, "arena alignment must be a power of two from 1 to 4096 "
+                 "bytes, got 48");
+  EXPECT_FALSE(vmapc::isValidArenaAlignment(8192));
+  EXPECT_FALSE(vmapc::isValidArenaAlignment(-64));
+}
+
 constexpr int64_t kLimit = int64_t{1} << 62;
 
 TEST(AssignOffsets, ZeroByteRequestsArePlaced) {
@@ -319,6 +546,67 @@ TEST_F(PlanFunction, ElementwiseOutputTakesTheDyingInput) {
   EXPECT_EQ(plan->naiveSum, 768);
   EXPECT_EQ(plan->arenaBytes, 512);
   EXPECT_NE(out->offset, a->offset);
+}
+
+TEST_F(PlanFunction, WithoutReuseEveryBufferHasItsOwnBytes) {
+  func::FuncOp func = parse(kElementwiseChain);
+  ASSERT_TRUE(func);
+  vmapc::BufferPlanOptions options;
+  options.alignment = 64;
+  options.reuse = false;
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, options);
+  ASSERT_TRUE(succeeded(plan));
+  EXPECT_FALSE(plan->reuse);
+  // Rows: out (staging), alloc0, alloc1; one slot each, in row order.
+  ASSERT_EQ(plan->buffers.size(), 3u);
+  EXPECT_EQ(plan->inPlace, 0);
+  EXPECT_EQ(plan->numSlots, 3);
+  EXPECT_EQ(row(*plan, "out")->offset, 0);
+  EXPECT_EQ(row(*plan, "alloc0")->offset, 256);
+  EXPECT_EQ(row(*plan, "alloc1")->offset, 512);
+  EXPECT_EQ(row(*plan, "alloc1")->inPlaceSource, -1);
+  EXPECT_EQ(plan->arenaBytes, 768);
+  EXPECT_EQ(plan->naiveSum, 768);
+  // Apart now, a and b are both live at point 3 (and b and out at 4).
+  EXPECT_EQ(plan->lowerBound, 512);
+  EXPECT_EQ(plan->alignedLowerBound, 512);
+  ASSERT_TRUE(succeeded(vmapc::applyBufferPlan(func, *plan)));
+  auto attr = func->getAttrOfType<vmapc::arr::BufferPlanAttr>(
+      vmapc::arr::ArrDialect::kPlanAttrName);
+  ASSERT_TRUE(attr);
+  EXPECT_EQ(attr.getArenaBytes(), 768);
+  EXPECT_EQ(attr.getAlignment(), 64);
+  EXPECT_EQ(attr.getInPlace(), 0);
+  PassManager pm(&context);
+  pm.addPass(vmapc::createArrVerifyBufferPlan());
+  EXPECT_TRUE(succeeded(pm.run(*module)));
+}
+
+TEST_F(PlanFunction, RejectsAnAlignmentThatIsNotAPowerOfTwo) {
+  for (int64_t alignment : {int64_t(0), int64_t(48), int64_t(8192)}) {
+    func::FuncOp func = parse(kElementwiseChain);
+    ASSERT_TRUE(func);
+    std::string message;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      message += diag.str();
+      return success();
+    });
+    EXPECT_TRUE(failed(vmapc::computeBufferPlan(func, {alignment})));
+    EXPECT_EQ(message,
+              "arena alignment must be a power of two from 1 to 4096 bytes, "
+              "got " +
+                  std::to_string(alignment));
+  }
+}
+
+TEST_F(PlanFunction, AlignmentIsRaisedToTheElementSize) {
+  // Byte alignment asked for; the f32 buffers need 4.
+  func::FuncOp func = parse(kElementwiseChain);
+  ASSERT_TRUE(func);
+  FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(func, {1});
+  ASSERT_TRUE(succeeded(plan));
+  EXPECT_EQ(plan->alignment, 4);
+  EXPECT_EQ(plan->arenaBytes, 512);
 }
 
 TEST_F(PlanFunction, NoInPlaceWhenTheInputIsReadLater) {

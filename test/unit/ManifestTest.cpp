@@ -41,8 +41,8 @@ func.func @e(%x: memref<4x3xf32> {arr.name = "x", arr.staging_offset = )mlir" +
 }
 
 constexpr const char *kFigures =
-    "arena_bytes = 256, lower_bound = 64, naive_sum = 64, in_place = 0, "
-    "buffers = 1";
+    "arena_bytes = 256, lower_bound = 64, aligned_lower_bound = 64, "
+    "naive_sum = 64, in_place = 0, buffers = 1, alignment = 64";
 
 class ReadManifest : public ::testing::Test {
 protected:

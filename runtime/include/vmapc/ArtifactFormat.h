@@ -1,4 +1,4 @@
-//===- ArtifactFormat.h - The .vmapc artifact format, version 6 -*- C++ -*-===//
+//===- ArtifactFormat.h - The .vmapc artifact format, version 7 -*- C++ -*-===//
 //
 // This header is THE definition of the `.vmapc` file format: its bytes
 // (below), and the types and constants that hold an artifact in memory.
@@ -26,7 +26,7 @@
 // examples (vmapc/Schedule.h). An artifact may hold CPU objects, CUDA
 // objects or both; a device loads the objects it can run.
 //
-// ## File layout (format version 6)
+// ## File layout (format version 7)
 //
 // All integers are little-endian. Offsets and sizes are in bytes, counted from
 // the first byte of the file.
@@ -34,7 +34,7 @@
 //   Offset  Size  Field
 //   ------  ----  -----------------------------------------------------------
 //        0     8  magic: the bytes 'V' 'M' 'A' 'P' 'C' 0 0 0
-//        8     4  u32 format version (= 6)
+//        8     4  u32 format version (= 7)
 //       12     4  u32 reserved, must be 0
 //       16     8  u64 manifest offset (= 64: the manifest follows the header)
 //       24     8  u64 manifest size
@@ -70,8 +70,13 @@
 //          examples, so a chunk of n < B examples is padded); others 0
 //     u64  arena bytes: size of the arena the schedule binds (may be 0)
 //     u64  lower bound bytes (report only: largest sum of bytes live at once)
+//     u64  aligned lower bound bytes (report only: the least arena any
+//          packing with offsets aligned to the arena alignment reaches)
 //     u64  naive sum bytes (report only: sum of all buffers without reuse)
 //     u32  in-place count (report only: buffers written over an operand)
+//     u32  arena alignment: a power of two from 1 to kMaxArenaAlignment;
+//          every staging offset and arena binding offset is a multiple of
+//          it, and the runtime allocates the arena at least this aligned
 //     u32  input count I, u32 output count O (each <= kMaxArgs)
 //     I input args then O output args, each:
 //       str  name (unique among the entry's inputs, resp. outputs)
@@ -135,6 +140,8 @@
 //   size. An array with a 0 dim holds 0 bytes, but the product of its other
 //   dims (x dtype size, x B) is bounded the same way, so no count derived
 //   from a shape is absurd.
+// * The arena alignment is a power of two from 1 to kMaxArenaAlignment, and
+//   every staging offset and arena binding offset is a multiple of it.
 // * Every mapped argument has a staging slot, and every staging slot
 //   (mapped or not) fits in the arena: offset + B x example bytes <= arena
 //   bytes. The input staging slots of one entry do not overlap one another,
@@ -189,10 +196,10 @@
 //
 // which runs one workgroup (x, y, z) of the kernel: `bindings` holds one
 // pointer per binding (an input's or output's dense C-order buffer for the
-// chunk, with B at its mapped axis; or arena + offset, 256-byte aligned
-// for offset 0), `scalars` one int64 per scalar. Workgroups of one dispatch
-// are independent and may run concurrently on any threads; each may use up
-// to the kernel's scratch bytes of stack. And per kernel a descriptor,
+// chunk, with B at its mapped axis; or arena + offset, aligned to the
+// entry's arena alignment), `scalars` one int64 per scalar. Workgroups of one
+// dispatch are independent and may run concurrently on any threads; each may
+// use up to the kernel's scratch bytes of stack. And per kernel a descriptor,
 //
 //   extern "C" const KernelDescriptor vmapc_kernel_NAME_descriptor;
 //
@@ -273,7 +280,7 @@ namespace vmapc {
 /// The 8 magic bytes at offset 0.
 inline constexpr char kArtifactMagic[8] = {'V', 'M', 'A', 'P', 'C', 0, 0, 0};
 /// The format version this runtime reads and writes.
-inline constexpr uint32_t kFormatVersion = 6;
+inline constexpr uint32_t kFormatVersion = 7;
 /// Size of the fixed header; the manifest starts here.
 inline constexpr uint64_t kHeaderBytes = 64;
 /// The code offset is a multiple of this.
@@ -321,8 +328,11 @@ inline constexpr size_t kMaxArgs = 4096;
 /// counts never overflows 64 bits.
 inline constexpr uint64_t kMaxArrayBytes = uint64_t(1) << 62;
 
-/// Alignment of the arena the runtime passes to the code.
+/// The least alignment of the arena the runtime passes to the code; an
+/// entry asks for more with its arena alignment (`arenaAlignment`).
 inline constexpr size_t kArenaAlignment = 256;
+/// The largest arena alignment an entry may ask for (a page).
+inline constexpr size_t kMaxArenaAlignment = 4096;
 
 /// Sentinel values in `ArgInfo`.
 inline constexpr int32_t kNoAxis = -1;
@@ -433,9 +443,13 @@ struct EntryInfo {
   std::string name; ///< As exported in the .arr source.
   uint32_t batchSize = 1;
   uint64_t arenaBytes = 0;
-  uint64_t lowerBoundBytes = 0; ///< Report only.
-  uint64_t naiveSumBytes = 0;   ///< Report only.
-  uint32_t inPlaceCount = 0;    ///< Report only.
+  uint64_t lowerBoundBytes = 0;        ///< Report only.
+  uint64_t alignedLowerBoundBytes = 0; ///< Report only.
+  uint64_t naiveSumBytes = 0;          ///< Report only.
+  uint32_t inPlaceCount = 0;           ///< Report only.
+  /// Every offset into the arena (staging slots, arena bindings) is a
+  /// multiple of this power of two (at most kMaxArenaAlignment).
+  uint32_t arenaAlignment = 1;
   std::vector<ArgInfo> inputs;
   std::vector<ArgInfo> outputs;
   /// The dispatches that compute examples [0, n) of a chunk.
@@ -503,6 +517,10 @@ struct ArgDescriptor {
 static_assert(sizeof(EntryDescriptorHeader) == 56 &&
                   sizeof(ArgDescriptor) == 16,
               "the descriptor is an array of u64 words");
+
+/// The alignment the runtime allocates `artifact`'s arena at: kArenaAlignment,
+/// or the largest arena alignment of its entries if that is more.
+size_t arenaAlignmentOf(const Artifact &artifact);
 
 /// FNV-1a 64 of `size` bytes (offset basis 0xcbf29ce484222325, prime
 /// 0x100000001b3).

@@ -264,8 +264,8 @@ Status CpuDevice::load(const Artifact &artifact,
   }
   VMAPC_RETURN_IF_ERROR(fitStacks(maxScratch));
   VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(std::max<uint64_t>(arenaBytes, 1),
-                                             kArenaAlignment, "the arena",
-                                             &exe->arenaBuffer));
+                                             arenaAlignmentOf(artifact),
+                                             "the arena", &exe->arenaBuffer));
   *out = std::move(exe);
   return Status();
 }

@@ -67,9 +67,10 @@ public:
 
   /// Makes what a run needs: the arena, the pinned staging, the stream,
   /// the event, room for the kernels' parameters and pending downloads.
+  /// The arena is `arenaAlignment` aligned (a power of two: arenaAlignmentOf).
   /// `pinnedBytes` and `maxPending` as CudaDevice::load computes them.
-  Status allocate(uint64_t arenaBytes, uint64_t pinnedBytes, size_t maxParams,
-                  size_t maxPending);
+  Status allocate(uint64_t arenaBytes, size_t arenaAlignment,
+                  uint64_t pinnedBytes, size_t maxParams, size_t maxPending);
 
   backend::Address arena() const override { return arenaAddress; }
   bool bindsHostMemory() const override { return false; }

@@ -391,8 +391,8 @@ Status CudaDevice::load(const Artifact &artifact,
     maxOutputs = std::max(maxOutputs, entry.outputs.size());
   }
   VMAPC_RETURN_IF_ERROR(checkHostMemory(pinnedBytes, "the pinned staging"));
-  VMAPC_RETURN_IF_ERROR(
-      exe->allocate(arenaBytes, pinnedBytes, maxParams, maxOutputs + 1));
+  VMAPC_RETURN_IF_ERROR(exe->allocate(arenaBytes, arenaAlignmentOf(artifact),
+                                      pinnedBytes, maxParams, maxOutputs + 1));
   *out = std::move(exe);
   return Status();
 }

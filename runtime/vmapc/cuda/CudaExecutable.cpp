@@ -35,15 +35,22 @@ CudaExecutable::~CudaExecutable() {
     (void)api.memFreeHost(pinned);
 }
 
-Status CudaExecutable::allocate(uint64_t arenaBytes, uint64_t stagingBytes,
-                                size_t maxParams, size_t maxPending) {
+Status CudaExecutable::allocate(uint64_t arenaBytes, size_t arenaAlignment,
+                                uint64_t stagingBytes, size_t maxParams,
+                                size_t maxPending) {
   const Driver &driver = *device.driver;
-  VMAPC_RETURN_IF_ERROR(driver.check(
-      api.memAlloc(&arenaPointer, arenaBytes),
-      ("cuMemAlloc of the arena (" + std::to_string(arenaBytes) + " bytes)")
-          .c_str()));
+  // cuMemAlloc aligns to 256 bytes at least; past that, room to align up
+  // (both below 2^62 + 4096: no wrap).
+  uint64_t slack = arenaAlignment > kArenaAlignment ? arenaAlignment - 1 : 0;
+  VMAPC_RETURN_IF_ERROR(
+      driver.check(api.memAlloc(&arenaPointer, arenaBytes + slack),
+                   ("cuMemAlloc of the arena (" +
+                    std::to_string(arenaBytes + slack) + " bytes)")
+                       .c_str()));
   ++allocations;
-  arenaAddress = backend::Address(arenaPointer);
+  arenaAddress = (backend::Address(arenaPointer) + slack) /
+                 std::max<size_t>(arenaAlignment, 1) *
+                 std::max<size_t>(arenaAlignment, 1);
   void *host = nullptr;
   VMAPC_RETURN_IF_ERROR(driver.check(api.memHostAlloc(&host, stagingBytes, 0),
                                      ("cuMemHostAlloc of the pinned staging (" +
