@@ -85,6 +85,23 @@ private:
 
 } // namespace
 
+/// Names the op that computes `value` after the variable it is bound to (a
+/// `let` or a loop carry): its location becomes `NameLoc(name, file:line:col)`,
+/// which passes keep as they rewrite the op, so that `vmapc plan` can say
+/// which variable a buffer holds. Diagnostics still point at file:line:col.
+/// A value the statement did not compute (a parameter, another variable)
+/// keeps its location, and so does an op of several results unless
+/// `wholeOp` (the variable is the only one bound to the op: a builtin such
+/// as cumsum whose loop carries a running value next to the result).
+static void nameValue(Value value, StringRef name, bool wholeOp = false) {
+  Operation *op = value ? value.getDefiningOp() : nullptr;
+  if (!op || (op->getNumResults() != 1 && !wholeOp) ||
+      isa<NameLoc>(op->getLoc()))
+    return;
+  op->setLoc(
+      NameLoc::get(StringAttr::get(op->getContext(), name), op->getLoc()));
+}
+
 LogicalResult MLIRGen::declareFunction(FnInfo &fn) {
   FunctionDecl &decl = *fn.decl;
   if (failed(names.checkParams(decl)))
@@ -152,6 +169,7 @@ LogicalResult MLIRGen::execLet(const Stmt &stmt, BodyContext &ctx) {
   if (!stmt.destructure) {
     if (failed(names.checkNewName(stmt.name, stmt.nameLoc, ctx, "variable")))
       return failure();
+    nameValue(value->value, stmt.name, /*wholeOp=*/true);
     ctx.scope[stmt.name] = {*value, stmt.nameLoc};
     return success();
   }
@@ -169,6 +187,8 @@ LogicalResult MLIRGen::execLet(const Stmt &stmt, BodyContext &ctx) {
                         "'" + nl.first + "' appears twice in 'let (...)'");
     if (failed(names.checkNewName(nl.first, nl.second, ctx, "variable")))
       return failure();
+    if (value->kind == ExprValue::tuple)
+      nameValue(value->elements[i].value, nl.first);
     ctx.scope[nl.first] = {value->kind == ExprValue::tuple ? value->elements[i]
                                                            : *value,
                            nl.second};
@@ -204,6 +224,7 @@ LogicalResult MLIRGen::execFor(const Stmt &stmt, BodyContext &ctx) {
         typing.materializeDefault(*init, c.init->getLoc(), ctx.b);
     if (failed(v))
       return failure();
+    nameValue(*v, c.name);
     inits.push_back(*v);
     types.push_back(v->getType());
   }
@@ -247,6 +268,8 @@ LogicalResult MLIRGen::execFor(const Stmt &stmt, BodyContext &ctx) {
                                   static_cast<uint64_t>(f.tripCount),
                                   frame.consts, inits);
   forOp.getBody().takeBody(staging.getBody());
+  if (f.carries.size() == 1)
+    nameValue(forOp.getResult(0), f.carries[0].name);
   for (auto [c, r, literal] :
        llvm::zip(f.carries, forOp.getResults(), literalInits))
     ctx.scope[c.name] = {ExprValue::ofTensor(r), c.loc, literal};

@@ -2,10 +2,11 @@
 //
 //   vmapc compile FILE.arr -o FILE.vmapc
 //   vmapc run FILE.arr|FILE.vmapc [--entry NAME] --input a.npy ... --output
-//   y.npy ... vmapc plan FILE.arr [--entry NAME] [--json FILE]
+//   y.npy ...
+//   vmapc plan FILE.arr [--entry NAME] [--json FILE] [--svg FILE]
 //
-// A thin main over the front end (frontend/), the compiler (codegen/, passes/)
-// and the runtime (runtime/).
+// A thin main over the front end (frontend/), the compiler (codegen/, passes/),
+// the plan report (report/) and the runtime (runtime/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "passes/BufferPlan.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines.h"
+#include "report/PlanReport.h"
 #include "vmapc/ArtifactWriter.h"
 #include "vmapc/HostBuffer.h"
 #include "vmapc/Npy.h"
@@ -125,8 +127,8 @@ static cl::opt<int64_t> numExamplesOption(
     cl::value_desc("N"), cl::init(-1), cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string>
     svgFile("svg",
-            cl::desc("Also draw the plan as SVG: schedule across, arena "
-                     "offset down, one rectangle per buffer"),
+            cl::desc("Also draw the plan as SVG: schedule points across, arena "
+                     "offsets down, a labelled rectangle per buffer"),
             cl::value_desc("file"), cl::sub(planCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> jsonFile("json",
                                      cl::desc("Also write the plan as JSON"),
@@ -438,124 +440,6 @@ static int runRun() {
   return 0;
 }
 
-static std::string intervalString(const vmapc::LiveInterval &live) {
-  return "[" + std::to_string(live.start) + ", " + std::to_string(live.end) +
-         "]";
-}
-
-/// Prints one entry's plan as a table, and adds it to `json`.
-static void printPlan(llvm::StringRef name, const vmapc::BufferPlan &plan,
-                      llvm::json::Array &json) {
-  llvm::outs() << "entry " << name << ": " << plan.buffers.size()
-               << " buffers over " << plan.scheduleLength
-               << " schedule points, offsets aligned to " << plan.alignment
-               << " bytes\n";
-  llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
-                                "buffer", "bytes", "interval", "offset",
-                                "memory");
-  llvm::json::Array rows;
-  for (const vmapc::PlannedBuffer &b : plan.buffers) {
-    std::string reuse;
-    if (b.inPlaceSource >= 0)
-      reuse = "written in place over " + plan.buffers[b.inPlaceSource].name;
-    else if (b.reusedFrom >= 0)
-      reuse = "reuses the bytes of " + plan.buffers[b.reusedFrom].name;
-    if (b.updatesInPlace > 0)
-      reuse += (reuse.empty() ? "" : "; ") + std::string("updated in place") +
-               (b.updatesInPlace > 1
-                    ? " by " + std::to_string(b.updatesInPlace) + " dispatches"
-                    : "");
-    llvm::outs() << llvm::formatv("  {0,-10} {1,12} {2,12} {3,12}  {4}\n",
-                                  b.name, b.bytes, intervalString(b.live),
-                                  b.offset, reuse);
-    rows.push_back(llvm::json::Object{
-        {"name", b.name},
-        {"kind",
-         b.kind == vmapc::PlannedBuffer::Kind::Staging ? "staging" : "alloc"},
-        {"description", b.description},
-        {"bytes", b.bytes},
-        {"start", b.live.start},
-        {"end", b.live.end},
-        {"offset", b.offset},
-        {"in_place_of",
-         b.inPlaceSource >= 0
-             ? llvm::json::Value(plan.buffers[b.inPlaceSource].name)
-             : llvm::json::Value(nullptr)},
-        {"reused_from", b.reusedFrom >= 0
-                            ? llvm::json::Value(plan.buffers[b.reusedFrom].name)
-                            : llvm::json::Value(nullptr)},
-        {"updates_in_place", b.updatesInPlace}});
-  }
-  double ratio = plan.lowerBound
-                     ? static_cast<double>(plan.arenaBytes) / plan.lowerBound
-                     : 1.0;
-  llvm::outs() << llvm::formatv(
-      "  arena {0} bytes, lower bound {1} bytes ({2:F3}x), naive sum {3} "
-      "bytes, {4} in-place write(s)\n",
-      plan.arenaBytes, plan.lowerBound, ratio, plan.naiveSum, plan.inPlace);
-  if (plan.donatedBytes > 0)
-    llvm::outs() << llvm::formatv(
-        "  donated {0} bytes: outputs computed in their donated inputs' "
-        "buffers\n",
-        plan.donatedBytes);
-  llvm::outs() << llvm::formatv(
-      "  aligned lower bound {0} bytes at {1}-byte alignment; {2}\n",
-      plan.alignedLowerBound, plan.alignment,
-      plan.reuse
-          ? std::string("placed by ") + vmapc::placementOrderName(plan.order)
-          : std::string("planning off (no reuse)"));
-  json.push_back(llvm::json::Object{
-      {"entry", name},
-      {"donated_bytes", plan.donatedBytes},
-      {"arena_bytes", plan.arenaBytes},
-      {"lower_bound", plan.lowerBound},
-      {"aligned_lower_bound", plan.alignedLowerBound},
-      {"placement",
-       plan.reuse ? vmapc::placementOrderName(plan.order) : "none"},
-      {"naive_sum", plan.naiveSum},
-      {"in_place", plan.inPlace},
-      {"alignment", plan.alignment},
-      {"buffers", std::move(rows)}});
-}
-
-/// Draws the plans as SVG: per entry, schedule points across and arena
-/// offsets down, a rectangle per buffer (staging slots in a second colour).
-static void
-writePlanSvg(raw_ostream &os,
-             ArrayRef<std::pair<std::string, vmapc::BufferPlan>> plans) {
-  const double width = 640, height = 240, margin = 24;
-  os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                      "width=\"{0}\" height=\"{1}\" font-family=\"monospace\" "
-                      "font-size=\"11\">\n",
-                      width + 2 * margin, plans.size() * (height + 2 * margin));
-  for (auto [index, entry] : llvm::enumerate(plans)) {
-    const auto &[name, plan] = entry;
-    double top = index * (height + 2 * margin) + margin;
-    double xScale = width / std::max<int64_t>(plan.scheduleLength, 1);
-    double yScale = height / std::max<double>(plan.arenaBytes, 1);
-    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">{2}: arena {3} bytes, "
-                        "lower bound {4} bytes</text>\n",
-                        margin, top - 6, name, plan.arenaBytes,
-                        plan.lowerBound);
-    os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" "
-                        "height=\"{3}\" fill=\"none\" stroke=\"black\"/>\n",
-                        margin, top, width, height);
-    for (const vmapc::PlannedBuffer &b : plan.buffers) {
-      bool staging = b.kind == vmapc::PlannedBuffer::Kind::Staging;
-      os << llvm::formatv(
-          "<rect x=\"{0:F1}\" y=\"{1:F1}\" width=\"{2:F1}\" "
-          "height=\"{3:F1}\" fill=\"{4}\" fill-opacity=\"0.6\" "
-          "stroke=\"black\"><title>{5}: {6} bytes at offset {7}, live "
-          "[{8}, {9}]</title></rect>\n",
-          margin + b.live.start * xScale, top + b.offset * yScale,
-          (b.live.end - b.live.start + 1) * xScale,
-          std::max(b.bytes * yScale, 1.0), staging ? "#e8a33d" : "#4c8ed9",
-          b.name, b.bytes, b.offset, b.live.start, b.live.end);
-    }
-  }
-  os << "</svg>\n";
-}
-
 static int runPlan() {
   DialectRegistry registry;
   vmapc::registerAllDialects(registry);
@@ -572,7 +456,7 @@ static int runPlan() {
   if (failed(pm.run(*module)))
     return 1;
   llvm::json::Array json;
-  std::vector<std::pair<std::string, vmapc::BufferPlan>> plans;
+  std::vector<vmapc::PlanReport> reports;
   bool found = false;
   for (auto fn : module->getOps<func::FuncOp>()) {
     if (!vmapc::arr::isEntry(fn))
@@ -588,8 +472,9 @@ static int runPlan() {
         vmapc::computeBufferPlan(fn, planOptions);
     if (failed(plan))
       return 1;
-    printPlan(fn.getSymName(), *plan, json);
-    plans.emplace_back(fn.getSymName().str(), std::move(*plan));
+    reports.push_back(vmapc::buildPlanReport(fn, std::move(*plan)));
+    vmapc::printPlanText(llvm::outs(), reports.back());
+    json.push_back(vmapc::planToJson(reports.back()));
   }
   if (!found && entryName.empty()) {
     // As `vmapc compile` says it: at the file, with what to add.
@@ -611,7 +496,7 @@ static int runPlan() {
     llvm::raw_fd_ostream os(svgFile, ec);
     if (ec)
       return fail("cannot write '" + svgFile + "': " + ec.message());
-    writePlanSvg(os, plans);
+    vmapc::writePlanSvg(os, reports);
   }
   return 0;
 }

@@ -16,8 +16,8 @@
 
 # CHECK: entry predict: 2 buffers over 3 schedule points, offsets aligned to 64 bytes
 # CHECK-NEXT: buffer bytes interval offset memory
-# CHECK-NEXT: x 4096 [0, 1] {{[0-9]+ *$}}
-# CHECK-NEXT: out 2048 [1, 2] {{[0-9]+ *$}}
+# CHECK-NEXT: x 4096 [0, 1] {{[0-9]+}} staging slot{{$}}
+# CHECK-NEXT: out 2048 [1, 2] {{[0-9]+}} staging slot{{$}}
 # CHECK-NEXT: arena 6144 bytes, lower bound 6144 bytes (1.000x), naive sum 6144 bytes, 0 in-place write(s)
 # CHECK-NEXT: aligned lower bound 6144 bytes at 64-byte alignment; placed by size
 # CHECK-NOT: entry
@@ -32,13 +32,16 @@
 # FACTS-NEXT: live buffers sharing bytes: 0
 # FACTS-NEXT: offsets aligned: yes
 
-# The picture has a frame per entry and a rectangle per buffer, 640 pixels across
-# 3 schedule points and 240 down 6144 bytes.
-# SVG: <svg xmlns="http://www.w3.org/2000/svg"
-# SVG: predict: arena 6144 bytes, lower bound 6144 bytes
-# SVG: <rect x="24.0" y="24.0" width="426.7" height="160.0" {{.*}}<title>x: 4096 bytes at offset 0, live [0, 1]</title></rect>
+# The picture (report/PlanReport.h) has a panel per entry and a rectangle per
+# buffer: 940 px across 3 schedule points; down, 420 px for 6144 bytes, of
+# which each of the 2 bands gets 18 and the other 384 go by bytes (x's 4096:
+# 18 + 256). Rectangles: the background, 2 buffers, 4 legend swatches.
+# SVG: <svg xmlns="http://www.w3.org/2000/svg" width="1200"
+# SVG: entry predict: arena 6144 bytes, lower bound 6144 bytes
+# SVG: <rect class="buffer" data-entry="predict" data-id="x" x="120.00" y="48.00" width="626.67" height="274.00" {{.*}}><title>x: 4096 bytes at offset 0, live [0, 1], staging; staging slot of input memref&lt;16x64xf32&gt;</title></rect>
+# SVG-NEXT: >x, 4096 B</text>
 # SVG: </svg>
-# RECTS: 3
+# RECTS: 7
 
 # JSON: "arena_bytes": 6144,
 # JSON: "entry": "predict",

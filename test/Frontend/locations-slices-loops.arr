@@ -10,6 +10,9 @@ fn f(x: f32[4, 3]) -> (f32[3, 4], f32) {
   return (x.T, a);
 }
 
+# A loop of one carry, and the op of the carry's initial value, are named
+# after the carry (NameLoc "a"), as `let` names its value's op.
+# CHECK: arr.constant {{.*}} loc(#[[INIT:.+]])
 # CHECK: arr.for 2 {{.*}} {
 # CHECK: ^bb0(%{{.+}}: tensor<i32> loc("{{.*}}locations-slices-loops.arr":7:7), %{{.+}}: tensor<4x3xf32> {{.*}}, %{{.+}}: tensor<f32> loc("{{.*}}locations-slices-loops.arr":7:28)):
 # CHECK: arr.slice {{.*}} loc(#[[SLICE:.+]])
@@ -20,5 +23,8 @@ fn f(x: f32[4, 3]) -> (f32[3, 4], f32) {
 # CHECK-DAG: #[[SLICE]] = loc("{{.*}}locations-slices-loops.arr":8:24)
 # CHECK-DAG: #[[MAX]] = loc("{{.*}}locations-slices-loops.arr":8:15)
 # CHECK-DAG: #[[YIELD]] = loc("{{.*}}locations-slices-loops.arr":8:5)
-# CHECK-DAG: #[[FOR]] = loc("{{.*}}locations-slices-loops.arr":7:3)
+# CHECK-DAG: #[[FOR]] = loc("a"(#[[FORPOS:.+]]))
+# CHECK-DAG: #[[FORPOS]] = loc("{{.*}}locations-slices-loops.arr":7:3)
+# CHECK-DAG: #[[INIT]] = loc("a"(#[[INITPOS:.+]]))
+# CHECK-DAG: #[[INITPOS]] = loc("{{.*}}locations-slices-loops.arr":7:32)
 # CHECK-DAG: #[[T]] = loc("{{.*}}locations-slices-loops.arr":10:12)

@@ -19,7 +19,10 @@ export e = vmap(f, batch=4);
 # CHECK: } loc(#[[F:.+]])
 # CHECK-LABEL: func.func @e(
 # CHECK: arr.vmap_call @f{{.*}} loc(#[[CALL:.+]])
-# CHECK-DAG: #[[SUB]] = loc("{{.*}}locations.arr":7:13)
+# The op whose value a `let` names carries that name (a NameLoc around its
+# position) for `vmapc plan`; diagnostics still point at the position.
+# CHECK-DAG: #[[SUB]] = loc("d"(#[[SUBPOS:.+]]))
+# CHECK-DAG: #[[SUBPOS]] = loc("{{.*}}locations.arr":7:13)
 # CHECK-DAG: #[[MUL]] = loc("{{.*}}locations.arr":8:16)
 # CHECK-DAG: #[[SUM]] = loc("{{.*}}locations.arr":8:10)
 # CHECK-DAG: #[[RET]] = loc("{{.*}}locations.arr":8:3)
