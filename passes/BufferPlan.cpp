@@ -63,6 +63,8 @@ const char *placementOrderName(PlacementOrder order) {
     return "start";
   case PlacementOrder::ByConflicts:
     return "conflicts";
+  case PlacementOrder::ByPadding:
+    return "padding";
   }
   return "unknown";
 }
@@ -90,6 +92,7 @@ static bool validRequests(ArrayRef<BufferRequest> requests, int64_t alignment) {
 
 /// The indices of `requests` in the order `order` places them.
 static std::vector<size_t> placementOrder(ArrayRef<BufferRequest> requests,
+                                          int64_t alignment,
                                           PlacementOrder order) {
   std::vector<int64_t> conflicts(requests.size(), 0);
   if (order == PlacementOrder::ByConflicts)
@@ -109,6 +112,12 @@ static std::vector<size_t> placementOrder(ArrayRef<BufferRequest> requests,
       return x.live.start < y.live.start;
     if (order == PlacementOrder::ByConflicts && conflicts[a] != conflicts[b])
       return conflicts[a] > conflicts[b];
+    auto padding = [&](int64_t bytes) {
+      return (alignment - bytes % alignment) % alignment;
+    };
+    if (order == PlacementOrder::ByPadding &&
+        padding(x.bytes) != padding(y.bytes))
+      return padding(x.bytes) < padding(y.bytes);
     if (x.bytes != y.bytes)
       return x.bytes > y.bytes;
     return x.live.start < y.live.start;
@@ -128,7 +137,7 @@ assignOffsetsInOrder(ArrayRef<BufferRequest> requests, int64_t alignment,
   // Every placed offset + size is below kMaxBytes, so differences of them
   // cannot overflow; each new end is checked.
   std::vector<size_t> placed;
-  for (size_t idx : placementOrder(requests, order)) {
+  for (size_t idx : placementOrder(requests, alignment, order)) {
     const BufferRequest &req = requests[idx];
     // Placed requests whose lifetime overlaps this one, by offset.
     std::vector<size_t> conflicts;

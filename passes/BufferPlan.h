@@ -38,7 +38,7 @@
 //    counts as an in-place write unless the op before it copies into the
 //    buffer (bufferization copied the value, still read later, first).
 // 4. Offsets. Every slot (in-place group or staging argument) gets an offset
-//    aligned to `alignment` in one arena. Three greedy orders are tried and
+//    aligned to `alignment` in one arena. Four greedy orders are tried and
 //    the smallest arena kept (ties: the first below), as XLA's heap
 //    simulator does with its alternatives (`ChooseBestHeapAlgorithm` over
 //    `GlobalDecreasingSizeBestFitHeap`'s spatial and temporal orders):
@@ -49,7 +49,11 @@
 //      - by the start of the live interval (first use first), as a
 //        schedule-order allocator does;
 //      - by conflict count, descending: the requests whose intervals overlap
-//        the most others first (the most constrained first).
+//        the most others first (the most constrained first);
+//      - by padding, ascending (the bytes a size lacks to a multiple of the
+//        alignment): the request that would waste the most on padding comes
+//        last, on top, where its padding costs nothing (with all requests
+//        live at once this meets the aligned lower bound).
 //    Ties in each order: larger first, then earlier start, then request
 //    index. Each request in turn goes into the smallest gap, among
 //    already-placed requests whose intervals overlap it, that fits (best
@@ -117,12 +121,12 @@ struct BufferRequest {
 
 /// The order in which the offset assigner places requests (BufferPlan.h,
 /// step 4).
-enum class PlacementOrder { BySize, ByStart, ByConflicts };
+enum class PlacementOrder { BySize, ByStart, ByConflicts, ByPadding };
 /// Every order, in the order assignOffsets tries them.
 inline constexpr PlacementOrder kPlacementOrders[] = {
     PlacementOrder::BySize, PlacementOrder::ByStart,
-    PlacementOrder::ByConflicts};
-/// "size", "start", "conflicts".
+    PlacementOrder::ByConflicts, PlacementOrder::ByPadding};
+/// "size", "start", "conflicts", "padding".
 const char *placementOrderName(PlacementOrder order);
 
 /// Result of the offset assignment: one offset per request, in request order,

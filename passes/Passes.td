@@ -151,10 +151,10 @@ def ArrPlanBuffers : Pass<"arr-plan-buffers", "::mlir::ModuleOp"> {
     all-parallel linalg op whose input and output use identity maps write
     its output over an input allocation that dies there, and gives every
     other buffer, and every `arr.staging` argument, an aligned offset in one
-    arena (best fit in three greedy orders, by size as Pisarchyk & Lee 2020,
-    by first use, by conflict count; the smallest arena wins). Every
-    `memref.alloc` becomes a `memref.view` into the arena, a new last
-    argument of the function; deallocs are erased. The figures (arena bytes,
+    arena (best fit in four greedy orders, by size as Pisarchyk & Lee 2020,
+    by first use, by conflict count, by alignment padding; the smallest
+    arena wins). Every `memref.alloc` becomes a `memref.view` into the
+    arena, a new last argument of the function; deallocs are erased. The figures (arena bytes,
     exact and aligned lower bounds, naive sum, in-place count, buffers,
     alignment) are attached to the function as `arr.plan`. With
     `reuse=false` nothing shares bytes (each buffer its own offset, no

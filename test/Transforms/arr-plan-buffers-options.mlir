@@ -13,17 +13,17 @@
 // %a = exp(%x) (96 bytes, live over points [1, 3]); %b = -%a, in place of
 // %a ([3, 8]); %c (40 bytes, [5, 7]) is live with %b; out = %b. Exactly,
 // 96 + 40 = 136 bytes are live at once; with 64-byte offsets the slot of
-// %a and %b rounds up to 128 before %c, or %c to 64 before it: the aligned
-// lower bound is 64 + 96 = 160, and every order packs 128 + 40 = 168.
+// %a and %b lacks 32 bytes to a multiple of 64 and %c 24: %c goes below
+// (least padding first), and the arena is the aligned lower bound 64 + 96.
 
 // REUSE-LABEL: func.func @chain(
-// REUSE-SAME: %[[ARENA:[a-z0-9]+]]: memref<168xi8> {arr.arena})
-// REUSE-SAME: arr.plan = #arr.plan<arena_bytes = 168, lower_bound = 136, aligned_lower_bound = 160, naive_sum = 232, in_place = 1, buffers = 3, alignment = 64>
+// REUSE-SAME: %[[ARENA:[a-z0-9]+]]: memref<160xi8> {arr.arena})
+// REUSE-SAME: arr.plan = #arr.plan<arena_bytes = 160, lower_bound = 136, aligned_lower_bound = 160, naive_sum = 232, in_place = 1, buffers = 3, alignment = 64>
 // REUSE-DAG: %[[C0:.+]] = arith.constant 0 : index
-// REUSE-DAG: %[[C128:.+]] = arith.constant 128 : index
-// REUSE: %[[A:.+]] = memref.view %[[ARENA]][%[[C0]]][] : memref<168xi8> to memref<24xf32>
-// REUSE: %[[B:.+]] = memref.view %[[ARENA]][%[[C0]]][] : memref<168xi8> to memref<24xf32>
-// REUSE: %[[C:.+]] = memref.view %[[ARENA]][%[[C128]]][] : memref<168xi8> to memref<10xf32>
+// REUSE-DAG: %[[C64:.+]] = arith.constant 64 : index
+// REUSE: %[[A:.+]] = memref.view %[[ARENA]][%[[C64]]][] : memref<160xi8> to memref<24xf32>
+// REUSE: %[[B:.+]] = memref.view %[[ARENA]][%[[C64]]][] : memref<160xi8> to memref<24xf32>
+// REUSE: %[[C:.+]] = memref.view %[[ARENA]][%[[C0]]][] : memref<160xi8> to memref<10xf32>
 
 // Planning off: %a, %b, %c one after another at 0, 128 and 256; %a and %b
 // (192 bytes) are live together at point 3.

@@ -206,7 +206,8 @@ int64_t arenaInOrder(ArrayRef<BufferRequest> requests,
 }
 
 // Each order wins once: on each set below it alone reaches the lower bound,
-// and assignOffsets keeps its placement.
+// and assignOffsets keeps its placement. (At an alignment of 1 no size
+// lacks padding, and the padding order is the size order.)
 TEST(AssignOffsets, BySizeWinsWhenTheLargestComesLast) {
   // Point 2..3: a + c = 110; point 4: c + d = 100; points 5..6: b + d = 120.
   std::vector<BufferRequest> requests = {
@@ -273,6 +274,32 @@ TEST(AssignOffsets, ByConflictsWinsWhenTheBusiestGoesFirst) {
   EXPECT_EQ(best->arenaBytes, 90);
   std::vector<int64_t> expected = {30, 30, 70, 0};
   EXPECT_EQ(best->offsets, expected);
+}
+
+TEST(AssignOffsets, ByPaddingWinsWhenAllAreLiveAtOnce) {
+  // All live together at 64-byte alignment: a, b and c lack 28, 58 and 0
+  // bytes to a multiple of 64. Largest first stacks a, b, c at 0, 128 and
+  // 256; least padding first puts b, the most padded, on top.
+  std::vector<BufferRequest> requests = {
+      {100, {0, 1}}, // a
+      {70, {0, 1}},  // b
+      {64, {0, 1}},  // c
+  };
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::BySize, 64), 320);
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByStart, 64), 320);
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByConflicts, 64),
+            320);
+  EXPECT_EQ(arenaInOrder(requests, vmapc::PlacementOrder::ByPadding, 64), 262);
+  std::optional<OffsetAssignment> best = vmapc::assignOffsets(requests, 64);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->order, vmapc::PlacementOrder::ByPadding);
+  std::vector<int64_t> expected = {64, 192, 0};
+  EXPECT_EQ(best->offsets, expected);
+  // 64 + 128 + 128 - 58: the aligned lower bound, met.
+  EXPECT_EQ(best->arenaBytes, 262);
+  EXPECT_EQ(vmapc::computeAlignedLowerBound(requests, 64), 262);
+  EXPECT_EQ(vmapc::computeLowerBound(requests), 234);
+  EXPECT_STREQ(vmapc::placementOrderName(best->order), "padding");
 }
 
 TEST(AssignOffsets, TiesKeepTheFirstOrder) {
@@ -360,7 +387,7 @@ TEST(AssignOffsets, RandomSetsStayAboveTheAlignedBound) {
   // The best of the orders is never worse than greedy by size, and never
   // below the aligned lower bound (which is never below the exact one).
   std::mt19937 rng(1234);
-  int wins[3] = {0, 0, 0};
+  int wins[4] = {0, 0, 0, 0};
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<BufferRequest> requests;
     int count = 1 + static_cast<int>(rng() % 20);
@@ -385,7 +412,7 @@ TEST(AssignOffsets, RandomSetsStayAboveTheAlignedBound) {
   }
   // Sets like these are not all won by one order.
   EXPECT_GT(wins[0], 0);
-  EXPECT_GT(wins[1] + wins[2], 0);
+  EXPECT_GT(wins[1] + wins[2] + wins[3], 0);
 }
 
 TEST(AssignOffsets, WithoutReuseEveryRequestHasItsOwnBytes) {
