@@ -1,0 +1,81 @@
+//===- Compiler.h - the compiler as the Python package calls it -*- C++ -*-===//
+//
+// The compiler's side of the `vmapc` Python package (python/), apart from the
+// binding so that Binding.cpp needs no MLIR header: compile `.arr` source into
+// artifact bytes, and compute each entry's buffer plan, as `vmapc compile`
+// and `vmapc plan` do (tools/vmapc.cpp). Errors come back as the text the
+// CLI prints: `file:line:col: error: ...`, the source line and a caret.
+//
+// Thread safety: every function may be called from any thread; compilations
+// run one at a time (a process-wide lock), each in its own MLIRContext.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef VMAPC_PYTHON_COMPILER_H
+#define VMAPC_PYTHON_COMPILER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmapc {
+namespace python {
+
+/// What to compile, with `vmapc compile`'s options.
+struct CompileRequest {
+  /// The `.arr` source text and the name diagnostics give it (the path as
+  /// the caller wrote it, or "<source>").
+  std::string text;
+  std::string filename;
+  /// --target=cpu / cuda / cpu,cuda.
+  bool cpu = true;
+  bool cuda = false;
+  /// --cpu-isa=LEVEL, repeated (empty: x86-64, x86-64-v3 and x86-64-v4).
+  std::vector<std::string> isaLevels;
+  /// --cuda-arch.
+  std::string cudaArch = "sm_90";
+};
+
+/// Compiles `request` into the bytes of a `.vmapc` artifact. Returns false
+/// with the diagnostics (as the CLI prints them) in `*diagnostics`.
+bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
+                          std::string *diagnostics);
+
+/// One row of a plan: `vmapc plan --json`'s "buffers" entries.
+struct PlanRow {
+  std::string name;
+  bool staging = false;
+  std::string description;
+  int64_t bytes = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t offset = 0;
+  /// Names of the rows this one is written in place over / reuses the bytes
+  /// of (empty: none).
+  std::string inPlaceOf;
+  std::string reusedFrom;
+  int64_t updatesInPlace = 0;
+};
+
+/// One entry's plan: `vmapc plan --json`'s objects.
+struct EntryPlan {
+  std::string entry;
+  int64_t arenaBytes = 0;
+  int64_t lowerBound = 0;
+  int64_t naiveSum = 0;
+  int64_t inPlace = 0;
+  int64_t alignment = 0;
+  int64_t donatedBytes = 0;
+  int64_t scheduleLength = 0;
+  std::vector<PlanRow> buffers;
+};
+
+/// The buffer plan of every entry of `text`, in module order, as `vmapc
+/// plan` computes it. Returns false with the diagnostics in `*diagnostics`.
+bool computePlans(const std::string &text, const std::string &filename,
+                  std::vector<EntryPlan> *plans, std::string *diagnostics);
+
+} // namespace python
+} // namespace vmapc
+
+#endif // VMAPC_PYTHON_COMPILER_H
