@@ -6,7 +6,10 @@
 # examples/c_host --
 # a C-only CMake project that calls find_package(vmapc) -- against it and runs
 # it on the main job's artifact and data from the main build (./build, or
-# $BUILD_DIR). Prints what it checks; exits non-zero on any failure.
+# $BUILD_DIR). Then installs the whole toolchain from the main build
+# (cmake --install: vmapc, vmapc-opt, the runtime's package), compiles the
+# main job with the installed vmapc and runs it with the C host built
+# against that prefix. Prints what it checks; exits non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -108,4 +111,42 @@ if cmake -S "$tmp/old" -B "$tmp/old/build" -DCMAKE_PREFIX_PATH="$prefix" \
   echo "install-test: find_package(vmapc 99.0) succeeded"; exit 1
 fi
 echo "install-test: find_package(vmapc 99.0) is refused (package version $(cat "$root/VERSION"))"
+
+# The whole toolchain from the main build tree (README.md, "Installing"):
+# vmapc, vmapc-opt and the runtime's package in one prefix. Everything the
+# install writes is under the prefix (its manifest lists it), and it writes
+# no install_manifest.txt into the source tree outside the build tree.
+toolchain=$tmp/toolchain
+touch "$tmp/before-install"
+(cd "$tmp" && cmake --install "$build" --prefix "$toolchain") \
+  >"$tmp/toolchain.log" 2>&1 || { cat "$tmp/toolchain.log"; exit 1; }
+outside=$(grep -v "^$toolchain/" "$build/install_manifest.txt" || true)
+if [[ -n $outside ]]; then
+  echo "install-test: cmake --install wrote outside the prefix: $outside"; exit 1
+fi
+stray=$(find "$root" -name 'install_manifest*.txt' -newer "$tmp/before-install" \
+          -not -path "$build/*" 2>/dev/null || true)
+if [[ -n $stray ]]; then
+  echo "install-test: an install manifest in the source tree: $stray"; exit 1
+fi
+for f in bin/vmapc bin/vmapc-opt include/vmapc/vmapc_runtime.h \
+         lib/libvmapc_runtime.a lib/cmake/vmapc/vmapcConfig.cmake; do
+  [[ -f $toolchain/$f ]] || { echo "install-test: toolchain $f was not installed"; exit 1; }
+done
+version=$("$toolchain/bin/vmapc" --version | head -1)
+[[ $version == "vmapc version $(cat "$root/VERSION")" ]] ||
+  { echo "install-test: installed vmapc --version says '$version'"; exit 1; }
+"$toolchain/bin/vmapc-opt" "$root/examples/knn_digits.arr" --arr-vmap |
+  grep -q "func.func @classify" ||
+  { echo "install-test: installed vmapc-opt did not batch the kNN example"; exit 1; }
+echo "install-test: toolchain installed into $toolchain: $version, vmapc-opt runs"
+# The installed compiler compiles the main job (at the baseline ISA level:
+# quick), and the C host built against the toolchain's package runs it.
+(cd "$tmp" && "$toolchain/bin/vmapc" compile "$root/examples/knn_digits.arr" \
+   --cpu-isa=x86-64 -o "$tmp/knn_installed.vmapc")
+cmake -G Ninja -S "$root/examples/c_host" -B "$tmp/host2" \
+  -DCMAKE_PREFIX_PATH="$toolchain" >"$tmp/host2.log" 2>&1 ||
+  { cat "$tmp/host2.log"; exit 1; }
+ninja -C "$tmp/host2" >>"$tmp/host2.log" 2>&1 || { cat "$tmp/host2.log"; exit 1; }
+"$tmp/host2/knn_digits_c" "$tmp/knn_installed.vmapc" "$data"
 echo "install-test: ok"

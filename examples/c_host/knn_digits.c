@@ -62,6 +62,21 @@ static int readDigits(const char *path, float *pixels, int *labels) {
   return rows;
 }
 
+/* The dims a host passes for argument `arg` with `n` examples: its
+ * per-example dims, with n inserted at its mapped axis when it is mapped
+ * (vmapc_runtime.h, "Shapes"). Returns the rank. */
+static size_t batchedShape(const vmapc_arg_info *arg, int64_t n,
+                           int64_t *dims) {
+  size_t rank = 0;
+  for (size_t i = 0; i <= arg->rank; ++i) {
+    if (arg->mapped_axis == (int32_t)i)
+      dims[rank++] = n;
+    if (i < arg->rank)
+      dims[rank++] = arg->dims[i];
+  }
+  return rank;
+}
+
 /* The nearest reference of query `q` by a plain search. */
 static int nearest(const float *pixels, int q) {
   int best = 0;
@@ -99,6 +114,7 @@ int main(int argc, char **argv) {
   vmapc_status s = vmapc_device_open("cpu", &cpu);
   if (s)
     return fail("opening the cpu", s);
+  printf("device: %s\n", vmapc_device_description(cpu));
   vmapc_executable *exe = NULL;
   if ((s = vmapc_executable_load_file(cpu, argv[1], &exe)))
     return fail("loading the artifact", s);
@@ -106,15 +122,34 @@ int main(int argc, char **argv) {
   if ((s = vmapc_find_entry(exe, "classify", &classify)))
     return fail("finding the entry", s);
 
-  /* q: [N, 64] f32 (mapped), refs: [1000, 64] f32 (shared), out: [N] i32. */
+  /* The shapes from the manifest: q per-example f32[64] mapped at 0 is
+   * [N, 64], refs f32[1000, 64] unmapped is [1000, 64], out i32[] mapped at
+   * 0 is [N]. */
+  vmapc_arg_info q, refs, out;
+  if ((s = vmapc_entry_arg(exe, classify, 0, 0, &q)) ||
+      (s = vmapc_entry_arg(exe, classify, 0, 1, &refs)) ||
+      (s = vmapc_entry_arg(exe, classify, 1, 0, &out)))
+    return fail("reading the entry's arguments", s);
+  int64_t qShape[8], refShape[8], outShape[8];
+  if (q.rank + 1 > 8 || refs.rank + 1 > 8 || out.rank + 1 > 8) {
+    fprintf(stderr, "knn_digits_c: an argument of unexpected rank\n");
+    return 1;
+  }
+  size_t qRank = batchedShape(&q, numQueries, qShape);
+  size_t refRank = batchedShape(&refs, numQueries, refShape);
+  size_t outRank = batchedShape(&out, numQueries, outShape);
+  printf("classify: batch %u; q mapped at %d, [%lld, %lld]; refs %s, "
+         "[%lld, %lld]\n",
+         (unsigned)vmapc_entry_batch_size(exe, classify), (int)q.mapped_axis,
+         (long long)qShape[0], (long long)qShape[1],
+         refs.mapped_axis == VMAPC_NO_AXIS ? "unmapped" : "mapped",
+         (long long)refShape[0], (long long)refShape[1]);
   static int32_t predicted[kMaxRows];
-  const int64_t qShape[2] = {numQueries, kPixels};
-  const int64_t refShape[2] = {kReferences, kPixels};
-  const int64_t outShape[1] = {numQueries};
   vmapc_host_array inputs[2] = {
-      {pixels + kReferences * kPixels, VMAPC_F32, 2, qShape},
-      {pixels, VMAPC_F32, 2, refShape}};
-  vmapc_mutable_host_array outputs[1] = {{predicted, VMAPC_I32, 1, outShape}};
+      {pixels + kReferences * kPixels, q.dtype, qRank, qShape},
+      {pixels, refs.dtype, refRank, refShape}};
+  vmapc_mutable_host_array outputs[1] = {
+      {predicted, out.dtype, outRank, outShape}};
   if ((s = vmapc_run(exe, classify, inputs, 2, outputs, 1)))
     return fail("running classify", s);
 

@@ -145,7 +145,8 @@ INSTANTIATE_TEST_SUITE_P(Devices, CApiTest,
 TEST(CApi, CodeLevelAndDeviceDescription) {
   vmapc_device *dev = nullptr;
   ASSERT_EQ(take(vmapc_device_open("cpu:isa=x86-64,threads=2", &dev)), "");
-  EXPECT_STREQ(vmapc_device_description(dev), "cpu: 2 threads, isa x86-64");
+  EXPECT_STREQ(vmapc_device_description(dev),
+               "cpu: 2 threads, x86-64 (SSE2), forced");
   std::string bytes;
   ASSERT_TRUE(vmapc::serializeArtifact(makeTestArtifact(), &bytes).ok());
   vmapc_executable *exe = nullptr;

@@ -28,6 +28,22 @@ int bestHostLevel() {
 
 bool hostRuns(int level) { return level <= bestHostLevel(); }
 
+/// How Device::describe() names a level, with its vector extension.
+std::string levelText(const std::string &level) {
+  static const char *const extensions[] = {"SSE2", "AVX2 + FMA", "AVX-512"};
+  for (int i = 0; i < 3; ++i)
+    if (level == kCpuIsaLevels[i])
+      return level + " (" + extensions[i] + ")";
+  return level;
+}
+/// ", LEVEL (EXTENSION)" of the host's best level, as describe() ends when
+/// no level is forced.
+std::string best() { return ", " + levelText(kCpuIsaLevels[bestHostLevel()]); }
+/// ", LEVEL (EXTENSION), forced".
+std::string forced(const std::string &level) {
+  return ", " + levelText(level) + ", forced";
+}
+
 class CpuDeviceTest : public RuntimeTest {};
 
 TEST_F(CpuDeviceTest, BestLevelTheHostRunsIsChosen) {
@@ -52,7 +68,7 @@ TEST_F(CpuDeviceTest, ForcedLevelIsUsed) {
     std::string spec = std::string("cpu:isa=") + kCpuIsaLevels[level];
     Device d = openCpu(spec.c_str());
     EXPECT_EQ(d.describe(), "cpu: " + std::to_string(cpu::hardwareThreads()) +
-                                " threads, isa " + kCpuIsaLevels[level]);
+                                " threads" + forced(kCpuIsaLevels[level]));
     std::unique_ptr<Executable> e = load(makeTestArtifact(), d);
     ASSERT_NE(e, nullptr) << spec;
     EXPECT_EQ(e->codeLevel(), kCpuIsaLevels[level]);
@@ -212,14 +228,16 @@ TEST(CpuDeviceOptions, ValuesAndErrors) {
     std::string describe;
   };
   const Good good[] = {
-      {"cpu", "cpu: " + std::to_string(all) + " threads"},
-      {"cpu:", "cpu: " + std::to_string(all) + " threads"},
-      {"cpu:threads=3", "cpu: 3 threads"},
-      {"cpu:threads=1", "cpu: 1 thread"},
+      {"cpu", "cpu: " + std::to_string(all) + " threads" + best()},
+      {"cpu:", "cpu: " + std::to_string(all) + " threads" + best()},
+      {"cpu:threads=3", "cpu: 3 threads" + best()},
+      {"cpu:threads=1", "cpu: 1 thread" + best()},
       {"cpu:isa=x86-64",
-       "cpu: " + std::to_string(all) + " threads, isa x86-64"},
-      {"cpu:threads=2,isa=x86-64-v4", "cpu: 2 threads, isa x86-64-v4"},
-      {"cpu:isa=x86-64-v3,threads=2", "cpu: 2 threads, isa x86-64-v3"},
+       "cpu: " + std::to_string(all) + " threads, x86-64 (SSE2), forced"},
+      {"cpu:threads=2,isa=x86-64-v4",
+       "cpu: 2 threads, x86-64-v4 (AVX-512), forced"},
+      {"cpu:isa=x86-64-v3,threads=2",
+       "cpu: 2 threads, x86-64-v3 (AVX2 + FMA), forced"},
   };
   for (const Good &g : good) {
     Device d;
@@ -268,7 +286,7 @@ TEST(CpuDeviceOptions, EnvironmentSetsWhatTheStringDoesNot) {
   ScopedEnv threads("VMAPC_CPU_THREADS", "3");
   Device d;
   ASSERT_TRUE(Device::open("cpu", &d).ok());
-  EXPECT_EQ(d.describe(), "cpu: 3 threads, isa x86-64");
+  EXPECT_EQ(d.describe(), "cpu: 3 threads, x86-64 (SSE2), forced");
   std::string bytes = serialize(makeTestArtifact());
   std::unique_ptr<Executable> e;
   ASSERT_TRUE(Executable::loadBytes(d, bytes.data(), bytes.size(), &e).ok());
@@ -276,13 +294,13 @@ TEST(CpuDeviceOptions, EnvironmentSetsWhatTheStringDoesNot) {
   EXPECT_EQ(runWhoami(*e), 0);
   // The string wins over the environment, option by option.
   ASSERT_TRUE(Device::open("cpu:threads=2", &d).ok());
-  EXPECT_EQ(d.describe(), "cpu: 2 threads, isa x86-64");
+  EXPECT_EQ(d.describe(), "cpu: 2 threads" + forced("x86-64"));
   ASSERT_TRUE(Device::open("cpu:isa=x86-64-v3", &d).ok());
-  EXPECT_EQ(d.describe(), "cpu: 3 threads, isa x86-64-v3");
+  EXPECT_EQ(d.describe(), "cpu: 3 threads" + forced("x86-64-v3"));
   // An empty variable is unset.
   ScopedEnv emptyIsa("VMAPC_CPU_ISA", "");
   ASSERT_TRUE(Device::open("cpu", &d).ok());
-  EXPECT_EQ(d.describe(), "cpu: 3 threads");
+  EXPECT_EQ(d.describe(), "cpu: 3 threads" + best());
 }
 
 TEST(CpuDeviceOptions, BadEnvironmentValuesNameTheVariable) {

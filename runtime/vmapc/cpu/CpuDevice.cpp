@@ -68,10 +68,20 @@ public:
   Status load(const Artifact &artifact,
               const std::vector<std::string_view> &code, uint64_t arenaBytes,
               std::unique_ptr<backend::Executable> *out) override;
+  /// "cpu: 2 threads, x86-64-v4 (AVX-512)": the ISA level its executables
+  /// run at (the host's best, or the forced one, then marked ", forced").
   std::string describe() const override {
+    std::string level = forcedLevel;
+    if (level.empty())
+      level = hostSupports("x86-64-v4")   ? "x86-64-v4"
+              : hostSupports("x86-64-v3") ? "x86-64-v3"
+                                          : "x86-64";
+    const char *extension = level == "x86-64-v4"   ? "AVX-512"
+                            : level == "x86-64-v3" ? "AVX2 + FMA"
+                                                   : "SSE2";
     return "cpu: " + std::to_string(threads) +
-           (threads == 1 ? " thread" : " threads") +
-           (forcedLevel.empty() ? "" : ", isa " + forcedLevel);
+           (threads == 1 ? " thread, " : " threads, ") + level + " (" +
+           extension + ")" + (forcedLevel.empty() ? "" : ", forced");
   }
 
 private:
