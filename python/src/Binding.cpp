@@ -312,7 +312,8 @@ class Entry {
 public:
   Entry(std::shared_ptr<Core> core, size_t index)
       : core(std::move(core)), entry(&this->core->executable->entry(index)),
-        lastInputs(entry->numInputs(), 0) {}
+        lastInputs(entry->numInputs(), 0), lastOutputs(entry->numOutputs(), 0) {
+  }
 
   const vmapc::EntryInfo &info() const { return entry->info(); }
 
@@ -324,6 +325,12 @@ public:
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(core->mutex);
     return lastInputs;
+  }
+  /// The same for the outputs.
+  std::vector<uintptr_t> lastOutputPointers() {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(core->mutex);
+    return lastOutputs;
   }
 
   std::string signature() const {
@@ -354,7 +361,7 @@ private:
                                   const std::string &why) const;
 
   const vmapc::Entry *entry;
-  std::vector<uintptr_t> lastInputs;
+  std::vector<uintptr_t> lastInputs, lastOutputs;
 };
 
 void Entry::argumentError(const vmapc::ArgInfo &arg, const char *kind, size_t i,
@@ -595,9 +602,12 @@ nb::object Entry::call(nb::args args, nb::kwargs kwargs) {
     status = core->executable->run(
         *entry, vmapc::Span<vmapc::HostArray>(inViews.get(), numIn),
         vmapc::Span<vmapc::MutableHostArray>(outViews.get(), numOut));
-    if (status.ok())
+    if (status.ok()) {
       for (size_t i = 0; i < numIn; ++i)
         lastInputs[i] = reinterpret_cast<uintptr_t>(ins[i].data);
+      for (size_t o = 0; o < numOut; ++o)
+        lastOutputs[o] = reinterpret_cast<uintptr_t>(outs[o].data);
+    }
   }
   if (!status.ok())
     raiseStatus(status);
@@ -744,7 +754,10 @@ NB_MODULE(_vmapc, m) {
                      d["in_place"] = i.inPlaceCount;
                      return d;
                    })
-      .def("_last_input_pointers", &Entry::lastInputPointers);
+      .def("_last_input_pointers", &Entry::lastInputPointers,
+           "The data pointers the last successful call passed to the "
+           "runtime, one per input (tests)")
+      .def("_last_output_pointers", &Entry::lastOutputPointers);
 
   m.def(
       "entries",
