@@ -775,7 +775,8 @@ NB_MODULE(_vmapc, m) {
       "compile_bytes",
       [](const std::string &text, const std::string &filename, bool cpu,
          bool cuda, std::vector<std::string> isaLevels,
-         const std::string &cudaArch) {
+         const std::string &cudaArch, int64_t arenaAlignment,
+         bool bufferReuse) {
         vmapc::python::CompileRequest request;
         request.text = text;
         request.filename = filename;
@@ -783,6 +784,8 @@ NB_MODULE(_vmapc, m) {
         request.cuda = cuda;
         request.isaLevels = std::move(isaLevels);
         request.cudaArch = cudaArch;
+        request.arenaAlignment = arenaAlignment;
+        request.bufferReuse = bufferReuse;
         std::string bytes, diagnostics;
         bool ok;
         {
@@ -795,55 +798,28 @@ NB_MODULE(_vmapc, m) {
             diagnostics);
       },
       nb::arg("text"), nb::arg("filename"), nb::arg("cpu"), nb::arg("cuda"),
-      nb::arg("isa_levels"), nb::arg("cuda_arch"),
+      nb::arg("isa_levels"), nb::arg("cuda_arch"), nb::arg("arena_alignment"),
+      nb::arg("buffer_reuse"),
       "Compiles .arr source: (artifact bytes or None, diagnostics).");
   m.def(
       "plans",
-      [](const std::string &text, const std::string &filename) {
+      [](const std::string &text, const std::string &filename,
+         int64_t arenaAlignment, bool bufferReuse) {
         std::vector<vmapc::python::EntryPlan> plans;
         std::string diagnostics;
         bool ok;
         {
           nb::gil_scoped_release release;
-          ok =
-              vmapc::python::computePlans(text, filename, &plans, &diagnostics);
+          ok = vmapc::python::computePlans(text, filename, arenaAlignment,
+                                           bufferReuse, &plans, &diagnostics);
         }
         nb::list list;
-        for (const vmapc::python::EntryPlan &p : plans) {
-          nb::list rows;
-          for (const vmapc::python::PlanRow &b : p.buffers) {
-            nb::dict row;
-            row["name"] = b.name;
-            row["kind"] = b.staging ? "staging" : "alloc";
-            row["description"] = b.description;
-            row["bytes"] = b.bytes;
-            row["start"] = b.start;
-            row["end"] = b.end;
-            row["offset"] = b.offset;
-            row["in_place_of"] = b.inPlaceOf.empty()
-                                     ? nb::none()
-                                     : nb::object(nb::str(b.inPlaceOf.c_str()));
-            row["reused_from"] =
-                b.reusedFrom.empty()
-                    ? nb::none()
-                    : nb::object(nb::str(b.reusedFrom.c_str()));
-            row["updates_in_place"] = b.updatesInPlace;
-            rows.append(row);
-          }
-          nb::dict d;
-          d["entry"] = p.entry;
-          d["donated_bytes"] = p.donatedBytes;
-          d["arena_bytes"] = p.arenaBytes;
-          d["lower_bound"] = p.lowerBound;
-          d["naive_sum"] = p.naiveSum;
-          d["in_place"] = p.inPlace;
-          d["alignment"] = p.alignment;
-          d["schedule_length"] = p.scheduleLength;
-          d["buffers"] = rows;
-          list.append(d);
-        }
+        for (const vmapc::python::EntryPlan &p : plans)
+          list.append(nb::make_tuple(p.entry, p.json, p.svg));
         return nb::make_tuple(ok ? nb::object(list) : nb::none(), diagnostics);
       },
-      nb::arg("text"), nb::arg("filename"),
-      "Each entry's buffer plan: (list of dicts or None, diagnostics).");
+      nb::arg("text"), nb::arg("filename"), nb::arg("arena_alignment"),
+      nb::arg("buffer_reuse"),
+      "Each entry's buffer plan, as `vmapc plan` reports it: ([(entry, "
+      "JSON text, SVG text)] or None, diagnostics).");
 }

@@ -8,12 +8,15 @@
 #include "passes/BufferPlan.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines.h"
+#include "report/PlanReport.h"
 #include "vmapc/ArtifactWriter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -76,6 +79,15 @@ struct Session {
     return vmapc::importArr(sourceMgr, &context);
   }
 
+  /// Checks --arena-alignment as the CLI does (0: the default).
+  bool checkAlignment(int64_t alignment) {
+    std::string why;
+    if (alignment == 0 || vmapc::isValidArenaAlignment(alignment, &why))
+      return true;
+    os << "arena_alignment=" << alignment << ": " << why << "\n";
+    return false;
+  }
+
   MLIRContext context;
   llvm::SourceMgr sourceMgr;
   llvm::raw_string_ostream os;
@@ -90,9 +102,11 @@ bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
   std::lock_guard<std::mutex> lock(compileMutex());
   Session session(request.text, request.filename, diagnostics);
   OwningOpRef<ModuleOp> module = session.import(request.text, request.filename);
-  if (!module)
+  if (!module || !session.checkAlignment(request.arenaAlignment))
     return false;
   vmapc::CompileOptions options;
+  options.arenaAlignment = request.arenaAlignment;
+  options.bufferReuse = request.bufferReuse;
   options.cpu = request.cpu;
   options.cuda = request.cuda;
   options.isaLevels = request.isaLevels;
@@ -109,12 +123,13 @@ bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
 }
 
 bool computePlans(const std::string &text, const std::string &filename,
+                  int64_t arenaAlignment, bool bufferReuse,
                   std::vector<EntryPlan> *plans, std::string *diagnostics) {
   registerPassesOnce();
   std::lock_guard<std::mutex> lock(compileMutex());
   Session session(text, filename, diagnostics);
   OwningOpRef<ModuleOp> module = session.import(text, filename);
-  if (!module)
+  if (!module || !session.checkAlignment(arenaAlignment))
     return false;
   PassManager pm(&session.context);
   vmapc::buildArrToLinalgPipeline(pm);
@@ -124,34 +139,20 @@ bool computePlans(const std::string &text, const std::string &filename,
   for (auto fn : module->getOps<func::FuncOp>()) {
     if (!vmapc::arr::isEntry(fn))
       continue;
-    FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(fn);
+    vmapc::BufferPlanOptions options;
+    if (arenaAlignment)
+      options.alignment = arenaAlignment;
+    options.reuse = bufferReuse;
+    FailureOr<vmapc::BufferPlan> plan = vmapc::computeBufferPlan(fn, options);
     if (failed(plan))
       return false;
+    vmapc::PlanReport report = vmapc::buildPlanReport(fn, std::move(*plan));
     EntryPlan entry;
     entry.entry = fn.getSymName().str();
-    entry.arenaBytes = plan->arenaBytes;
-    entry.lowerBound = plan->lowerBound;
-    entry.naiveSum = plan->naiveSum;
-    entry.inPlace = plan->inPlace;
-    entry.alignment = plan->alignment;
-    entry.donatedBytes = plan->donatedBytes;
-    entry.scheduleLength = plan->scheduleLength;
-    for (const vmapc::PlannedBuffer &b : plan->buffers) {
-      PlanRow row;
-      row.name = b.name;
-      row.staging = b.kind == vmapc::PlannedBuffer::Kind::Staging;
-      row.description = b.description;
-      row.bytes = b.bytes;
-      row.start = b.live.start;
-      row.end = b.live.end;
-      row.offset = b.offset;
-      if (b.inPlaceSource >= 0)
-        row.inPlaceOf = plan->buffers[b.inPlaceSource].name;
-      if (b.reusedFrom >= 0)
-        row.reusedFrom = plan->buffers[b.reusedFrom].name;
-      row.updatesInPlace = b.updatesInPlace;
-      entry.buffers.push_back(std::move(row));
-    }
+    llvm::raw_string_ostream json(entry.json);
+    json << llvm::json::Value(vmapc::planToJson(report));
+    llvm::raw_string_ostream svg(entry.svg);
+    vmapc::writePlanSvg(svg, report);
     plans->push_back(std::move(entry));
   }
   return true;

@@ -34,6 +34,9 @@ struct CompileRequest {
   std::vector<std::string> isaLevels;
   /// --cuda-arch.
   std::string cudaArch = "sm_90";
+  /// --arena-alignment (0: the targets' default) and --no-buffer-reuse.
+  int64_t arenaAlignment = 0;
+  bool bufferReuse = true;
 };
 
 /// Compiles `request` into the bytes of a `.vmapc` artifact. Returns false
@@ -41,38 +44,21 @@ struct CompileRequest {
 bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
                           std::string *diagnostics);
 
-/// One row of a plan: `vmapc plan --json`'s "buffers" entries.
-struct PlanRow {
-  std::string name;
-  bool staging = false;
-  std::string description;
-  int64_t bytes = 0;
-  int64_t start = 0;
-  int64_t end = 0;
-  int64_t offset = 0;
-  /// Names of the rows this one is written in place over / reuses the bytes
-  /// of (empty: none).
-  std::string inPlaceOf;
-  std::string reusedFrom;
-  int64_t updatesInPlace = 0;
-};
-
-/// One entry's plan: `vmapc plan --json`'s objects.
+/// One entry's plan as `vmapc plan` reports it (report/PlanReport.h).
 struct EntryPlan {
   std::string entry;
-  int64_t arenaBytes = 0;
-  int64_t lowerBound = 0;
-  int64_t naiveSum = 0;
-  int64_t inPlace = 0;
-  int64_t alignment = 0;
-  int64_t donatedBytes = 0;
-  int64_t scheduleLength = 0;
-  std::vector<PlanRow> buffers;
+  /// The JSON object `vmapc plan --json` writes for the entry.
+  std::string json;
+  /// The picture `vmapc plan --svg` draws of the entry alone.
+  std::string svg;
 };
 
 /// The buffer plan of every entry of `text`, in module order, as `vmapc
-/// plan` computes it. Returns false with the diagnostics in `*diagnostics`.
+/// plan` computes it with --arena-alignment (0: the CPU's default) and
+/// --no-buffer-reuse (`bufferReuse` false). Returns false with the
+/// diagnostics in `*diagnostics`.
 bool computePlans(const std::string &text, const std::string &filename,
+                  int64_t arenaAlignment, bool bufferReuse,
                   std::vector<EntryPlan> *plans, std::string *diagnostics);
 
 } // namespace python

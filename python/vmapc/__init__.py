@@ -34,6 +34,7 @@ RuntimeError) for a status of the runtime, with its `code` and `code_name`;
 TypeError and ValueError for arguments.
 """
 
+import json as _json
 import os as _os
 
 from . import _vmapc
@@ -86,7 +87,8 @@ def _isa_levels(cpu_isa):
 
 
 def compile(path=None, *, source=None, filename=None, target="cpu",
-            cpu_isa=None, cuda_arch="sm_90", device="cpu"):
+            cpu_isa=None, cuda_arch="sm_90", arena_alignment=None,
+            buffer_reuse=True, device="cpu"):
     """Compiles a `.arr` program in-process and loads it on `device`.
 
     Args:
@@ -99,6 +101,11 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
             "x86-64-v4", or "host" for this CPU's best), as `--cpu-isa`
             repeated; default all three.
         cuda_arch: the NVIDIA architecture of CUDA code, as `--cuda-arch`.
+        arena_alignment: the alignment of the arena's offsets in bytes, a
+            power of two from 1 to 4096, as `--arena-alignment` (default: 64
+            for the CPU, 256 with CUDA).
+        buffer_reuse: False turns buffer planning off, as
+            `--no-buffer-reuse` (every buffer its own bytes).
         device: where to load it: "cpu", "cpu:threads=K,isa=LEVEL",
             "cuda:N" (the runtime's device strings).
 
@@ -108,7 +115,7 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
     Raises:
         CompileError: the program has an error (the CLI's text).
         FileNotFoundError, OSError: `path` cannot be read.
-        ValueError: an unknown target or ISA level.
+        ValueError: an unknown target or ISA level, a bad arena_alignment.
         vmapc.Error: the device cannot be opened or the code loaded.
     """
     if (path is None) == (source is None):
@@ -118,6 +125,11 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
     if not str(cuda_arch).startswith("sm_"):
         raise ValueError(f"cuda_arch={cuda_arch!r} is not an sm_XY "
                          "architecture")
+    alignment = 0 if arena_alignment is None else int(arena_alignment)
+    if arena_alignment is not None and not (
+            0 < alignment <= 4096 and alignment & (alignment - 1) == 0):
+        raise ValueError(f"arena_alignment={arena_alignment!r} is not a power "
+                         "of two from 1 to 4096")
     if path is not None:
         name = _os.fspath(path)
         with open(name, "rb") as f:
@@ -126,11 +138,15 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
         name = filename or "<source>"
         text = source
     data, diagnostics = _vmapc.compile_bytes(text, name, cpu, cuda, levels,
-                                             cuda_arch)
+                                             cuda_arch, alignment,
+                                             bool(buffer_reuse))
     if data is None:
         raise CompileError(diagnostics.rstrip("\n") or
                            f"{name}: compilation failed")
-    return Module(_vmapc.load_bytes(data, device), source=text, filename=name)
+    module = Module(_vmapc.load_bytes(data, device), source=text,
+                    filename=name)
+    module._plan_options = (alignment, bool(buffer_reuse))
+    return module
 
 
 def load(path, device="cpu"):
@@ -146,13 +162,21 @@ def load(path, device="cpu"):
 
 
 class Plan(dict):
-    """An entry's buffer plan as `vmapc plan --json` writes it: "entry",
-    "arena_bytes", "lower_bound", "naive_sum", "in_place", "alignment",
-    "donated_bytes", "schedule_length" and "buffers" (one dict per buffer:
-    "name", "kind" (staging or alloc), "description", "bytes", "start",
-    "end" (its live interval, in schedule points), "offset" (in the arena),
-    "in_place_of", "reused_from", "updates_in_place"). All sizes in bytes.
+    """An entry's buffer plan: the JSON object `vmapc plan --json` writes for
+    it, as a dict ("entry", "arena_bytes", "lower_bound", "naive_sum",
+    "in_place", "alignment", "buffers" with each buffer's "name", "source",
+    "role", "bytes", "start", "end" (its live interval in schedule points),
+    "offset", ..., the schedule "points" and the "unmapped_inputs"; all sizes
+    in bytes). In a notebook it shows as `vmapc plan --svg`'s picture
+    (`_repr_svg_`, also `svg`).
     """
+
+    def __init__(self, fields, svg=None):
+        super().__init__(fields)
+        self.svg = svg
+
+    def _repr_svg_(self):
+        return self.svg
 
 
 def _entry_doc(e):
@@ -219,6 +243,7 @@ class Module:
         self._source = source
         self._filename = filename
         self._plans = None
+        self._plan_options = (0, True)
         self._entries = {}
         for e in _vmapc.entries(core):
             e.__doc__ = _entry_doc(e)
@@ -274,12 +299,13 @@ class Module:
             f.write(self._core.artifact_bytes())
 
     def plan(self, entry=None):
-        """The buffer plan of `entry` (default: the only one) as a Plan, a
-        dict with the fields of `vmapc plan --json`.
+        """The buffer plan of `entry` (default: the only one) as a Plan: a
+        dict with the fields of `vmapc plan --json` for the entry, which a
+        notebook shows as the SVG of `vmapc plan --svg`.
 
         A module loaded from an artifact has no source to plan again: its
         plan has the manifest's figures (arena_bytes, lower_bound, naive_sum,
-        in_place) and "buffers" None.
+        in_place), "buffers" None and no picture.
         """
         if entry is None:
             if len(self._entries) != 1:
@@ -293,11 +319,13 @@ class Module:
             plan["buffers"] = None
             return plan
         if self._plans is None:
-            plans, diagnostics = _vmapc.plans(self._source, self._filename)
+            plans, diagnostics = _vmapc.plans(self._source, self._filename,
+                                              *self._plan_options)
             if plans is None:
                 raise CompileError(diagnostics.rstrip("\n"))
-            self._plans = {p["entry"]: p for p in plans}
-        return Plan(self._plans[entry])
+            self._plans = {name: (text, svg) for name, text, svg in plans}
+        text, svg = self._plans[entry]
+        return Plan(_json.loads(text), svg)
 
     def __repr__(self):
         where = f" from {self._filename!r}" if self._filename else ""
