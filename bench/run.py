@@ -11,8 +11,10 @@ examples/knn_digits.arr) it compiles the program and its batch=1 twin with
 `vmapc compile` (timed), writes one set of inputs as .npy, and times, with
 the variants interleaved round by round:
 
-  default threads   vmapc (build/bin/vmapc-bench --device cpu), vmapc B=1,
-                    numpy's best form, jax.jit(jax.vmap(f)) on the CPU;
+  default threads   vmapc (build/bin/vmapc-bench --device cpu), vmapc py
+                    (the same artifact called from Python through the vmapc
+                    package, python/), vmapc B=1, numpy's best form,
+                    jax.jit(jax.vmap(f)) on the CPU;
   one thread        vmapc --device cpu:threads=1, numpy with
                     OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=OMP_NUM_THREADS=1,
                     JAX with its process bound to one CPU (see README.md).
@@ -48,6 +50,7 @@ ONE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
 # (key, label, table): the columns, in table order.
 VARIANTS = [
     ("vmapc", "vmapc", "default"),
+    ("vmapc_py", "vmapc py", "default"),
     ("vmapc_b1", "vmapc B=1", "default"),
     ("numpy", "numpy", "default"),
     ("jax", "jax", "default"),
@@ -196,6 +199,7 @@ def start_workers(use_jax):
     thread_eigen=false alone still leaves several busy threads."""
     first_cpu = min(os.sched_getaffinity(0))
     workers = {
+        "vmapc_py": WorkerProc("vmapc", {}),
         "numpy": WorkerProc("numpy", {}),
         "numpy_1t": WorkerProc("numpy", ONE_THREAD_ENV),
     }
@@ -314,7 +318,8 @@ def run_row(prog, comp, tools, workers, args, work):
 
     results = {key: Result() for key, _, _ in VARIANTS}
     for key, w in workers.items():
-        reply = w.ask({"op": "load", "program": prog.name, "inputs": in_paths})
+        reply = w.ask({"op": "load", "program": prog.name, "inputs": in_paths,
+                       "artifact": comp["artifact"]})
         if "skipped" in reply:
             results[key].na = reply["skipped"]
         elif "error" in reply:
@@ -330,7 +335,7 @@ def run_row(prog, comp, tools, workers, args, work):
 
     def measure(key, runs, budget, outputs):
         r = results[key]
-        if key.startswith("vmapc"):
+        if key.startswith("vmapc") and key != "vmapc_py":
             art = comp["twin_artifact"] if key == "vmapc_b1" else comp["artifact"]
             device = "cpu:threads=1" if key == "vmapc_1t" else "cpu"
             a = [art, "--device", device, "--runs", str(runs), "--warmup",
@@ -403,6 +408,93 @@ def run_row(prog, comp, tools, workers, args, work):
         shutil.rmtree(row_dir, ignore_errors=True)
     return {"program": prog, "results": results, "traffic": traffic,
             "memory": memory, "comp": comp, "vmapc_1t_note": one_note}
+
+
+# ----------------------------------------------------------------------------
+# What a call through Python costs over one through the C++ host.
+
+TINY_ARR = """fn twice(x: f32[4]) -> f32[4] {
+  return x * 2.0;
+}
+export twice_batch = vmap(twice, batch=8);
+"""
+
+
+def python_overhead(tools, work, comps, runs, rounds):
+    """Per-call time of one example (N = 1) through vmapc-bench (the runtime
+    from C++) and through the Python package (the same artifact, vmapc.load,
+    outputs passed with out=), interleaved over `rounds` rounds of `runs`
+    calls each, on a 4-float program whose kernel takes nanoseconds and on
+    the kNN (two inputs, one a shared 1000 x 64 array). Returns the markdown
+    section, or None when the package is not installed."""
+    import numpy as np
+
+    os.makedirs(work, exist_ok=True)
+    tiny = os.path.join(work, "twice.arr")
+    with open(tiny, "w") as f:
+        f.write(TINY_ARR)
+    tiny_art = os.path.join(work, "twice.vmapc")
+    tools.compile(tiny, tiny_art)
+    cases = [("4-float elementwise (twice.arr)", "tiny", tiny_art,
+              [np.linspace(-1, 1, 4, dtype=np.float32)[None, :]])]
+    knn = P.by_name("knn_digits")
+    if P.arr_path(knn) in comps:
+        cases.append(("kNN digits", knn.name,
+                      comps[P.arr_path(knn)]["artifact"],
+                      knn.inputs(np.random.default_rng(1), 1)))
+    worker = WorkerProc("vmapc", {})
+    if "skipped" in worker.info:
+        worker.close()
+        log(f"python overhead: {worker.info['skipped']}")
+        return None
+    body = []
+    try:
+        for title, name, art, xs in cases:
+            paths = []
+            for i, x in enumerate(xs):
+                paths.append(os.path.join(work, f"overhead_{name}_in{i}.npy"))
+                np.save(paths[-1], x)
+            reply = worker.ask({"op": "load", "program": "knn_digits",
+                                "inputs": paths, "artifact": art})
+            if "error" in reply:
+                sys.exit(f"python overhead: {reply['error']}")
+            c_times, py_times = [], []
+            for rnd in range(rounds):
+                for which in (("c", "py") if rnd % 2 == 0 else ("py", "c")):
+                    if which == "c":
+                        a = [art, "--runs", str(runs), "--warmup", "100"]
+                        for path in paths:
+                            a += ["--input", path]
+                        rc, data, err = tools.bench(a)
+                        if rc != 0 or not data:
+                            sys.exit(f"python overhead: vmapc-bench: {err}")
+                        c_times += data["times_s"]
+                    else:
+                        r = worker.ask({"op": "time", "runs": runs,
+                                        "warmup": 100})
+                        if "error" in r:
+                            sys.exit(f"python overhead: {r['error']}")
+                        py_times += r["times_s"]
+            c, py = median(c_times), median(py_times)
+            over = py - c
+            body.append([title, 1, f"{c * 1e6:.2f} µs", f"{py * 1e6:.2f} µs",
+                         f"{over * 1e6:+.2f} µs",
+                         "met" if over < 5e-6 else
+                         f"missed by {(over - 5e-6) * 1e6:.2f} µs"])
+            log(f"   python overhead, {title}: C {c * 1e6:.2f} µs, Python "
+                f"{py * 1e6:.2f} µs")
+    finally:
+        worker.close()
+    return ("### Python call overhead: one call of N = 1 through the vmapc "
+            "package against the C++ host (vmapc-bench)\n\n" +
+            md_table(["program", "N", "C++ host per call",
+                      "Python per call", "overhead", "goal (< 5 µs)"], body) +
+            f"\n\nMedians of {rounds} x {runs} calls each, interleaved "
+            "(C++, Python, Python, C++, ...), after 100 warm-up calls; "
+            "default device; the Python call passes numpy inputs by pointer "
+            "and its outputs with out=, as vmapc-bench does, so the "
+            "difference is the binding: argument checks, the GIL released "
+            "and taken back, the module's lock.")
 
 
 # ----------------------------------------------------------------------------
@@ -582,17 +674,22 @@ def tables(rows, comps, peaks, args):
     out = []
     want = args.runs
     out.append("### Default threads\n")
-    hdr = ["program", "N", "vmapc s", "vmapc B=1 s", "numpy s", "jax s",
-           "vmapc/B=1", "vmapc/numpy", "vmapc/jax", "check", "goal"]
+    hdr = ["program", "N", "vmapc s", "vmapc py s", "vmapc B=1 s", "numpy s",
+           "jax s", "py - C per call", "vmapc/B=1", "vmapc/numpy",
+           "vmapc/jax", "check", "goal"]
     body = []
     for row in rows:
         p, res = row["program"], row["results"]
         v = res["vmapc"].median
+        py = res["vmapc_py"].median
         body.append([p.title, p.n] + [fmt_s(res[k], want) for k in
-                                      ("vmapc", "vmapc_b1", "numpy", "jax")] +
+                                      ("vmapc", "vmapc_py", "vmapc_b1",
+                                       "numpy", "jax")] +
+                    [f"{(py - v) * 1e6:+.1f} µs" if py and v else "n/a"] +
                     [fmt_ratio(ratio(v, res[k].median)) for k in
                      ("vmapc_b1", "numpy", "jax")] +
-                    [check_cell(row, ["vmapc", "vmapc_b1", "numpy", "jax"]),
+                    [check_cell(row, ["vmapc", "vmapc_py", "vmapc_b1", "numpy",
+                                      "jax"]),
                      goal_text(row, "default")])
     out.append(md_table(hdr, body))
     out.append("\n### One thread\n")
@@ -871,6 +968,8 @@ def smoke(args):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build-dir", default=os.path.join(REPO_ROOT, "build"))
+    ap.add_argument("--overhead-only", action="store_true",
+                    help="only the Python call overhead table")
     ap.add_argument("--bin-dir", help="default: BUILD_DIR/bin")
     ap.add_argument("--work-dir", help="default: BUILD_DIR/bench/run")
     ap.add_argument("--programs", help="comma-separated names (default all: "
@@ -907,6 +1006,13 @@ def main(argv):
 
     t_start = time.time()
     tools = Tools(args.bin_dir)
+    if args.overhead_only:
+        os.makedirs(args.work_dir, exist_ok=True)
+        comps = compile_all(tools, [P.by_name("knn_digits")], args.work_dir, 1)
+        text = python_overhead(tools, args.work_dir, comps, 5000, 4)
+        print(text or "the vmapc package is not installed "
+              "(python3 -m pip install ./python)")
+        return 0 if text else 1
     progs = ([P.by_name(n) for n in args.programs.split(",")] if args.programs
              else P.PROGRAMS)
     os.makedirs(args.work_dir, exist_ok=True)
@@ -954,6 +1060,9 @@ def main(argv):
     wall = time.time() - t_start
     text = header(facts, env, args, start, end, wall) + "\n\n" + tables(
         rows, comps, peaks, args)
+    overhead = python_overhead(tools, args.work_dir, comps, 5000, 4)
+    if overhead:
+        text += "\n\n" + overhead
     print(text)
     if args.write_results:
         write_results(os.path.join(HERE, "RESULTS.md"), args.label, text)

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""A numpy or JAX timing process for bench/run.py.
+"""A numpy, JAX or vmapc-from-Python timing process for bench/run.py.
 
-    python3 bench/worker.py numpy|jax
+    python3 bench/worker.py numpy|jax|vmapc
+
+("vmapc": the artifact through the Python package, python/, with its
+outputs allocated once and passed as out=, as vmapc-bench does in C++.)
 
 run.py starts one worker per (library, thread setting) with the environment
 that sets its threads (OPENBLAS_NUM_THREADS=1 ...; CPU affinity for JAX) and
@@ -10,10 +13,11 @@ are paid once and variants can be interleaved cheaply. It reads one JSON
 request per line on stdin and answers one JSON line on stdout:
 
   {"op": "hello"}                      -> versions, device, threads, affinity
-  {"op": "load", "program": NAME, "inputs": [.npy paths]}
-                                       -> loads the inputs (JAX: device_put,
+  {"op": "load", "program": NAME, "inputs": [.npy paths],
+   "artifact": PATH}                   -> loads the inputs (JAX: device_put,
                                           jit(vmap(f)) built and compiled by
-                                          one call)
+                                          one call; vmapc: vmapc.load of the
+                                          artifact, outputs allocated)
   {"op": "time", "runs": K, "warmup": W, "max_seconds": T, "min_runs": M,
    "outputs": [PATH, ...] or null}     -> W warm-up calls, K timed calls (fewer if
                                           they would take longer than T by
@@ -25,8 +29,8 @@ request per line on stdin and answers one JSON line on stdout:
                                           jit(vmap(f)) at batch B and at N
   {"op": "quit"}
 
-Replies carry "error" on failure; a JAX worker whose `import jax` fails
-answers every request with {"skipped": reason}.
+Replies carry "error" on failure; a JAX (vmapc) worker whose `import jax`
+(`import vmapc`) fails answers every request with {"skipped": reason}.
 """
 
 import json
@@ -86,6 +90,14 @@ class Worker:
                 self.jax = jax
             except Exception as e:  # ImportError, or a broken install
                 self.skipped = f"import jax failed: {e}"
+        if kind == "vmapc":
+            try:
+                import vmapc
+
+                self.vmapc = vmapc
+            except Exception as e:
+                self.skipped = (f"import vmapc failed ({e}); install the "
+                                "package: python3 -m pip install ./python")
 
     def hello(self, _):
         info = {
@@ -99,6 +111,8 @@ class Worker:
         if self.kind == "jax":
             info["jax"] = self.jax.__version__
             info["device"] = str(self.jax.devices()[0])
+        if self.kind == "vmapc":
+            info["vmapc"] = self.vmapc.__version__
         return info
 
     def load(self, req):
@@ -110,6 +124,29 @@ class Worker:
         if self.kind == "numpy":
             p = self.program
             self.call = lambda: p.numpy(xs)
+        elif self.kind == "vmapc":
+            m = self.vmapc.load(req["artifact"], device=req.get("device", "cpu"))
+            (name,) = m.entries
+            entry = m[name]
+            n = 0
+            for x, arg in zip(xs, entry.inputs):
+                if arg["mapped_axis"] is not None:
+                    n = x.shape[arg["mapped_axis"]]
+                    break
+            outs = []
+            for arg in entry.outputs:
+                shape = list(arg["shape"])
+                if arg["mapped_axis"] is not None:
+                    shape.insert(arg["mapped_axis"], n)
+                outs.append(np.empty(shape, arg["dtype"]))
+            outs = tuple(outs)
+            self.module = m
+
+            def call():
+                entry(*xs, out=outs)
+                return list(outs)
+
+            self.call = call
         else:
             jax = self.jax
             p = self.program
@@ -197,8 +234,8 @@ class Worker:
 
 def main():
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
-    if kind not in ("numpy", "jax"):
-        sys.exit("usage: worker.py numpy|jax")
+    if kind not in ("numpy", "jax", "vmapc"):
+        sys.exit("usage: worker.py numpy|jax|vmapc")
     worker = Worker(kind)
     for line in sys.stdin:
         req = json.loads(line)
