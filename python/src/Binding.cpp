@@ -148,7 +148,7 @@ std::string strOf(nb::handle obj) {
   return std::string(data, static_cast<size_t>(size));
 }
 
-/// "a ndarray of shape (3, 4) and dtype float64": any object, for error
+/// "an ndarray of shape (3, 4) and dtype float64": any object, for error
 /// messages (vmapc._errors.describe).
 std::string describeObject(nb::handle obj) {
   return strOf(nb::module_::import_("vmapc._errors").attr("describe")(obj));

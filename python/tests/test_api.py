@@ -242,14 +242,14 @@ def test_call_errors_name_the_argument(knn):
     with pytest.raises(TypeError) as e:
         knn.classify(q[:, :63].copy(), refs)
     assert str(e.value) == (
-        "classify(): input 'q' (#0) is a ndarray of shape (10, 63) and "
+        "classify(): input 'q' (#0) is an ndarray of shape (10, 63) and "
         "dtype float32; expected float32 of shape (N, 64) (N examples "
         "along axis 0): N = 10")
-    with pytest.raises(TypeError, match=r"input 'refs' \(#1\) is a ndarray "
+    with pytest.raises(TypeError, match=r"input 'refs' \(#1\) is an ndarray "
                        r"of shape \(999, 64\).*expected float32 of shape "
                        r"\(1000, 64\)$"):
         knn.classify(q, refs[:999])
-    with pytest.raises(TypeError, match=r"input 'q' \(#0\) is a ndarray of "
+    with pytest.raises(TypeError, match=r"input 'q' \(#0\) is an ndarray of "
                        r"shape \(10, 64\) and dtype complex64.*does not cast "
                        "complex64 to float32"):
         knn.classify(q.astype(np.complex64), refs)
@@ -262,7 +262,7 @@ def test_integer_inputs_refuse_floats():
     m = compiled(P.arr_path(prog))
     table, ids = prog.inputs(np.random.default_rng(8), 3)
     assert ids.dtype == np.int32
-    with pytest.raises(TypeError, match=r"input 'ids' \(#1\) is a ndarray "
+    with pytest.raises(TypeError, match=r"input 'ids' \(#1\) is an ndarray "
                        r"of shape \(3, 16\) and dtype float32; expected "
                        r"int32 .*does not cast float32 to int32"):
         m.embed_batch(table, ids.astype(np.float32))
@@ -272,7 +272,7 @@ def test_out_errors(knn):
     q, refs = knn_inputs(10)
     with pytest.raises(TypeError, match=r"out= takes 1 array\(s\), got 2"):
         knn.classify(q, refs, out=(np.empty(10, np.int32),) * 2)
-    with pytest.raises(TypeError, match=r"out 'out' \(#0\) is a ndarray of "
+    with pytest.raises(TypeError, match=r"out 'out' \(#0\) is an ndarray of "
                        r"shape \(10,\) and dtype int64; expected int32"):
         knn.classify(q, refs, out=(np.empty(10, np.int64),))
     with pytest.raises(TypeError, match=r"shape \(11,\).*expected int32 of "

@@ -39,9 +39,10 @@ class CompileError(Exception):
 
 
 def describe(obj):
-    """'a ndarray of shape (3, 4) and dtype float64': an argument, as the
+    """'an ndarray of shape (3, 4) and dtype float64': an argument, as the
     binding's TypeErrors name it."""
     kind = type(obj).__name__
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
     shape, dtype = getattr(obj, "shape", None), getattr(obj, "dtype", None)
     if shape is None or dtype is None:
         try:
@@ -50,5 +51,5 @@ def describe(obj):
             a = np.asarray(obj)
             shape, dtype = a.shape, a.dtype
         except Exception:
-            return f"a {kind}"
-    return f"a {kind} of shape {tuple(shape)} and dtype {dtype}"
+            return f"{article} {kind}"
+    return f"{article} {kind} of shape {tuple(shape)} and dtype {dtype}"
