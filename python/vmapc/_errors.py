@@ -42,7 +42,7 @@ def describe(obj):
     """'an ndarray of shape (3, 4) and dtype float64': an argument, as the
     binding's TypeErrors name it."""
     kind = type(obj).__name__
-    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    article = "an" if kind[:1].lower() in "aeiou" or kind == "ndarray" else "a"
     shape, dtype = getattr(obj, "shape", None), getattr(obj, "dtype", None)
     if shape is None or dtype is None:
         try:
