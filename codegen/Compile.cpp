@@ -18,6 +18,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
 using namespace mlir;
 using namespace vmapc;
 
@@ -84,13 +87,46 @@ static std::vector<std::string> featuresOf(StringRef level) {
   return {level.str()};
 }
 
+/// One ISA level's code object, compiled from a clone of the planned
+/// module, and what its lowering read off the kernels.
+struct CpuLevel {
+  std::string level;
+  OwningOpRef<ModuleOp> module;
+  std::vector<KernelInfo> tiled;
+  CodeObject object;
+  bool ok = false;
+};
+
+/// Tiles, vectorizes and lowers `cpu.module` for `cpu.level` and compiles it
+/// into a shared object. Levels run concurrently, each on its own clone in
+/// the shared context (dialects loaded beforehand) and its own LLVMContext.
+static void compileCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch) {
+  MLIRContext *context = cpu.module->getContext();
+  PassManager kernels(context);
+  buildCpuKernelPipeline(kernels, cpu.level, maxWorkgroupScratch);
+  if (failed(kernels.run(*cpu.module)))
+    return;
+  cpu.tiled = readKernels(*cpu.module);
+  PassManager llvm(context);
+  buildKernelsToLLVMPipeline(llvm);
+  if (failed(llvm.run(*cpu.module)))
+    return;
+  cpu.object.kind = CodeKind::CpuElf;
+  cpu.object.level = cpu.level;
+  cpu.object.cpuFeatures = featuresOf(cpu.level);
+  cpu.ok =
+      succeeded(emitCpuSharedObject(*cpu.module, cpu.level, &cpu.object.bytes));
+}
+
 /// Adds one CPU code object per ISA level of `isaLevels` to `artifact`,
-/// compiled from the planned `module`; the first level's tiling sets the
-/// kernels' grids.
+/// compiled from the planned `module` on up to `threads` threads (0: one
+/// per hardware thread); the first level's tiling sets the kernels' grids.
+/// The artifact does not depend on `threads`: each level is compiled
+/// alone and the results are added in level order.
 static LogicalResult addCpuObjects(ModuleOp module,
                                    ArrayRef<std::string> isaLevels,
                                    int64_t maxWorkgroupScratch,
-                                   Artifact &artifact) {
+                                   unsigned threads, Artifact &artifact) {
   SmallVector<std::string> levels(isaLevels.begin(), isaLevels.end());
   if (levels.empty())
     for (const VectorIsa &isa : VectorIsa::all())
@@ -98,35 +134,36 @@ static LogicalResult addCpuObjects(ModuleOp module,
   // One code object per ISA level, from the same planned module: the
   // kernels are tiled into the same workgroups at every level and
   // vectorized for each.
-  for (auto [index, level] : llvm::enumerate(levels)) {
+  std::vector<CpuLevel> cpus(levels.size());
+  for (auto [cpu, level] : llvm::zip(cpus, levels)) {
     if (!VectorIsa::named(level))
       return module.emitError() << "unknown ISA level '" << level
                                 << "' (x86-64, x86-64-v3, x86-64-v4)";
-    OwningOpRef<ModuleOp> clone(module.clone());
-    PassManager kernels(module.getContext());
-    buildCpuKernelPipeline(kernels, level, maxWorkgroupScratch);
-    if (failed(kernels.run(*clone)))
+    cpu.level = level;
+    cpu.module = module.clone();
+  }
+  // What the threads share: every dialect a pass may load, and LLVM's
+  // x86 target, set up before they start.
+  module.getContext()->loadAllAvailableDialects();
+  initializeCpuTarget();
+  llvm::StdThreadPool pool(llvm::hardware_concurrency(threads));
+  for (CpuLevel &cpu : cpus)
+    pool.async([&cpu, maxWorkgroupScratch] {
+      compileCpuLevel(cpu, maxWorkgroupScratch);
+    });
+  pool.wait();
+  for (auto [index, cpu] : llvm::enumerate(cpus)) {
+    if (!cpu.ok)
       return failure();
     // Grids do not depend on the level; scratch may.
-    std::vector<KernelInfo> tiled = readKernels(*clone);
-    for (auto [known, now] : llvm::zip(artifact.kernels, tiled)) {
+    for (auto [known, now] : llvm::zip(artifact.kernels, cpu.tiled)) {
       if (index == 0)
         std::copy(std::begin(now.workgroupCount), std::end(now.workgroupCount),
                   std::begin(known.workgroupCount));
       known.scratchBytes = std::max(known.scratchBytes, now.scratchBytes);
       addAccess(known, now.bindingAccess);
     }
-    PassManager llvm(module.getContext());
-    buildKernelsToLLVMPipeline(llvm);
-    if (failed(llvm.run(*clone)))
-      return failure();
-    CodeObject object;
-    object.kind = CodeKind::CpuElf;
-    object.level = level;
-    object.cpuFeatures = featuresOf(level);
-    if (failed(emitCpuSharedObject(*clone, level, &object.bytes)))
-      return failure();
-    artifact.codeObjects.push_back(std::move(object));
+    artifact.codeObjects.push_back(std::move(cpu.object));
   }
   return success();
 }
@@ -212,8 +249,8 @@ LogicalResult vmapc::compileArtifact(ModuleOp module,
   // With CUDA code, the CPU's tiles are the GPU's too (one schedule): a
   // workgroup's scratch then fits a block's shared memory.
   int64_t cpuScratch = options.cuda ? kGpuWorkgroupScratch : 0;
-  if (options.cpu &&
-      failed(addCpuObjects(module, options.isaLevels, cpuScratch, artifact)))
+  if (options.cpu && failed(addCpuObjects(module, options.isaLevels, cpuScratch,
+                                          options.threads, artifact)))
     return failure();
   if (options.cuda && failed(addCudaObjects(
                           module, options, /*cpuTiles=*/options.cpu, artifact)))

@@ -10,7 +10,12 @@
 
 namespace vmapc {
 
-/// Translates `module` (LLVM dialect) to LLVM IR, optimises it at -O3 and
+/// Registers LLVM's x86-64 target; once, before emitCpuSharedObject runs
+/// (on any number of threads at once).
+void initializeCpuTarget();
+
+/// Translates `module` (LLVM dialect) to LLVM IR, optimises it (LLVM's O2
+/// pipeline with unrolling and the loop vectorizer, no SLP) and
 /// emits a position-independent object for the x86-64 ISA level `level`
 /// (x86-64, x86-64-v3 or x86-64-v4: LLVM's CPU of that name) with LLVM's
 /// TargetMachine, then links it into an ELF shared object with the system

@@ -69,6 +69,13 @@ static cl::list<std::string> cpuIsaLevels(
              "x86-64-v4; repeatable; default: all three)"),
     cl::value_desc("level"), cl::sub(compileCmd), cl::sub(runCmd),
     cl::cat(vmapcCategory));
+static cl::opt<unsigned> compileThreads(
+    "j",
+    cl::desc("Compile the CPU code objects (one per ISA level) on this many "
+             "threads (default 0: one per hardware thread); the artifact is "
+             "the same for any count"),
+    cl::value_desc("threads"), cl::init(0), cl::Prefix, cl::sub(compileCmd),
+    cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> targetList(
     "target",
     cl::desc("What code to build: cpu, cuda, or cpu,cuda (one artifact that "
@@ -196,6 +203,7 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   options.isaLevels.assign(cpuIsaLevels.begin(), cpuIsaLevels.end());
   options.arenaAlignment = arenaAlignment;
   options.bufferReuse = !noBufferReuse;
+  options.threads = compileThreads;
   options.cudaChip = cudaArch;
   std::string targets = targetList;
   if (targets.empty())

@@ -412,8 +412,19 @@ struct ArrCpuVectorizePass
       if (partial) {
         ScopedDiagnosticHandler quiet(op.getContext(),
                                       [](Diagnostic &) { return success(); });
-        (void)tileWithLoops(rewriter, op, tiling.tileSizes, true,
-                            tiling.reductionDims);
+        // Upstream's partial reduction tiles no parallel loop: the rows
+        // are cut first (tiling.rowTileSizes), so that a reduction of many
+        // short rows (`sum(x, axis=1)` of an f32[1000, 2]) becomes a loop
+        // of register tiles, not one vector of every row.
+        FailureOr<Tiled> rowTiles =
+            tileWithLoops(rewriter, op, tiling.rowTileSizes);
+        if (failed(rowTiles))
+          return success();
+        auto tiledOp = dyn_cast_or_null<linalg::LinalgOp>(rowTiles->tiledOp);
+        if (tiledOp &&
+            llvm::any_of(tiling.tileSizes, [](int64_t t) { return t != 0; }))
+          (void)tileWithLoops(rewriter, tiledOp, tiling.tileSizes, true,
+                              tiling.reductionDims);
         return success();
       }
       // The parallel loops first, with the fill of the tile's accumulators

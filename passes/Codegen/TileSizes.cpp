@@ -284,14 +284,38 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
         contiguous = false;
     }
     if (contiguous && ranges[k] > 1) {
-      // Upstream tiles no parallel loop in a partial reduction: the rows
-      // stay whole (one, or a register tile's few).
       tiling.kind = RegisterTiling::Kind::PartialReduction;
       tiling.tileSizes.assign(numLoops, 0);
       tiling.tileSizes[k] = clamp(k, 4 * v);
       tiling.reductionDims = {k};
+      // The rows, cut first: one at a time, or, when a row is shorter than
+      // 4 vectors, as many rows of the output's innermost dimension as
+      // fill them (`sum(x, axis=1)` of an f32[1000, 2]: 32 rows of 2 at
+      // AVX-512). A row tile that covers its loop leaves it whole.
+      tiling.rowTileSizes.assign(numLoops, 0);
+      for (unsigned l = 0; l < numLoops; ++l) {
+        if (iterators[l] != utils::IteratorType::parallel)
+          continue;
+        int64_t rows = 1;
+        if (p && l == *p)
+          rows = std::max<int64_t>(1, 4 * v / tiling.tileSizes[k]);
+        if (ranges[l] > rows)
+          tiling.rowTileSizes[l] = rows;
+      }
       return tiling;
     }
+  }
+
+  // No strategy fits (several reduction loops, a reduction along a strided
+  // dimension): an op of more than a few registers' worth of iterations
+  // still gets register-sized tiles — the last loop in 4 vectors, every
+  // other loop one step at a time — so that no shape becomes straight-line
+  // code of its every element (vector unrolling is linear in the vector's
+  // size, LLVM's compile time worse).
+  if (iterations(op) > kMaxWholeVectorIterations) {
+    tiling.kind = RegisterTiling::Kind::Tiles;
+    tiling.tileSizes.assign(numLoops, 1);
+    tiling.tileSizes.back() = clamp(numLoops - 1, 4 * v);
   }
   return tiling;
 }

@@ -60,6 +60,10 @@ struct VectorIsa {
   static llvm::SmallVector<VectorIsa, 3> all();
 };
 
+/// The most loop iterations an op is vectorized whole with (no strategy of
+/// chooseRegisterTiling fits it): past that, it is cut into register tiles.
+constexpr int64_t kMaxWholeVectorIterations = 1024;
+
 /// How to cut one statically shaped op into register tiles.
 struct RegisterTiling {
   enum class Kind {
@@ -74,6 +78,10 @@ struct RegisterTiling {
   Kind kind = Kind::None;
   llvm::SmallVector<int64_t> tileSizes;
   llvm::SmallVector<unsigned> reductionDims;
+  /// PartialReduction only: the parallel loops' tile sizes (0: whole),
+  /// applied first; `tileSizes` (reduction loops only) then tile each row
+  /// tile's reduction.
+  llvm::SmallVector<int64_t> rowTileSizes;
 };
 
 /// Whether `op` reduces along loops while vectorizing along its output's
