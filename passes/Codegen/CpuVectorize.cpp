@@ -19,9 +19,14 @@
 //      contiguous along it or does not depend on it: x @ W, a packed
 //      operand): `m` x `n` register tiles of accumulators, the reduction
 //      loops innermost, one step at a time (a broadcast and an FMA);
-//    - other reductions whose reduced dimension is contiguous: partial
-//      reduction into 4 vectors of lanes (upstream's
-//      PartialReductionOuterReduction), then one horizontal reduction;
+//    - other reductions whose reduced dimension is contiguous: the rows
+//      cut into register tiles first (one row, or as many short rows as
+//      fill 4 vectors), then partial reduction into 4 vectors of lanes
+//      (upstream's PartialReductionOuterReduction) and one horizontal
+//      reduction;
+//    - any other op of more than kMaxWholeVectorIterations iterations:
+//      its last loop in 4 vectors, every other loop one step at a time,
+//      so that no op is vectorized (and unrolled) whole;
 //    tiles that do not divide a dimension are peeled, so the remainder tile
 //    is static too. Unit dimensions are folded away and every static op is
 //    vectorized by upstream `linalg::vectorize`; loop-invariant transfers
@@ -144,8 +149,6 @@ void peelMarkedLoops(RewriterBase &rewriter, Operation *scope) {
   }
 }
 
-/// Upstream canonicalization of `op` (every loaded dialect's and op's
-/// patterns, as `--canonicalize`): after peeling, it turns the sizes that
 /// Whether `op` reads or writes a tensor of i1, as an operand or by
 /// `tensor.extract` in its body (a gather). A bool is one byte in memory,
 /// but LLVM stores a vector of i1 as packed bits: such ops stay scalar loops
@@ -200,6 +203,8 @@ static void hoistUniformInputs(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
 }
 
+/// Upstream canonicalization of `op` (every loaded dialect's and op's
+/// patterns, as `--canonicalize`): after peeling, it turns the sizes that
 /// became constants into static types.
 LogicalResult canonicalize(Operation *op) {
   MLIRContext *ctx = op->getContext();

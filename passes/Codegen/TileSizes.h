@@ -107,7 +107,9 @@ bool readsRowsAlongInnermostLoop(mlir::linalg::LinalgOp op);
 /// tiles for a transpose; a gather reads one row of its operand per tile),
 /// contraction along the output's innermost dimension (rows x columns of
 /// accumulators, reductions one step at a time), a reduction along a contiguous
-/// dimension (partial reduction into 4 vectors of lanes), or none.
+/// dimension (rows cut first, then partial reduction into 4 vectors of
+/// lanes), else, past kMaxWholeVectorIterations, register-sized tiles of
+/// the last loop; none for a smaller op that fits no strategy.
 RegisterTiling chooseRegisterTiling(mlir::linalg::LinalgOp op,
                                     const VectorIsa &isa);
 
