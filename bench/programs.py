@@ -657,6 +657,101 @@ def dpsgd_flops(n):
 
 
 # ----------------------------------------------------------------------------
+# Cosine similarity of each query against a shared set, as a user writes it:
+# sum(a * b) / sqrt(sum(a * a) * sum(b * b)) under a nested vmap (queries
+# mapped, the set shared); 64-wide vectors, a set of 1000, N(0, 1) entries
+# plus a shared direction (cosines from about -0.6 to 0.8, median 0.3: not all
+# near 0).
+
+COSINE_WIDTH, COSINE_SET = 64, 1000
+
+
+def cosine_inputs(rng, n):
+    import numpy as np
+
+    d = rng.standard_normal(COSINE_WIDTH)
+    q = rng.standard_normal((n, COSINE_WIDTH)) + d * rng.uniform(0, 1, (n, 1))
+    s = rng.standard_normal((COSINE_SET, COSINE_WIDTH)) + d
+    return [q.astype(np.float32), s.astype(np.float32)]
+
+
+def cosine_reference(xs):
+    import numpy as np
+
+    q, s = (a.astype(np.float64) for a in xs)
+    qq, ss = (q * q).sum(1), (s * s).sum(1)
+    return [(q @ s.T) / np.sqrt(qq[:, None] * ss[None, :])]
+
+
+def cosine_numpy(xs):
+    """Each side scaled to unit length, then one BLAS product (the same
+    value up to rounding: a.b / (|a| |b|))."""
+    import numpy as np
+
+    q, s = xs
+    qn = q / np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
+    sn = s / np.sqrt(np.einsum("ij,ij->i", s, s))[:, None]
+    return [qn @ sn.T]
+
+
+def cosine_jax(q, s):
+    import jax
+    import jax.numpy as jnp
+
+    def cosine(a, b):
+        return jnp.sum(a * b) / jnp.sqrt(jnp.sum(a * a) * jnp.sum(b * b))
+
+    return jax.vmap(cosine, in_axes=(None, 0))(q, s)
+
+
+def cosine_flops(n):
+    """The contraction: 2 per multiply-add of a . b for every (query, set
+    row) pair, and the two squared norms once per vector (as written they
+    are per pair, 3x the work; numpy computes them once, so counting them
+    per pair would put numpy above the peak)."""
+    return 2 * COSINE_WIDTH * (n * COSINE_SET + n + COSINE_SET)
+
+
+# ----------------------------------------------------------------------------
+# The per-example gradient of a linear model's squared error with respect to
+# its weights: p = sum(x * w) (w shared), then (p - y) * x; 784 features
+# U(-1, 1), w N(0, 1/784), targets U(-1, 1): residuals O(1), neither zero
+# nor all of one sign.
+
+LINGRAD_FEATURES = 784
+
+
+def lingrad_inputs(rng, n):
+    return [_uniform(rng, (n, LINGRAD_FEATURES), -1, 1),
+            _normal(rng, (LINGRAD_FEATURES,), LINGRAD_FEATURES ** -0.5),
+            _uniform(rng, (n,), -1, 1)]
+
+
+def lingrad_reference(xs):
+    import numpy as np
+
+    x, w, y = (a.astype(np.float64) for a in xs)
+    return [(x @ w - y)[:, None] * x]
+
+
+def lingrad_numpy(xs):
+    """x @ w (BLAS matrix-vector), the residual in place, one broadcast
+    multiply."""
+    import numpy as np
+
+    x, w, y = xs
+    r = x @ w
+    r -= y
+    return [np.multiply(x, r[:, None])]
+
+
+def lingrad_jax(x, w, y):
+    import jax.numpy as jnp
+
+    return (jnp.sum(x * w) - y) * x
+
+
+# ----------------------------------------------------------------------------
 # The table, in the order bench/README.md lists its rows.
 
 KNN_ARR = os.path.join(REPO_ROOT, "examples", "knn_digits.arr")
@@ -708,6 +803,14 @@ PROGRAMS = [
             dpsgd_reference, dpsgd_numpy, dpsgd_jax, (None, None, 0, 0),
             dpsgd_flops, title="DP-SGD per-example grads, B=256",
             goals=[("jax", 1.0)], gpu_bench=False),
+    Program("cosine_64x1000", "cosine_64x1000.arr", 8192, "contraction",
+            cosine_inputs, cosine_reference, cosine_numpy, cosine_jax,
+            (0, None), cosine_flops,
+            title="cosine vs shared set 64x1000 (nested vmap)"),
+    Program("linear_grad_784", "linear_grad_784.arr", 8192, "memory",
+            lingrad_inputs, lingrad_reference, lingrad_numpy, lingrad_jax,
+            (0, None, 0), title="per-example linear-model gradient 784",
+            goals=[("numpy", 0.8), ("jax", 0.8), ("memcpy", 0.7)]),
 ]
 
 

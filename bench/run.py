@@ -647,7 +647,8 @@ def goal_legend():
             "goal: kNN <= 0.5x numpy and <= 0.25x JAX; MLPs, attention <= 1.2x "
             "the faster of numpy and JAX; embedding lookup, histogram, DP-SGD "
             "<= 1.0x JAX; the rest <= 0.8x numpy and <= 0.8x JAX; chain "
-            "N=8192 and embedding lookup >= 60% of memcpy. "
+            "N=8192 and embedding lookup >= 60% of memcpy, the linear-model "
+            "gradient >= 70% of memcpy. "
             "\"missed: numpy x3.2\" = "
             "vmapc's time must shrink 3.2x to meet the bound against numpy.")
 
@@ -728,8 +729,9 @@ def tables(rows, comps, peaks, args):
     out.append("\n" + goal_legend())
 
     out.append("\n### Rates: % of the FMA peak (kNN, MLPs, attention, loop, "
-               "DP-SGD) or fraction of memcpy (softmax, layer norm, chain, "
-               "embedding lookup)\n")
+               "DP-SGD, cosine) or fraction of memcpy (softmax, layer norm, "
+               "cross-entropy, chain, embedding lookup, linear-model "
+               "gradient)\n")
     keys = [k for k, _, _ in VARIANTS]
     hdr = ["program", "measure"] + [label for _, label, _ in VARIANTS]
     body = []
@@ -746,7 +748,8 @@ def tables(rows, comps, peaks, args):
         f"{peaks['threads']} threads at once; default-thread columns divide by "
         "the latter, one-thread columns by the former. FLOPs as the program "
         "is written (2 per multiply-add; kNN: 3 per pixel pair: subtract, "
-        "multiply, add); the histogram counts none (n/a). memcpy: a copy of "
+        "multiply, add; cosine: a . b per pair, the norms once per "
+        "vector); the histogram counts none (n/a). memcpy: a copy of "
         "half the row's traffic (input + output bytes; embedding lookup: ids "
         "+ gathered rows read + rows written), so read + write equal it, "
         "measured in the "
