@@ -27,6 +27,11 @@ request per line on stdin and answers one JSON line on stdout:
                                           saves the first)
   {"op": "memory", "batch": B}         -> JAX only: XLA's memory analysis of
                                           jit(vmap(f)) at batch B and at N
+  {"op": "compile_time", "batch": B}   -> JAX only: seconds of one
+                                          jit(vmap(f)).lower(specs at B)
+                                          .compile() of the loaded program,
+                                          fresh (caches cleared, a new
+                                          function object)
   {"op": "quit"}
 
 Replies carry "error" on failure; a JAX (vmapc) worker whose `import jax`
@@ -223,13 +228,35 @@ class Worker:
                     "output_bytes": m.output_size_in_bytes,
                     "alias_bytes": m.alias_size_in_bytes}
 
-        specs_b = []
-        for x, axis in zip(self.xs, p.in_axes):
+        return {"at_batch": analysis(self.specs_at(b)),
+                "at_n": analysis(self.args)}
+
+    def specs_at(self, b):
+        """The loaded inputs' shapes and dtypes with B at the mapped axes."""
+        specs = []
+        for x, axis in zip(self.xs, self.program.in_axes):
             shape = list(x.shape)
             if axis is not None:
                 shape[axis] = b
-            specs_b.append(jax.ShapeDtypeStruct(tuple(shape), x.dtype))
-        return {"at_batch": analysis(specs_b), "at_n": analysis(self.args)}
+            specs.append(self.jax.ShapeDtypeStruct(tuple(shape), x.dtype))
+        return specs
+
+    def compile_time(self, req):
+        """Wall seconds of jax.jit(jax.vmap(f)).lower(...).compile() at batch
+        B, fresh: every JAX cache cleared (jax.clear_caches; the persistent
+        compilation cache off) and a new function object, so nothing of an
+        earlier trace or compilation is reused. Tracing the Python function
+        (JAX's front end) is counted; imports are not (the worker imported
+        jax and jax.numpy, and compiled this program, at load)."""
+        jax = self.jax
+        p = self.program
+        specs = self.specs_at(req["batch"])
+        jax.config.update("jax_enable_compilation_cache", False)
+        jax.clear_caches()
+        fn = jax.jit(jax.vmap(p.jax_fn, in_axes=p.in_axes))
+        t0 = time.perf_counter()
+        fn.lower(*specs).compile()
+        return {"compile_s": time.perf_counter() - t0}
 
 
 def main():
@@ -242,7 +269,7 @@ def main():
         op = req.get("op")
         if op == "quit":
             break
-        if op not in ("hello", "load", "time", "memory"):
+        if op not in ("hello", "load", "time", "memory", "compile_time"):
             reply = {"error": f"unknown op {op!r}"}
         elif worker.skipped:
             reply = {"skipped": worker.skipped}
