@@ -565,6 +565,65 @@ def python_overhead(tools, work, comps, runs, rounds):
 
 
 # ----------------------------------------------------------------------------
+# Resident memory across many calls of varying N (issue 18, point 6).
+
+RSS_CALLS = 10000
+RSS_PROGRAM = "softmax_1000"
+RSS_FLAT_BYTES = 1 << 20
+
+
+def rss_check(tools, work, comps, calls=RSS_CALLS):
+    """VmRSS of a fresh process (bench/worker.py rss) before and after
+    `calls` calls of the softmax row's artifact through the Python package,
+    N = i % (4B + 1). Returns the markdown section, or None when the
+    package is not installed."""
+    prog = P.by_name(RSS_PROGRAM)
+    arr = P.arr_path(prog)
+    if arr not in comps:
+        comps = dict(comps)
+        comps.update(compile_all(tools, [prog], work))
+    comp = comps[arr]
+    log(f"resident memory: {calls} calls of {prog.name}")
+    r = run_quiet([sys.executable, os.path.join(HERE, "worker.py"), "rss",
+                   comp["artifact"], str(comp["batch"]), str(calls)])
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
+    if r.returncode != 0 or not lines:
+        if "import vmapc" in r.stderr or "No module named 'vmapc'" in r.stderr:
+            log("resident memory: the vmapc package is not installed")
+            return None
+        sys.exit(f"resident memory check failed (exit {r.returncode}):\n"
+                 f"{r.stderr}")
+    d = json.loads(lines[-1])
+    before, after = d["rss_before_kib"] * 1024, d["rss_after_kib"] * 1024
+    growth = after - before
+    sb, sa = d["stats_before"], d["stats_after"]
+    goal = ("met" if growth <= RSS_FLAT_BYTES and d["last_output_ok"] else
+            "missed" + ("" if d["last_output_ok"] else " (wrong output)"))
+    row = [prog.title, d["batch"], f"0..{d['max_n']}", d["calls"],
+           f"{before / 2**20:.1f} MiB", f"{after / 2**20:.1f} MiB",
+           f"{growth / 1024:+.0f} KiB", f"{growth / d['calls']:+.1f} B",
+           f"{sb['allocations']} -> {sa['allocations']}",
+           f"{d['wall_s']:.1f} s", goal]
+    return ("### Resident memory: 10^4 calls with N varying from 0 to 4B "
+            "through the Python package\n\n" +
+            md_table(["program", "B", "N", "calls", "VmRSS before",
+                      "VmRSS after", "growth", "per call",
+                      "runtime allocations", "calls took", "goal (flat)"],
+                     [row]) +
+            "\n\nA fresh process (`bench/worker.py rss`) loads the artifact "
+            "with `vmapc.load`, allocates one input of 4B examples and its "
+            "output once, makes one call of 4B examples (the arena and the "
+            "thread pool exist from then on: \"before\"), then "
+            f"{d['calls']} calls with N = i % (4B + 1), each on the first N "
+            "rows (views, passed with out=), and reads VmRSS from "
+            "/proc/self/status again (\"after\"). runtime allocations: the "
+            "module's `stats['allocations']` before and after. goal: growth "
+            f"under {RSS_FLAT_BYTES // 1024} KiB (about 100 bytes a call) "
+            f"and the last call's rows summing to 1. The process held "
+            f"{d['rss_start_kib'] / 1024:.1f} MiB after its imports.")
+
+
+# ----------------------------------------------------------------------------
 # The machine: FMA peak, what else runs.
 
 
@@ -1144,6 +1203,9 @@ def main(argv):
     ap.add_argument("--compile-only", action="store_true",
                     help="only the compile-time table (vmapc beside JAX), "
                     "for --programs or all")
+    ap.add_argument("--rss-only", action="store_true",
+                    help="only the resident-memory check (10^4 calls of "
+                    "the softmax row through the Python package)")
     ap.add_argument("--bin-dir", help="default: BUILD_DIR/bin")
     ap.add_argument("--work-dir", help="default: BUILD_DIR/bench/run")
     ap.add_argument("--programs", help="comma-separated names (default all: "
@@ -1184,6 +1246,12 @@ def main(argv):
         os.makedirs(args.work_dir, exist_ok=True)
         comps = compile_all(tools, [P.by_name("knn_digits")], args.work_dir)
         text = python_overhead(tools, args.work_dir, comps, 5000, 4)
+        print(text or "the vmapc package is not installed "
+              "(python3 -m pip install ./python)")
+        return 0 if text else 1
+    if args.rss_only:
+        os.makedirs(args.work_dir, exist_ok=True)
+        text = rss_check(tools, args.work_dir, {})
         print(text or "the vmapc package is not installed "
               "(python3 -m pip install ./python)")
         return 0 if text else 1
@@ -1249,6 +1317,9 @@ def main(argv):
     overhead = python_overhead(tools, args.work_dir, comps, 5000, 4)
     if overhead:
         text += "\n\n" + overhead
+    rss = rss_check(tools, args.work_dir, comps)
+    if rss:
+        text += "\n\n" + rss
     print(text)
     if args.write_results:
         write_results(os.path.join(HERE, "RESULTS.md"), args.label, text)

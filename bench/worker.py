@@ -2,6 +2,7 @@
 """A numpy, JAX or vmapc-from-Python timing process for bench/run.py.
 
     python3 bench/worker.py numpy|jax|vmapc
+    python3 bench/worker.py rss ARTIFACT B CALLS
 
 ("vmapc": the artifact through the Python package, python/, with its
 outputs allocated once and passed as out=, as vmapc-bench does in C++.)
@@ -36,6 +37,14 @@ request per line on stdin and answers one JSON line on stdout:
 
 Replies carry "error" on failure; a JAX (vmapc) worker whose `import jax`
 (`import vmapc`) fails answers every request with {"skipped": reason}.
+
+    python3 bench/worker.py rss ARTIFACT B CALLS
+
+is a one-shot mode instead (run.py's resident-memory check): it loads the
+artifact (one entry, one f32 input mapped on axis 0, as the softmax row's)
+through the Python package, makes CALLS calls with N = i % (4B + 1), into
+out= views of arrays allocated once, and prints one JSON line with VmRSS
+(/proc/self/status) before and after the calls and the module's stats.
 """
 
 import json
@@ -259,10 +268,60 @@ class Worker:
         return {"compile_s": time.perf_counter() - t0}
 
 
+def vm_rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return None
+
+
+def rss_mode(artifact, batch, calls):
+    """See the module docstring: resident memory across `calls` calls of
+    N = i % (4B + 1) examples."""
+    import numpy as np
+    import vmapc
+
+    rss_start = vm_rss_kib()
+    m = vmapc.load(artifact)
+    (name,) = m.entries
+    entry = m[name]
+    nmax = 4 * batch
+    (arg,) = entry.inputs
+    x = np.random.default_rng(1).standard_normal(
+        (nmax,) + tuple(arg["shape"])).astype(np.float32) * 2
+    (oarg,) = entry.outputs
+    out = np.empty((nmax,) + tuple(oarg["shape"]), np.float32)
+    entry(x, out=(out,))  # the arena and the thread pool exist from here on
+    rss_loaded = vm_rss_kib()
+    stats_before = dict(m.stats)
+    t0 = time.perf_counter()
+    for i in range(calls):
+        n = i % (nmax + 1)
+        entry(x[:n], out=(out[:n],))
+    wall = time.perf_counter() - t0
+    rss_after = vm_rss_kib()
+    # The last call's N: a softmax's rows each sum to 1.
+    n_last = (calls - 1) % (nmax + 1)
+    row_sums = out[:n_last].astype(np.float64).sum(axis=-1)
+    ok = bool(np.all(np.abs(row_sums - 1) < 1e-4)) if n_last else True
+    print(json.dumps({
+        "calls": calls, "batch": batch, "max_n": nmax, "wall_s": wall,
+        "rss_start_kib": rss_start, "rss_before_kib": rss_loaded,
+        "rss_after_kib": rss_after, "stats_before": stats_before,
+        "stats_after": dict(m.stats), "last_output_ok": ok}))
+
+
 def main():
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
+    if kind == "rss":
+        if len(sys.argv) != 5:
+            sys.exit("usage: worker.py rss ARTIFACT B CALLS")
+        rss_mode(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
     if kind not in ("numpy", "jax", "vmapc"):
-        sys.exit("usage: worker.py numpy|jax|vmapc")
+        sys.exit("usage: worker.py numpy|jax|vmapc, or worker.py rss "
+                 "ARTIFACT B CALLS")
     worker = Worker(kind)
     for line in sys.stdin:
         req = json.loads(line)
