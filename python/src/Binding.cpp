@@ -776,7 +776,7 @@ NB_MODULE(_vmapc, m) {
       [](const std::string &text, const std::string &filename, bool cpu,
          bool cuda, std::vector<std::string> isaLevels,
          const std::string &cudaArch, int64_t arenaAlignment,
-         bool bufferReuse) {
+         bool bufferReuse, unsigned threads) {
         vmapc::python::CompileRequest request;
         request.text = text;
         request.filename = filename;
@@ -786,6 +786,7 @@ NB_MODULE(_vmapc, m) {
         request.cudaArch = cudaArch;
         request.arenaAlignment = arenaAlignment;
         request.bufferReuse = bufferReuse;
+        request.threads = threads;
         std::string bytes, diagnostics;
         bool ok;
         {
@@ -799,7 +800,7 @@ NB_MODULE(_vmapc, m) {
       },
       nb::arg("text"), nb::arg("filename"), nb::arg("cpu"), nb::arg("cuda"),
       nb::arg("isa_levels"), nb::arg("cuda_arch"), nb::arg("arena_alignment"),
-      nb::arg("buffer_reuse"),
+      nb::arg("buffer_reuse"), nb::arg("threads"),
       "Compiles .arr source: (artifact bytes or None, diagnostics).");
   m.def(
       "plans",

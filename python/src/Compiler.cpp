@@ -111,6 +111,7 @@ bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
   options.cuda = request.cuda;
   options.isaLevels = request.isaLevels;
   options.cudaChip = request.cudaArch;
+  options.threads = request.threads;
   vmapc::Artifact artifact;
   if (failed(vmapc::compileArtifact(*module, options, artifact)))
     return false;

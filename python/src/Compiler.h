@@ -37,6 +37,9 @@ struct CompileRequest {
   /// --arena-alignment (0: the targets' default) and --no-buffer-reuse.
   int64_t arenaAlignment = 0;
   bool bufferReuse = true;
+  /// -j: threads that compile the CPU code objects, one ISA level each (0:
+  /// one per hardware thread). The artifact's bytes do not depend on it.
+  unsigned threads = 0;
 };
 
 /// Compiles `request` into the bytes of a `.vmapc` artifact. Returns false

@@ -202,10 +202,33 @@ def test_compile_argument_errors(tmp_path, knn):
         vmapc.compile(source=SUM3, cpu_isa="x86-64-v9")
     with pytest.raises(ValueError, match="not an sm_XY"):
         vmapc.compile(source=SUM3, target="cuda", cuda_arch="90")
+    with pytest.raises(ValueError, match="threads=0 is not a positive"):
+        vmapc.compile(source=SUM3, threads=0)
+    with pytest.raises(TypeError, match="threads=1.5 is not an integer"):
+        vmapc.compile(source=SUM3, threads=1.5)
+    with pytest.raises(TypeError, match="threads=True is not an integer"):
+        vmapc.compile(source=SUM3, threads=True)
     art = tmp_path / "knn.vmapc"
     knn.save(art)
     with pytest.raises(vmapc.CompileError, match="is a compiled artifact"):
         vmapc.compile(art)
+
+
+def test_compile_threads_give_the_same_bytes(tmp_path):
+    # threads= is `vmapc compile -j N`: the ISA levels compile on up to N
+    # threads, and the artifact is the same for any N. All three levels, so
+    # that two threads have two levels to share out.
+    saved = []
+    for threads in (1, 2, None):
+        m = vmapc.compile(P.KNN_ARR, threads=threads)
+        art = tmp_path / f"knn-j{threads}.vmapc"
+        m.save(art)
+        saved.append(art.read_bytes())
+    assert saved[0] == saved[1] == saved[2]
+    q, refs = knn_inputs(37, seed=5)
+    np.testing.assert_array_equal(
+        vmapc.load(tmp_path / "knn-j2.vmapc").classify(q, refs),
+        knn_reference(q, refs))
 
 
 def test_runtime_errors_carry_the_status_code(tmp_path, knn):

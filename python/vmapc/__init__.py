@@ -35,6 +35,7 @@ TypeError and ValueError for arguments.
 """
 
 import json as _json
+import numbers as _numbers
 import os as _os
 
 from . import _vmapc
@@ -86,9 +87,22 @@ def _isa_levels(cpu_isa):
     return levels
 
 
+def _threads(threads):
+    if threads is None:
+        return 0  # the compiler's default: one per hardware thread
+    if isinstance(threads, bool) or not isinstance(threads, _numbers.Integral):
+        raise TypeError(f"threads={threads!r} is not an integer (or None: "
+                        "one per hardware thread)")
+    if threads < 1:
+        raise ValueError(f"threads={threads!r} is not a positive integer "
+                         "(or None: one per hardware thread)")
+    # The compiler starts at most a thread per ISA level whatever the count.
+    return min(int(threads), 1 << 16)
+
+
 def compile(path=None, *, source=None, filename=None, target="cpu",
             cpu_isa=None, cuda_arch="sm_90", arena_alignment=None,
-            buffer_reuse=True, device="cpu"):
+            buffer_reuse=True, threads=None, device="cpu"):
     """Compiles a `.arr` program in-process and loads it on `device`.
 
     Args:
@@ -106,6 +120,10 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
             for the CPU, 256 with CUDA).
         buffer_reuse: False turns buffer planning off, as
             `--no-buffer-reuse` (every buffer its own bytes).
+        threads: how many threads compile the CPU code, one ISA level
+            each, as `-j N`; None (the default) uses one per hardware
+            thread, as the CLI does. The artifact's bytes are the same for
+            any count. The GIL is released while the compiler runs.
         device: where to load it: "cpu", "cpu:threads=K,isa=LEVEL",
             "cuda:N" (the runtime's device strings).
 
@@ -115,7 +133,10 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
     Raises:
         CompileError: the program has an error (the CLI's text).
         FileNotFoundError, OSError: `path` cannot be read.
-        ValueError: an unknown target or ISA level, a bad arena_alignment.
+        TypeError: both or neither of path and source=; threads not an
+            integer.
+        ValueError: an unknown target or ISA level, a bad arena_alignment,
+            threads < 1.
         vmapc.Error: the device cannot be opened or the code loaded.
     """
     if (path is None) == (source is None):
@@ -130,6 +151,7 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
             0 < alignment <= 4096 and alignment & (alignment - 1) == 0):
         raise ValueError(f"arena_alignment={arena_alignment!r} is not a power "
                          "of two from 1 to 4096")
+    jobs = _threads(threads)
     if path is not None:
         name = _os.fspath(path)
         with open(name, "rb") as f:
@@ -139,7 +161,7 @@ def compile(path=None, *, source=None, filename=None, target="cpu",
         text = source
     data, diagnostics = _vmapc.compile_bytes(text, name, cpu, cuda, levels,
                                              cuda_arch, alignment,
-                                             bool(buffer_reuse))
+                                             bool(buffer_reuse), jobs)
     if data is None:
         raise CompileError(diagnostics.rstrip("\n") or
                            f"{name}: compilation failed")

@@ -20,10 +20,12 @@ def compile(path: Optional[_Path] = ..., *, source: Optional[str] = ...,
             target: Union[str, Sequence[str]] = ...,
             cpu_isa: Optional[Union[str, Sequence[str]]] = ...,
             cuda_arch: str = ..., arena_alignment: Optional[int] = ...,
-            buffer_reuse: bool = ..., device: str = ...) -> "Module":
-    """Compiles a .arr program in-process (vmapc compile's options) and loads
-    it on `device`. Raises CompileError (the CLI's file:line:col text and
-    caret), OSError, ValueError, vmapc.Error."""
+            buffer_reuse: bool = ..., threads: Optional[int] = ...,
+            device: str = ...) -> "Module":
+    """Compiles a .arr program in-process (vmapc compile's options; threads=
+    is -j N, None for one per hardware thread) and loads it on `device`.
+    Raises CompileError (the CLI's file:line:col text and caret), OSError,
+    ValueError, vmapc.Error."""
 
 def load(path: _Path, device: str = ...) -> "Module":
     """Loads a .vmapc artifact on `device`. Raises vmapc.Error (code 5 not
