@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -326,6 +327,53 @@ def test_unknown_entry(knn):
 
 # ----------------------------------------------------------------------------
 # Threads
+
+
+def test_a_call_releases_the_gil(tmp_path, knn):
+    # A thread counts in a pure-Python loop while the main thread runs a call
+    # of some 0.4 s: with the GIL released it keeps counting during the call.
+    art = tmp_path / "knn.vmapc"
+    knn.save(art)
+    m = vmapc.load(art, device="cpu:threads=1")
+    q, refs = knn_inputs(20000, seed=50)
+    m.classify(q, refs)
+    start = time.perf_counter()
+    m.classify(q, refs)
+    seconds = time.perf_counter() - start
+    n = min(max(int(20000 * 0.4 / max(seconds, 1e-6)), 20000), 400000)
+    q, refs = knn_inputs(n, seed=51)
+
+    count, stamps = 0, []
+    running, stop = threading.Event(), threading.Event()
+
+    def spin():
+        nonlocal count
+        running.set()
+        while not stop.is_set():
+            count += 1
+            if count % 1024 == 0:
+                stamps.append(time.perf_counter())
+
+    counter = threading.Thread(target=spin)
+    counter.start()
+    try:
+        assert running.wait(30)
+        before, t0 = count, time.perf_counter()
+        idx = m.classify(q, refs)
+        t1, after = time.perf_counter(), count
+    finally:
+        stop.set()
+        counter.join()
+    assert after - before > 0, f"the counter stood still during a " \
+        f"{t1 - t0:.3f} s call (N = {n}): the GIL was held"
+    # Not only in the moments around the call (a GIL switch there could
+    # count a little even if the call held the GIL): in its middle third.
+    third = (t1 - t0) / 3
+    assert any(t0 + third < s < t1 - third for s in stamps), \
+        f"the counter did not run in the middle of a {t1 - t0:.3f} s call"
+    assert idx.shape == (n,)
+    np.testing.assert_array_equal(idx[:200],
+                                  knn_reference(q[:200], refs))
 
 
 def test_two_modules_on_two_threads(tmp_path, knn):
