@@ -7,9 +7,12 @@
 # a C-only CMake project that calls find_package(vmapc) -- against it and runs
 # it on the main job's artifact and data from the main build (./build, or
 # $BUILD_DIR). Then installs the whole toolchain from the main build
-# (cmake --install: vmapc, vmapc-opt, the runtime's package), compiles the
-# main job with the installed vmapc and runs it with the C host built
-# against that prefix. Prints what it checks; exits non-zero on any failure.
+# (cmake --install: vmapc, vmapc-opt, the runtime's package, and
+# vmapc-mpi-run where the build found MPI), compiles the main job with the
+# installed vmapc and runs it with the C host built against that prefix, and
+# runs the installed vmapc-mpi-run on two ranks (skipped, with a message,
+# where it is not built or mpirun is missing). Prints what it checks; exits
+# non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -149,4 +152,42 @@ cmake -G Ninja -S "$root/examples/c_host" -B "$tmp/host2" \
   { cat "$tmp/host2.log"; exit 1; }
 ninja -C "$tmp/host2" >>"$tmp/host2.log" 2>&1 || { cat "$tmp/host2.log"; exit 1; }
 "$tmp/host2/knn_digits_c" "$tmp/knn_installed.vmapc" "$data"
+
+# vmapc-mpi-run (tools/mpi/) is built where CMake found MPI, and then
+# installed with the rest; the build has tools/mpi/ exactly then.
+if [[ -f $build/tools/mpi/cmake_install.cmake ]]; then
+  mpi_run=$toolchain/bin/vmapc-mpi-run
+  [[ -x $mpi_run ]] || { echo "install-test: toolchain bin/vmapc-mpi-run was not installed"; exit 1; }
+  if readelf -d "$mpi_run" | grep -F -e "$build" -e "$root"; then
+    echo "install-test: the installed vmapc-mpi-run names the build or source tree"; exit 1
+  fi
+  if command -v mpirun >/dev/null; then
+    # (It starts MPI before anything else, which needs Open MPI's daemon,
+    # openmpi-bin, even for --help.)
+    usage=$("$mpi_run" --help) && [[ $usage == "usage: mpirun -np K vmapc-mpi-run"* ]] ||
+      { echo "install-test: the installed vmapc-mpi-run --help failed"; exit 1; }
+    # An entry that maps no input (N from --num-examples), compiled by the
+    # installed vmapc: two ranks write what `vmapc run` writes, byte for byte.
+    printf 'fn ramp() -> f32[3] {\n  return zeros((3,)) + 2.5;\n}\nexport ramp_e = vmap(ramp, in_axes=(), batch=4);\n' \
+      >"$tmp/ramp.arr"
+    (cd "$tmp" && "$toolchain/bin/vmapc" compile ramp.arr --cpu-isa=x86-64 -o ramp.vmapc &&
+       "$toolchain/bin/vmapc" run ramp.vmapc --num-examples 11 --output ramp-run.npy)
+    (cd "$tmp" && OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 \
+       mpirun --allow-run-as-root --oversubscribe --mca btl self,vader -np 2 \
+       "$mpi_run" ramp.vmapc --num-examples 11 --output ramp-mpi.npy --verbose) \
+      >"$tmp/mpi.log" 2>&1 || { cat "$tmp/mpi.log"; echo "install-test: the installed vmapc-mpi-run failed"; exit 1; }
+    grep -q "rank 1 of 2" "$tmp/mpi.log" ||
+      { cat "$tmp/mpi.log"; echo "install-test: vmapc-mpi-run did not run on two ranks"; exit 1; }
+    cmp "$tmp/ramp-run.npy" "$tmp/ramp-mpi.npy" ||
+      { echo "install-test: vmapc-mpi-run's output differs from vmapc run's"; exit 1; }
+    echo "install-test: the installed vmapc-mpi-run ran on 2 ranks, output equal to vmapc run's"
+  else
+    echo "install-test: vmapc-mpi-run installed; not run (mpirun not found: openmpi-bin)"
+  fi
+else
+  if [[ -e $toolchain/bin/vmapc-mpi-run ]]; then
+    echo "install-test: vmapc-mpi-run was installed though the build has no tools/mpi/"; exit 1
+  fi
+  echo "install-test: vmapc-mpi-run skipped: not built (CMake found no MPI)"
+fi
 echo "install-test: ok"
