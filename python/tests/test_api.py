@@ -154,16 +154,27 @@ def test_an_entry_that_maps_no_input_takes_n():
 
 def test_stats(knn):
     k = compiled(P.KNN_ARR)
-    before = k.stats
-    q, refs = knn_inputs(300, seed=6)
-    k.classify(q, refs)
-    after = k.stats
-    assert after["calls"] == before["calls"] + 1
-    assert after["examples"] == before["examples"] + 300
-    # ceil(300 / 256) = 2 chunks of the program's two dispatches.
-    assert after["launches"] == before["launches"] + 4
-    assert after["allocations"] == 1
-    assert after["arena_bytes"] >= k.plan("classify")["arena_bytes"]
+    b = k.classify.batch_size
+
+    def launches(n):
+        before = k.stats
+        q, refs = knn_inputs(n, seed=6)
+        k.classify(q, refs)
+        after = k.stats
+        assert after["calls"] == before["calls"] + 1
+        assert after["examples"] == before["examples"] + n
+        return after["launches"] - before["launches"]
+
+    # One chunk (N = B) launches the program's two dispatches. Each further
+    # chunk launches those that run per chunk: both, or the distances alone
+    # where the references' packing runs once per call (it reads only
+    # `refs`, which every chunk shares).
+    one, two, three = launches(b), launches(b + 44), launches(2 * b + 1)
+    assert one == 2
+    assert two - one == three - two in (1, 2)
+    stats = k.stats
+    assert stats["allocations"] == 1
+    assert stats["arena_bytes"] >= k.plan("classify")["arena_bytes"]
 
 
 # ----------------------------------------------------------------------------
