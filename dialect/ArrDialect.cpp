@@ -93,6 +93,20 @@ bool vmapc::arr::isDonated(func::FuncOp fn, unsigned arg) {
   return false;
 }
 
+bool vmapc::arr::isUnmappedInput(func::FuncOp fn, unsigned arg) {
+  if (arg >= fn.getNumArguments() ||
+      fn.getArgAttr(arg, ArrDialect::kOutputAttrName) ||
+      fn.getArgAttr(arg, ArrDialect::kArenaAttrName))
+    return false;
+  auto inAxes = fn->getAttrOfType<ArrayAttr>(ArrDialect::kInAxesAttrName);
+  // The input's index: the arguments before it that are inputs.
+  unsigned index = 0;
+  for (unsigned i = 0; i < arg; ++i)
+    index += !fn.getArgAttr(i, ArrDialect::kOutputAttrName) &&
+             !fn.getArgAttr(i, ArrDialect::kArenaAttrName);
+  return inAxes && index < inAxes.size() && isa<UnitAttr>(inAxes[index]);
+}
+
 bool vmapc::arr::isEntry(Operation *op) {
   return op && op->hasAttr(ArrDialect::kBatchAttrName);
 }

@@ -60,6 +60,10 @@ bool isEntry(mlir::Operation *op);
 /// `arr.donated_from` with its index): writable, and computed in place.
 bool isDonated(mlir::func::FuncOp fn, unsigned arg);
 
+/// Whether argument `arg` of entry `fn` is an input its `arr.in_axes` marks
+/// unmapped (`unit`: shared by every example, never written).
+bool isUnmappedInput(mlir::func::FuncOp fn, unsigned arg);
+
 /// Attaches the batching rules of ops from other dialects (`func.call`:
 /// batch the callee for the call's batching signature).
 void registerExternalBatchingModels(mlir::DialectRegistry &registry);

@@ -142,6 +142,20 @@ LogicalResult SchedDialect::verifyOperationAttribute(Operation *op,
                 "ceil(n / T))";
     return success();
   }
+  if (name == kOncePerCallAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<DispatchOp>(op))
+      return op->emitOpError()
+             << "'" << name << "' must be a unit attribute on a dispatch";
+    if (!isa_and_nonnull<func::FuncOp>(op->getParentOp()))
+      return op->emitOpError()
+             << "'" << name
+             << "' marks a dispatch of the entry's body, outside every loop";
+    if (!cast<DispatchOp>(op).getScalars().empty())
+      return op->emitOpError() << "'" << name
+                               << "' marks a dispatch without scalars (its "
+                                  "work must not depend on n or a loop)";
+    return success();
+  }
   if (name == kPadsPartialChunksAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a unit attribute";

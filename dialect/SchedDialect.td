@@ -40,6 +40,12 @@ def Sched_Dialect : Dialect {
       `--arr-tile-workgroups`): per grid dimension (x, y, z), the number of
       workgroups: a positive constant, or -T for ceil(n / T).
     - `sched.pads_partial_chunks` (unit, on an entry): see above.
+    - `sched.once_per_call` (unit, on a `sched.dispatch` directly in an
+      entry's body, after `--arr-hoist-per-call`): the dispatch reads only
+      the entry's unmapped inputs and buffers written by other such
+      dispatches, and has no scalars, so every chunk would compute the same
+      bytes; the runtime runs it in the first chunk of a call only, and the
+      planner keeps what it writes live over the whole schedule.
     - `sched.scratch_bytes` (i64, on a kernel after `--arr-cpu-workgroups`
       or `--arr-gpu-workgroups`): bytes of per-workgroup scratch, on the
       worker's stack (CPU) or in the block's dynamic shared memory (GPU).
@@ -64,6 +70,8 @@ def Sched_Dialect : Dialect {
         "sched.workgroup_count";
     static constexpr ::llvm::StringLiteral kPadsPartialChunksAttrName =
         "sched.pads_partial_chunks";
+    static constexpr ::llvm::StringLiteral kOncePerCallAttrName =
+        "sched.once_per_call";
     static constexpr ::llvm::StringLiteral kScratchBytesAttrName =
         "sched.scratch_bytes";
     static constexpr ::llvm::StringLiteral kBindingBytesAttrName =

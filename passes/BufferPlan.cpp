@@ -270,6 +270,17 @@ computeAlignedLowerBound(ArrayRef<BufferRequest> requests, int64_t alignment) {
 
 namespace {
 
+/// Whether a dispatch marked `sched.once_per_call` writes `buffer` (an
+/// allocation, which such a dispatch binds whole).
+bool writtenOncePerCall(Value buffer) {
+  return llvm::any_of(buffer.getUses(), [](OpOperand &use) {
+    auto dispatch = dyn_cast<sched::DispatchOp>(use.getOwner());
+    return dispatch &&
+           dispatch->hasAttr(sched::SchedDialect::kOncePerCallAttrName) &&
+           dispatch.isDpsInit(&use);
+  });
+}
+
 /// Bytes of a statically shaped memref within the size limits (every
 /// dimension at most 2^31 - 1, fewer than 2^62 bytes), or nullopt.
 std::optional<int64_t> staticBytes(MemRefType type, const DataLayout &layout) {
@@ -670,6 +681,10 @@ FailureOr<BufferPlan> Planner::run() {
           return WalkResult::interrupt();
         int64_t allocPoint = pointOf(op);
         row.live = range.value_or(LiveInterval{allocPoint, allocPoint});
+        // A dispatch run once per call writes it in the first chunk; every
+        // later chunk reads it again, from the start of the schedule.
+        if (writtenOncePerCall(result))
+          row.live = {0, endPoint};
         std::string text;
         llvm::raw_string_ostream os(text);
         os << type << ", first used by " << describeOp(first ? first : op);

@@ -22,7 +22,9 @@
 //    over the whole loop op, on every iteration. A buffer's interval is
 //    [first access, last access] (closed). A staging input lives over
 //    [0, last access], a staging `arr.output` over [first access, end], where
-//    `end` is the function's terminator.
+//    `end` is the function's terminator. An allocation that a dispatch marked
+//    `sched.once_per_call` writes lives over [0, end]: the runtime writes it
+//    in the first chunk only and every chunk reads it.
 // 3. In place. A top-level `linalg::LinalgOp` with only parallel iterators
 //    and a side-effect-free payload may write an output (init) over one of
 //    its inputs when: both operands use the identity indexing map, have an

@@ -1030,6 +1030,30 @@ def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ArrHoistPerCall : Pass<"arr-hoist-per-call", "::mlir::ModuleOp"> {
+  let summary = "Marks dispatches that compute the same in every chunk to run once per call";
+  let description = [{
+    Input: bufferized entries (after `--arr-copies-to-dispatches`), before
+    `--arr-plan-buffers`; output: the same, with `sched.once_per_call` on
+    each dispatch of an entry's body that has no scalars, reads only the
+    entry's unmapped inputs and buffers written by dispatches marked before
+    it, and writes only allocations that it alone writes. Fails on input on
+    tensors or already planned.
+
+    The runtime runs a marked dispatch in the first chunk of a call only;
+    the planner keeps what it writes live over the whole schedule. The
+    kNN's transposed references are made once per call, not once per chunk:
+
+    ```mlir
+    %t = memref.alloc() : memref<64x1000xf32>
+    sched.dispatch @classify_dispatch_0(%refs : memref<1000x64xf32>)
+        outs(%t : memref<64x1000xf32>) {sched.once_per_call}
+    sched.dispatch @classify_dispatch_1(%q, %t : ...) outs(%out : ...) scalars(%n)
+    ```
+  }];
+  let dependentDialects = ["::vmapc::sched::SchedDialect"];
+}
+
 def ArrExpandMath : Pass<"arr-expand-math"> {
   let summary = "Expands f32 math functions into vectorizable arith ops";
   let description = [{

@@ -52,6 +52,7 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
   pm.addPass(createArrBufferizeEntries());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createArrCopiesToDispatches());
+  pm.addPass(createArrHoistPerCall());
   if (!plan)
     return;
   ArrPlanBuffersOptions planning;

@@ -6,7 +6,10 @@
 // argument with `arr.staging_offset`), follows their aliases with its own
 // conservative forward walk, computes its own live intervals over the
 // top-level ops of the body, and proves that no two buffers live at one
-// point share a byte, except a legal in-place pair.
+// point share a byte, except a legal in-place pair. What a dispatch marked
+// `sched.once_per_call` writes lives over the whole schedule (the runtime
+// writes it in a call's first chunk only), and such a dispatch may read only
+// unmapped inputs and buffers that only such dispatches write.
 //
 // Its byte arithmetic is its own too, overflow-checked: a buffer's size
 // (dimensions times element bytes), its end (offset + size) and the arena
@@ -17,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/ArrDialect.h"
+#include "dialect/SchedDialect.h"
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 
@@ -68,7 +72,18 @@ struct ArenaBuffer {
   int64_t byteEnd = 0;
   /// Schedule points of the first and last access; nullopt if never accessed.
   std::optional<int64_t> first, last;
+  /// Whether a dispatch run once per call writes it, and whether anything
+  /// else may (any other access that is not a dispatch's input).
+  bool writtenOncePerCall = false;
+  bool writtenEveryChunk = false;
 };
+
+/// Whether `op` is a dispatch that the runtime runs in a call's first chunk
+/// only.
+bool isOncePerCall(Operation *op) {
+  return isa<vmapc::sched::DispatchOp>(op) &&
+         op->hasAttr(vmapc::sched::SchedDialect::kOncePerCallAttrName);
+}
 
 std::string shortLoc(Location loc) {
   std::string text;
@@ -134,6 +149,10 @@ private:
   }
   LogicalResult collectBuffers(BlockArgument arena, int64_t arenaBytes);
   void computeLiveness(int index);
+  /// Checks that each dispatch run once per call reads only unmapped inputs
+  /// and buffers that only such dispatches write: what it computes in the
+  /// first chunk is then what every chunk would.
+  LogicalResult checkOncePerCall();
   /// Why the overlap of `earlier` and `later` is not a legal in-place pair,
   /// or nullopt if it is one.
   std::optional<std::string> inPlaceViolation(int earlier, int later);
@@ -259,6 +278,12 @@ void PlanChecker::computeLiveness(int index) {
           continue;
         }
       }
+      auto dispatch = dyn_cast<vmapc::sched::DispatchOp>(user);
+      bool written = !dispatch || dispatch.isDpsInit(&use);
+      if (written && isOncePerCall(user))
+        buffer.writtenOncePerCall = true;
+      else if (written)
+        buffer.writtenEveryChunk = true;
       Operation *top = body->findAncestorOpInBlock(*user);
       int64_t at = point.lookup(top);
       buffer.first = buffer.first ? std::min(*buffer.first, at) : at;
@@ -273,11 +298,16 @@ void PlanChecker::computeLiveness(int index) {
     }
   }
 
+  int64_t endPoint = static_cast<int64_t>(schedule.size()) - 1;
+  // Written in the first chunk, read by every chunk.
+  if (buffer.writtenOncePerCall) {
+    buffer.first = 0;
+    buffer.last = endPoint;
+  }
   if (!buffer.staging)
     return;
   // The runtime fills an input's slot before the call and reads an output's
   // slot after it.
-  int64_t endPoint = static_cast<int64_t>(schedule.size()) - 1;
   auto arg = cast<BlockArgument>(buffer.value);
   if (func.getArgAttr(arg.getArgNumber(),
                       vmapc::arr::ArrDialect::kOutputAttrName)) {
@@ -287,6 +317,37 @@ void PlanChecker::computeLiveness(int index) {
     buffer.first = 0;
     buffer.last = buffer.last.value_or(0);
   }
+}
+
+LogicalResult PlanChecker::checkOncePerCall() {
+  bool ok = true;
+  for (Operation *op : schedule) {
+    if (!isOncePerCall(op))
+      continue;
+    auto dispatch = cast<vmapc::sched::DispatchOp>(op);
+    for (Value input : dispatch.getInputs()) {
+      // An unmapped input, bound in place or staged, holds the same bytes
+      // in every chunk.
+      if (auto arg = dyn_cast<BlockArgument>(input)) {
+        if (arg.getOwner() == body &&
+            vmapc::arr::isUnmappedInput(func, arg.getArgNumber()))
+          continue;
+      } else if (auto it = bufferOfAlias.find(input);
+                 it != bufferOfAlias.end() &&
+                 llvm::all_of(it->second, [&](int b) {
+                   return buffers[b].writtenOncePerCall &&
+                          !buffers[b].writtenEveryChunk;
+                 })) {
+        continue;
+      }
+      dispatch.emitOpError()
+          << "runs once per call but reads " << input
+          << ", which is neither an unmapped input nor a buffer that only "
+             "dispatches run once per call write";
+      ok = false;
+    }
+  }
+  return success(ok);
 }
 
 std::optional<std::string> PlanChecker::inPlaceViolation(int earlier,
@@ -403,6 +464,8 @@ LogicalResult PlanChecker::check() {
     ok = false;
   for (int i = 0, e = static_cast<int>(buffers.size()); i < e; ++i)
     computeLiveness(i);
+  if (failed(checkOncePerCall()))
+    ok = false;
 
   for (int i = 0, e = static_cast<int>(buffers.size()); i < e; ++i) {
     for (int j = i + 1; j < e; ++j) {

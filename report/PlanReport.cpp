@@ -265,7 +265,12 @@ std::string ReportBuilder::describeOp(Operation &op) {
     text += ": ";
     if (!ins.empty())
       text += "reads " + listText(ins) + ", ";
-    return text + "writes " + (outs.empty() ? "nothing" : listText(outs));
+    text += "writes " + (outs.empty() ? "nothing" : listText(outs));
+    if (dispatch->hasAttr(sched::SchedDialect::kOncePerCallAttrName))
+      text += "; once per call (in the first chunk only: it reads nothing "
+              "that differs between chunks, and what it writes is live over "
+              "the whole schedule)";
+    return text;
   }
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     std::vector<std::string> inner;

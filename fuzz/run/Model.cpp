@@ -24,6 +24,8 @@ static bool expand(Call &call, size_t begin, size_t end, uint32_t depth,
       i = bodyEnd - 1;
       continue;
     }
+    if (cmd.oncePerCall && c > 0)
+      continue;
     const KernelInfo &k = call.artifact->kernels[cmd.kernel];
     Execution ex;
     ex.command = &cmd;

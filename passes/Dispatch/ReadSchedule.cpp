@@ -115,6 +115,8 @@ private:
                              std::vector<Command> &commands) {
     Command command;
     command.kind = Command::Kind::Dispatch;
+    command.oncePerCall =
+        dispatch->hasAttr(sched::SchedDialect::kOncePerCallAttrName);
     auto it = kernelIndex.find(dispatch.getKernel());
     if (it == kernelIndex.end())
       return dispatch.emitOpError("dispatches an unknown kernel");

@@ -228,7 +228,16 @@ TEST_F(ArtifactTest, ReaderChecksKernelsSchedulesAndCodeObjects) {
          putU32(c, l.commandCount[twostep], 0xffffffffu);
        }},
       {"entry 'twostep' schedule: command reserved bytes are not zero",
-       kDataLoss, [&](std::string &c) { c[square + 1] = 1; }},
+       kDataLoss, [&](std::string &c) { c[square + 2] = 1; }},
+      {"entry 'twostep' schedule: unknown command flags 2", kDataLoss,
+       [&](std::string &c) { c[square + 1] = 2; }},
+      // Run once per call, the first dispatch would use the first chunk's
+      // n in every chunk.
+      {"entry 'twostep' schedule command 0: a dispatch run once per call is "
+       "given scalars, which differ between its runs",
+       kDataLoss, [&](std::string &c) { c[square + 1] = kOncePerCallFlag; }},
+      {"entry 'twostep' schedule: unknown command flags 1", kDataLoss,
+       [&](std::string &c) { c[l.commands[twostep][1] + 1] = 1; }},
       {"entry 'twostep' schedule: unknown command kind 7", kDataLoss,
        [&](std::string &c) { c[square] = 7; }},
       {"entry 'twostep' schedule: dispatch of kernel #99, which does not "

@@ -281,6 +281,32 @@ TEST_F(ArtifactTest, ValidatorRejectsBadKernelsSchedulesAndCodeObjects) {
        "it",
        kInvalid,
        [](Artifact &a) { a.entries[4].schedule[0].scalars[0] = loopIndex(0); }},
+      // A dispatch run once per call (in the first chunk only) must read
+      // and write the same bytes in every chunk.
+      {"entry 'twostep' schedule command 3: a dispatch run once per call is "
+       "inside a loop, which differ between its runs",
+       kInvalid,
+       [](Artifact &a) { a.entries[4].schedule[3].oncePerCall = true; }},
+      {"entry 'reduce' schedule command 0: a dispatch run once per call is "
+       "given scalars, which differ between its runs",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "reduce")].schedule[0].oncePerCall = true;
+       }},
+      {"entry 'reduce' schedule command 1 binding 0: a dispatch run once per "
+       "call binds input #0, which differs between chunks",
+       kInvalid,
+       [](Artifact &a) {
+         Command &c = a.entries[entryIndex(a, "reduce")].schedule[1];
+         c.oncePerCall = true;
+         c.bindings[0] = inputBinding(0); // x, mapped
+       }},
+      {"entry 'reduce' schedule command 1 binding 1: a dispatch run once per "
+       "call binds output #2, which differs between chunks",
+       kInvalid,
+       [](Artifact &a) {
+         a.entries[entryIndex(a, "reduce")].schedule[1].oncePerCall = true;
+       }},
       // The inner loop's body of 2 leaves the outer loop's body of 2.
       {"entry 'twostep' schedule command 2: a loop body of 2 commands leaves "
        "its enclosing body",

@@ -40,7 +40,7 @@ uint64_t scheduleDigest(const EntryInfo &entry,
   }
   word(entry.schedule.size());
   for (const Command &c : entry.schedule) {
-    word(uint64_t(c.kind));
+    word(uint64_t(c.kind) | uint64_t(c.oncePerCall) << 8);
     if (c.kind == Command::Kind::Loop) {
       word(c.tripCount);
       word(c.bodySize);

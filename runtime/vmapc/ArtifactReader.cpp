@@ -118,12 +118,16 @@ static Status readArg(ByteReader &r, ArgInfo *arg) {
 static Status readCommand(ByteReader &r, const std::vector<KernelInfo> &kernels,
                           Command *c) {
   uint8_t kind = r.u8();
-  uint8_t pad0 = r.u8();
+  uint8_t flags = r.u8();
   uint16_t pad1 = r.u16();
   if (r.failed())
     return dataLoss("");
-  if (pad0 || pad1)
+  if (pad1)
     return dataLoss("command reserved bytes are not zero");
+  if (kind == uint8_t(Command::Kind::Dispatch) ? (flags & ~kOncePerCallFlag)
+                                               : flags)
+    return dataLoss("unknown command flags " + std::to_string(flags));
+  c->oncePerCall = (flags & kOncePerCallFlag) != 0;
   if (kind == uint8_t(Command::Kind::Loop)) {
     c->kind = Command::Kind::Loop;
     c->tripCount = r.u64();

@@ -297,6 +297,10 @@ static Status validateSchedule(const EntryInfo &e,
         chunkWorkgroups > kMaxWorkgroupsPerChunk)
       return outOfRange(at + ": the schedule runs more than 2^40 workgroups "
                              "per chunk");
+    if (c.oncePerCall && (!open.empty() || !c.scalars.empty()))
+      return invalid(at + ": a dispatch run once per call is " +
+                     (open.empty() ? "given scalars" : "inside a loop") +
+                     ", which differ between its runs");
     accessKnown = accessKnown && k.bindingAccess.size() == k.numBindings;
     for (size_t j = 0; j < c.bindings.size(); ++j) {
       const Binding &b = c.bindings[j];
@@ -337,6 +341,15 @@ static Status validateSchedule(const EntryInfo &e,
         return invalid(binding + ": kernel '" + k.name + "' accesses " +
                        std::to_string(need) + " bytes, the argument has " +
                        std::to_string(have));
+      // Run in the first chunk only, it must see the same bytes as every
+      // chunk would: unmapped inputs and the arena, never an output.
+      if (c.oncePerCall &&
+          (b.kind == Binding::Kind::Output ||
+           (b.kind == Binding::Kind::Input && e.inputs[b.index].isMapped())))
+        return invalid(binding + ": a dispatch run once per call binds " +
+                       (b.kind == Binding::Kind::Output ? "output" : "input") +
+                       " #" + std::to_string(b.index) +
+                       ", which differs between chunks");
     }
     for (size_t j = 0; j < c.scalars.size(); ++j) {
       const ScalarSource &src = c.scalars[j];

@@ -54,7 +54,8 @@ static void putU64(std::string &s, size_t off, uint64_t v) {
 
 static void writeCommand(ByteWriter &w, const Command &c) {
   w.u8(uint8_t(c.kind));
-  w.u8(0);
+  w.u8(c.kind == Command::Kind::Dispatch && c.oncePerCall ? kOncePerCallFlag
+                                                          : 0);
   w.u16(0);
   if (c.kind == Command::Kind::Loop) {
     w.u64(c.tripCount);

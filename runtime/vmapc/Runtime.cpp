@@ -162,11 +162,11 @@ struct Executable::Impl {
   std::atomic<bool> running{false};
 
   /// Runs commands [begin, end) of `schedule` for a chunk of `n` examples
-  /// (`depth` loops around them). Every binding and count was validated at
-  /// load.
+  /// (`depth` loops around them), skipping the dispatches run once per call
+  /// unless `firstChunk`. Every binding and count was validated at load.
   Status runCommands(const std::vector<Command> &schedule, size_t begin,
-                     size_t end, size_t depth, const EntryState &st,
-                     uint64_t n);
+                     size_t end, size_t depth, const EntryState &st, uint64_t n,
+                     bool firstChunk);
   /// Executable::run once the executable is this call's.
   Status runOne(const Entry &entry, Span<HostArray> inputs,
                 Span<MutableHostArray> outputs, const RunOptions &options);
@@ -179,7 +179,8 @@ struct Executable::Impl {
 
 Status Executable::Impl::runCommands(const std::vector<Command> &schedule,
                                      size_t begin, size_t end, size_t depth,
-                                     const EntryState &st, uint64_t n) {
+                                     const EntryState &st, uint64_t n,
+                                     bool firstChunk) {
   backend::Address arena = backend->arena();
   for (size_t i = begin; i < end; ++i) {
     const Command &c = schedule[i];
@@ -187,12 +188,15 @@ Status Executable::Impl::runCommands(const std::vector<Command> &schedule,
       size_t bodyEnd = i + 1 + c.bodySize;
       for (uint64_t t = 0; t < c.tripCount; ++t) {
         loopIndices[depth] = int64_t(t);
-        VMAPC_RETURN_IF_ERROR(
-            runCommands(schedule, i + 1, bodyEnd, depth + 1, st, n));
+        VMAPC_RETURN_IF_ERROR(runCommands(schedule, i + 1, bodyEnd, depth + 1,
+                                          st, n, firstChunk));
       }
       i = bodyEnd - 1;
       continue;
     }
+    // Its bytes are in the arena since the first chunk.
+    if (c.oncePerCall && !firstChunk)
+      continue;
     const KernelInfo &k = artifact.kernels[c.kernel];
     for (size_t j = 0; j < c.bindings.size(); ++j) {
       const Binding &b = c.bindings[j];
@@ -735,8 +739,9 @@ Status Executable::Impl::runChunks(const EntryInfo &info, EntryState &st,
                                 : arena + p.staging;
     }
 
-    VMAPC_RETURN_IF_ERROR(
-        runCommands(info.schedule, 0, info.schedule.size(), 0, st, chunkN));
+    VMAPC_RETURN_IF_ERROR(runCommands(info.schedule, 0, info.schedule.size(), 0,
+                                      st, chunkN,
+                                      /*firstChunk=*/c == 0));
 
     for (size_t i = 0; i < numOut; ++i) {
       const ArgPlan &p = st.outputs[i];

@@ -75,6 +75,8 @@ std::string describeSchedule(const std::vector<Command> &commands,
         }
         out += ")";
       }
+      if (c.oncePerCall)
+        out += " once per call";
       out += "\n";
     }
     // Close finished loop bodies, then open this loop's.

@@ -170,7 +170,7 @@ TEST(RuntimeStats, OneAllocationAndCeilNOverBLaunches) {
     ASSERT_TRUE(runEntry(program, entry, inputs, n, outputs));
     const Entry *e = nullptr;
     ASSERT_TRUE(program.executable->findEntry(entry, &e).ok());
-    launches += ceilDiv(n, kBatch) * dispatchesPerChunk(e->info());
+    launches += launchesOfCall(e->info(), ceilDiv(n, kBatch));
     examples += n;
     Stats s = program.executable->stats();
     EXPECT_EQ(s.allocations, 1u) << "after run " << run;

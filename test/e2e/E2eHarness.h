@@ -31,6 +31,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -342,9 +343,10 @@ matchesOracle(CompiledProgram &program, llvm::StringRef entryName,
 /// ceil(n / b).
 inline uint64_t ceilDiv(uint64_t n, uint64_t b) { return (n + b - 1) / b; }
 
-/// The launches (dispatches run) of one walk of `entry`'s schedule: each
-/// dispatch once per repeat of the loops around it.
-inline uint64_t dispatchesPerChunk(const vmapc::EntryInfo &entry) {
+/// The launches (dispatches run) of a call of `entry` that walks its
+/// schedule for `chunks` chunks: each dispatch once per repeat of the loops
+/// around it and per chunk, or once in all if it runs once per call.
+inline uint64_t launchesOfCall(const vmapc::EntryInfo &entry, uint64_t chunks) {
   uint64_t launches = 0;
   // The loops open at each command: where their bodies end, and their trip
   // counts' product.
@@ -357,7 +359,8 @@ inline uint64_t dispatchesPerChunk(const vmapc::EntryInfo &entry) {
     if (c.kind == vmapc::Command::Kind::Loop)
       open.push_back({i + 1 + c.bodySize, repeats * c.tripCount});
     else
-      launches += repeats;
+      launches +=
+          repeats * (c.oncePerCall ? std::min<uint64_t>(chunks, 1) : chunks);
   }
   return launches;
 }

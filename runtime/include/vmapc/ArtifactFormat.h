@@ -94,7 +94,9 @@
 //       R x i64  per-example dims (each >= 0; an array with a 0 dim is
 //                empty, and the runtime neither copies nor loops over it)
 //     u32  command count C (<= kMaxCommands), then C commands:
-//       u8   kind (1 = dispatch, 2 = loop), u8 x 3 reserved (0)
+//       u8   kind (1 = dispatch, 2 = loop), u8 flags (a dispatch: bit 0 =
+//            `kOncePerCallFlag`, run in a call's first chunk only; a loop:
+//            0), u8 x 2 reserved (0)
 //       dispatch: u32 kernel index (< K); then the kernel's binding count
 //            bindings, each u8 kind (1 = input, 2 = output, 3 = arena),
 //            u8 x 3 reserved, u32 index (input or output number; 0 for
@@ -298,6 +300,10 @@ inline constexpr size_t kMaxCodeObjects = 16;
 /// Bindings and scalars of one kernel.
 inline constexpr size_t kMaxBindings = 1024;
 inline constexpr size_t kMaxScalars = 64;
+/// A dispatch command's flag: run in the first chunk of a call only
+/// (Command::oncePerCall).
+inline constexpr uint8_t kOncePerCallFlag = 1;
+
 /// Commands of one schedule, and how deep its loops nest.
 inline constexpr size_t kMaxCommands = 1 << 20;
 inline constexpr size_t kMaxLoopDepth = 64;

@@ -10,7 +10,10 @@
 // along each, a constant count c or ceil(n / T)), each workgroup once, on
 // any thread, and waits for all of them before the next command. A loop
 // runs the `bodySize` commands that follow it `tripCount` times; the
-// kernels inside may read the loop's index as a scalar.
+// kernels inside may read the loop's index as a scalar. A dispatch marked
+// `oncePerCall` runs in the first chunk of a call only: it reads nothing
+// that differs between chunks, and what it writes stays in the arena for
+// the later chunks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +64,9 @@ struct Command {
   /// Dispatch: index into `Artifact::kernels`, its bindings and scalars in
   /// the kernel's argument order.
   uint32_t kernel = 0;
+  /// Dispatch: run in a call's first chunk only (outside every loop, no
+  /// scalars, writes only arena bindings; the loader checks).
+  bool oncePerCall = false;
   std::vector<Binding> bindings;
   std::vector<ScalarSource> scalars;
   /// Loop: how many times the body runs, and how many of the following
@@ -162,7 +168,8 @@ std::optional<uint64_t> workgroupsOfDispatch(const KernelInfo &kernel,
 /// A readable listing of `commands` (one line per command, loops indented),
 /// with kernel names from `kernels` (a grid count of 0 prints as `?`):
 ///   dispatch classify_dispatch_0 grid(ceil(n/8), 1, 1) (input 0, input 1,
-///   output 0) scalars(n) loop 20
+///   output 0) scalars(n) loop 20 (a dispatch run once per call ends in
+///   "once per call")
 ///     dispatch ...
 std::string describeSchedule(const std::vector<Command> &commands,
                              const std::vector<KernelInfo> &kernels);
