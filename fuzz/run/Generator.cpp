@@ -167,6 +167,9 @@ private:
   Command dispatch(Artifact &a, const EntryInfo &e, uint32_t depth) {
     Command c;
     c.kind = Command::Kind::Dispatch;
+    // Run in the first chunk only (the validator refuses most: in a loop,
+    // with scalars, binding an output or a mapped input).
+    c.oncePerCall = oneIn(8);
     bool reuse = !a.kernels.empty() &&
                  (a.kernels.size() >= size_t(kStandInKernels) || oneIn(4));
     if (reuse) {
