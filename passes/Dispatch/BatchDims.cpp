@@ -72,12 +72,15 @@ public:
       return set(cast.getResult(), get(cast.getSource()), op);
     if (auto materialize =
             dyn_cast<bufferization::MaterializeInDestinationOp>(op)) {
+      // The result is the source's value in the destination's buffer (of
+      // the same shape): an unbatched destination (a carry's zeros) takes
+      // the batched source's dimension; two different ones conflict.
       std::optional<int64_t> dest = get(materialize.getDest());
       std::optional<int64_t> source = get(materialize.getSource());
-      if (source && dest != source)
+      if (source && dest && dest != source)
         return fail(op);
       if (materialize.getResult())
-        set(materialize.getResult(), dest, op);
+        set(materialize.getResult(), source ? source : dest, op);
       return;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op))

@@ -97,6 +97,62 @@ bool foldTranspose(linalg::TransposeOp transpose) {
   return true;
 }
 
+/// 1b. An elementwise op that writes a permuted layout (after 1) and reads
+/// a reduction's result in its own iteration order: the reduction writes
+/// that layout too, and the elementwise op reads it there. `--arr-vmap`
+/// gives `tanh(W @ h + b)` the batch dimension last in every value, and a
+/// transpose at the end moves it first; after 1 and this, `W @ h` is
+/// computed batch first, as `h @ W^T`, whose output is contiguous along
+/// W's rows (which 2 then packs), instead of along the examples. Returns
+/// whether `op` changed.
+bool propagateLayoutToReductions(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.hasPureTensorSemantics() ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+    return false;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isPermutation() || outMap.isIdentity())
+    return false;
+  bool changed = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = input->get();
+    auto producer = value.getDefiningOp<linalg::LinalgOp>();
+    if (!producer || producer.getNumReductionLoops() == 0 ||
+        producer->getNumResults() != 1 || !value.hasOneUse() ||
+        !op.getMatchingIndexingMap(input).isIdentity())
+      continue;
+    // The value in the output's layout: dimension i of the copy is
+    // dimension outMap(i) of the value.
+    SmallVector<int64_t> perm;
+    for (AffineExpr e : outMap.getResults())
+      perm.push_back(cast<AffineDimExpr>(e).getPosition());
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d : perm)
+      shape.push_back(type.getDimSize(d));
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    auto transpose = linalg::TransposeOp::create(b, loc, value, empty, perm);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[input->getOperandNumber()] = outMap;
+    op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+    input->set(transpose.getResult()[0]);
+    if (!foldTranspose(transpose)) {
+      // Undo: the producer cannot write the layout.
+      input->set(value);
+      maps[input->getOperandNumber()] = AffineMap::getMultiDimIdentityMap(
+          outMap.getNumDims(), b.getContext());
+      op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+      transpose.erase();
+      empty.getDefiningOp()->erase();
+      continue;
+    }
+    changed = true;
+  }
+  return changed;
+}
+
 /// 2. The input of `op` to read through a transposed copy, if any.
 bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
   if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
@@ -136,8 +192,10 @@ bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
     SmallVector<int64_t> shape;
     for (int64_t i : perm)
       shape.push_back(type.getDimSize(i));
+    // Where the input is defined: out of every loop it does not vary in,
+    // so that the copy is made once, not per iteration.
     Location loc = generic->getLoc();
-    rewriter.setInsertionPoint(*generic);
+    rewriter.setInsertionPointAfterValue(inputValue);
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
     Value packed =
@@ -170,6 +228,13 @@ struct ArrPackOperandsPass
       fn.walk([&](linalg::TransposeOp t) { transposes.push_back(t); });
       for (linalg::TransposeOp t : transposes)
         foldTranspose(t);
+      SmallVector<linalg::GenericOp> elementwise;
+      fn.walk([&](linalg::GenericOp op) {
+        if (op.getNumReductionLoops() == 0)
+          elementwise.push_back(op);
+      });
+      for (linalg::GenericOp op : elementwise)
+        propagateLayoutToReductions(op);
       BatchDims batchDims = BatchDims::analyze(fn);
       SmallVector<linalg::LinalgOp> reductions;
       fn.walk([&](linalg::LinalgOp op) {
