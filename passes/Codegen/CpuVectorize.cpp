@@ -103,7 +103,8 @@ struct Tiled {
 FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
                                ArrayRef<int64_t> tileSizes,
                                bool partialReduction = false,
-                               ArrayRef<unsigned> reductionDims = {}) {
+                               ArrayRef<unsigned> reductionDims = {},
+                               ArrayRef<int64_t> interchange = {}) {
   if (llvm::all_of(tileSizes, [](int64_t t) { return t == 0; }))
     return Tiled{{}, op};
   scf::SCFTilingOptions options;
@@ -112,6 +113,8 @@ FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
   for (int64_t t : tileSizes)
     sizes.push_back(rewriter.getIndexAttr(t));
   options.setTileSizes(sizes);
+  if (!interchange.empty())
+    options.setInterchange(interchange);
   if (partialReduction) {
     options.setReductionTilingStrategy(
         ReductionTilingStrategy::PartialReductionOuterReduction);
@@ -247,8 +250,9 @@ struct ArrCpuVectorizePass
       scope = forall.getBody();
 
     // 1. Rows.
-    if (linalg::LinalgOp root = findRootIn(*scope)) {
-      int64_t rows = hasContraction(*scope) ? target.rowTile : 1;
+    linalg::LinalgOp scopeRoot = findRootIn(*scope);
+    if (linalg::LinalgOp root = scopeRoot) {
+      int64_t rows = hasContraction(*scope) ? kContractionSlabRows : 1;
       // No more rows than a workgroup has examples (-T: T examples).
       if (auto count = kernel->getAttrOfType<DenseI64ArrayAttr>(
               sched::SchedDialect::kWorkgroupCountAttrName);
@@ -259,19 +263,28 @@ struct ArrCpuVectorizePass
     }
     peelMarkedLoops(rewriter, kernel);
     (void)canonicalize(kernel);
-    // The rows a peeled remainder leaves: one at a time.
-    SmallVector<linalg::LinalgOp> dynamicRoots;
-    kernel.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kRowLoopAttr))
-        if (linalg::LinalgOp root = findRootIn(*loop.getBody()))
-          if (root.hasDynamicShape())
-            dynamicRoots.push_back(root);
-    });
-    for (linalg::LinalgOp root : dynamicRoots)
-      if (failed(tileRows(rewriter, root, 1)))
-        return failure();
-    peelMarkedLoops(rewriter, kernel);
-    (void)canonicalize(kernel);
+    // The rows a peeled remainder leaves: in register tiles of rowTile
+    // rows while they last (a slab's remainder may hold many), then one
+    // at a time.
+    auto dynamicRoots = [&] {
+      SmallVector<linalg::LinalgOp> roots;
+      kernel.walk([&](scf::ForOp loop) {
+        if (loop->hasAttr(kRowLoopAttr))
+          if (linalg::LinalgOp root = findRootIn(*loop.getBody()))
+            if (root.hasDynamicShape())
+              roots.push_back(root);
+      });
+      return roots;
+    };
+    for (int64_t rows : {target.rowTile, int64_t(1)}) {
+      if (rows > 1 && !(scopeRoot && hasContraction(*scope)))
+        continue;
+      for (linalg::LinalgOp root : dynamicRoots())
+        if (failed(tileRows(rewriter, root, rows)))
+          return failure();
+      peelMarkedLoops(rewriter, kernel);
+      (void)canonicalize(kernel);
+    }
 
     // 2. Each op by its kind; fills last, since an op's tiles take the fill
     // of their accumulators with them.
@@ -441,7 +454,8 @@ struct ArrCpuVectorizePass
       for (auto [i, iterator] : llvm::enumerate(iterators))
         if (iterator == utils::IteratorType::reduction)
           std::swap(parallelSizes[i], reductionSizes[i]);
-      FailureOr<Tiled> outer = tileWithLoops(rewriter, op, parallelSizes);
+      FailureOr<Tiled> outer = tileWithLoops(rewriter, op, parallelSizes, false,
+                                             {}, tiling.interchange);
       if (failed(outer))
         return success();
       auto tiledOp = dyn_cast_or_null<linalg::LinalgOp>(outer->tiledOp);

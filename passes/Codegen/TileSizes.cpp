@@ -49,8 +49,9 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
   int64_t extent = ranges[loop];
   // A CPU workgroup is a task for one thread: enough work (~128K loop
   // iterations, tens of microseconds) to make handing it to a thread
-  // negligible, and a power of two rows, at least the tallest register tile
-  // (8 rows) when the kernel contracts, so that register tiles divide it.
+  // negligible, and a power of two rows; when the kernel contracts, at least
+  // a slab of kContractionSlabRows examples over the batch (at least the
+  // tallest register tile, 8 rows, over a fixed grid).
   // A CUDA workgroup is a block.
   int64_t minWork = target == "cuda" ? 256 : 131072;
   // The work of one step of the loop: every op of the dispatch, spread
@@ -67,8 +68,12 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
         auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
         return linalgOp && reducesAlongOutput(linalgOp);
       });
+  // Over the batch, a slab of kContractionSlabRows examples (the weights'
+  // column panels serve them all); over a fixed grid, enough workgroups
+  // for the threads.
   if (target != "cuda" && contracts)
-    tile = std::max<int64_t>(tile, 8);
+    tile = std::max<int64_t>(
+        tile, batchLoop && loop == *batchLoop ? kContractionSlabRows : 8);
   // A CUDA block that reduces takes up to 64 examples, so that what they
   // share (a contraction's weights, the kNN's references) is read once per
   // block, through shared memory.
@@ -261,11 +266,25 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
   if (p && reducesAlongOutput(op)) {
     tiling.kind = RegisterTiling::Kind::Tiles;
     tiling.tileSizes.assign(numLoops, 1);
+    SmallVector<unsigned> rows;
     for (unsigned l = 0; l < numLoops; ++l)
       if (l != *p && iterators[l] == utils::IteratorType::parallel &&
-          ranges[l] <= isa.rowTile)
+          ranges[l] > 1)
+        rows.push_back(l);
+    for (unsigned l : rows)
+      if (ranges[l] <= isa.rowTile)
         tiling.tileSizes[l] = 0; // The rows of the register tile.
     tiling.tileSizes[*p] = clamp(*p, isa.colTile);
+    // One loop of more rows than a register tile (a slab): tiles of
+    // rowTile rows, the columns' loop outside them, so that each column
+    // panel of the shared operand serves every row tile of the slab.
+    if (rows.size() == 1 && ranges[rows.front()] > isa.rowTile) {
+      tiling.tileSizes[rows.front()] = isa.rowTile;
+      tiling.interchange.push_back(*p);
+      for (unsigned l = 0; l < numLoops; ++l)
+        if (l != *p)
+          tiling.interchange.push_back(l);
+    }
     return tiling;
   }
 

@@ -82,7 +82,18 @@ struct RegisterTiling {
   /// applied first; `tileSizes` (reduction loops only) then tile each row
   /// tile's reduction.
   llvm::SmallVector<int64_t> rowTileSizes;
+  /// Tiles only: the order of the tile loops (a permutation of the op's
+  /// loops, outermost first); empty for the op's own order.
+  llvm::SmallVector<int64_t> interchange;
 };
+
+/// Rows of a CPU workgroup's slab when its kernel contracts: the register
+/// tiles of a slab walk the shared operand's columns outermost and the
+/// slab's rows inside, so that a column panel of the weights (K x colTile)
+/// stays in cache for kContractionSlabRows / rowTile register tiles instead
+/// of being read again from a farther cache for every rowTile rows (the
+/// cache blocking over N of a GEMM).
+constexpr int64_t kContractionSlabRows = 64;
 
 /// Whether `op` reduces along loops while vectorizing along its output's
 /// innermost dimension (every input contiguous along it or not reading it):

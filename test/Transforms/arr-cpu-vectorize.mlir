@@ -5,21 +5,25 @@
 // Kernels after --arr-tile-workgroups (workgroups of 16 examples): exp(x @ w)
 // with x [64] and w [64, 32], and max over 1000 values.
 
-// exp(x @ w) at AVX-512: the workgroup's rows in register tiles of 8 (the
-// last n mod 8 rows peeled, one at a time), each an 8 x 32 accumulator
-// carried as a vector through the 64 steps of the reduction; the exp reads
-// the tile's rows as vectors of 32.
+// exp(x @ w) at AVX-512: the workgroup's rows as one slab (up to 64 rows;
+// here its 16), cut into register tiles of 8 rows inside each 32-column
+// panel of w (the panel serves every tile of the slab), each an 8 x 32
+// accumulator carried as a vector through the 64 steps of the reduction;
+// the exp reads the tile's rows as vectors of 32. A partial workgroup's
+// rows: tiles of 8 while they last, then one at a time.
 // V4-LABEL: func.func private @e_dispatch_0(
 // V4:         scf.forall
 // V4:           %[[ROWS:.+]] = affine.min
 // V4:           %[[FULL:.+]] = affine.apply #{{.+}}()[%[[ROWS]]]
-// V4:           scf.for %{{.+}} = %c0 to %[[FULL]] step %c8
-// V4:             scf.for %{{.+}} = %c0 to %c64 step %c1 iter_args(%{{.+}} = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<8x32xf32>, vector<8x32xf32>)
-// V4:               vector.transfer_read {{.+}} : tensor<16x64xf32>, vector<8x1xf32>
-// V4:               vector.transfer_read {{.+}} : tensor<64x32xf32>, vector<1x32xf32>
-// V4:               vector.contract {{.+}} %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// V4:           scf.for %{{.+}} = %c0 to %[[FULL]] step %c16
+// V4:             scf.for %{{.+}} = %c0 to %c16 step %c8
+// V4:               scf.for %{{.+}} = %c0 to %c64 step %c1 iter_args(%{{.+}} = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<8x32xf32>, vector<8x32xf32>)
+// V4:                 vector.transfer_read {{.+}} : tensor<16x64xf32>, vector<8x1xf32>
+// V4:                 vector.transfer_read {{.+}} : tensor<64x32xf32>, vector<1x32xf32>
+// V4:                 vector.contract {{.+}} %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // V4:             math.exp %{{.+}} : vector<32xf32>
-// V4:           scf.for %{{.+}} = %[[FULL]] to %[[ROWS]] step %c8
+// V4:           scf.for %{{.+}} = %[[FULL]] to %[[ROWS]] step %c16
+// V4:             vector.contract {{.+}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // V4:             vector.contract {{.+}} : vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
 // V4:             math.exp %{{.+}} : vector<32xf32>
 // V4-NOT:     linalg.

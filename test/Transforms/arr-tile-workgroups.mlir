@@ -35,11 +35,12 @@
 // CHECK:           linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x64xf32>, tensor<64x64xf32>) outs(%{{.+}} : tensor<?x64xf32>)
 // CHECK:           tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[J]], 0]
 
-// x @ ww over the batch: ceil(n / 32) workgroups.
+// x @ ww over the batch: ceil(n / 64) workgroups, each a slab of 64
+// examples that every column panel of ww serves.
 // CHECK-LABEL: func.func private @mm_dispatch_1(
 // CHECK-SAME:      %[[N1:[a-z0-9]+]]: index {sched.num_examples})
-// CHECK-SAME:      sched.workgroup_count = array<i64: -32, 1, 1>
-// CHECK:         scf.forall (%{{.+}}) = (0) to (%[[N1]]) step (32)
+// CHECK-SAME:      sched.workgroup_count = array<i64: -64, 1, 1>
+// CHECK:         scf.forall (%{{.+}}) = (0) to (%[[N1]]) step (64)
 // CHECK:           linalg.matmul {sched.batch_loop = 0 : i64}
 
 // For CUDA a workgroup is a block. A block that reduces takes up to 64

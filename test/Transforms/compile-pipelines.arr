@@ -30,9 +30,9 @@
 
 # KERNEL-LABEL: func.func private @predict_dispatch_0(
 # KERNEL-SAME:      %{{.+}}: index {sched.num_examples}, %[[WX:.+]]: index, %{{.+}}: index, %{{.+}}: index)
-# KERNEL-SAME:      sched.kernel, sched.scratch_bytes = {{[0-9]+}} : i64, sched.workgroup_count = array<i64: -8, 1, 1>
+# KERNEL-SAME:      sched.kernel, sched.scratch_bytes = {{[0-9]+}} : i64, sched.workgroup_count = array<i64: -16, 1, 1>
 # KERNEL-NOT:    memref.alloc(
-# KERNEL:        memref.alloca() {alignment = 64 : i64} : memref<4x128xf32>
+# KERNEL:        memref.alloca() {alignment = 64 : i64} : memref<16x128xf32>
 # KERNEL:        vector.contract {{.+}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 # KERNEL:        vector.transfer_write {{.+}} : vector<4x16xf32>, memref<4x16xf32, strided<[128, 1], offset: ?>>
 # KERNEL-NOT:    memref.alloc(
