@@ -232,7 +232,7 @@ TEST(ConcurrencyDeathTest, ThreadStartUnderAnAddressSpaceLimit) {
               ::testing::ExitedWithCode(0), "opened");
   EXPECT_EXIT(openUnder(rlim_t(1) << 30, "cpu:threads=1024"),
               ::testing::ExitedWithCode(1),
-              "cannot start worker thread [0-9]+ of 1023 \\(stack of 2048 "
+              "cannot start worker thread [0-9]+ of 1024 \\(stack of 2048 "
               "KiB\\): Resource temporarily unavailable \\(address space or "
               "thread limit: ulimit -v, ulimit -u; fewer threads with "
               "cpu:threads=K\\)");

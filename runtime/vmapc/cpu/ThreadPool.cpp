@@ -39,7 +39,9 @@ Status ThreadPool::create(unsigned threads, size_t stackBytes,
                          "a thread pool needs at least one thread");
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
   pool->threads = threads;
-  unsigned numWorkers = threads > 1 ? threads - 1 : 1;
+  pool->spareCore = threads < hardwareThreads();
+  // threads - 1 helpers and the stand-in (the last).
+  unsigned numWorkers = threads;
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0)
     return Status::error(StatusCode::kResourceExhausted,
@@ -91,6 +93,7 @@ ThreadPool::~ThreadPool() {
     generation.fetch_add(1, std::memory_order_release);
   }
   wake.notify_all();
+  wakeStandIn.notify_all();
   for (unsigned long thread : workers)
     pthread_join(static_cast<pthread_t>(thread), nullptr);
 }
@@ -114,21 +117,42 @@ uint64_t ThreadPool::drain(WorkFn jobFn, void *jobContext, uint64_t jobCount) {
 }
 
 void ThreadPool::work(unsigned id) {
+  // The stand-in takes part only in dispatches the caller cannot help. It
+  // spins only right after one of them (the next dispatch is often the same
+  // kernel for the next chunk) and sleeps once a dispatch that the caller
+  // helps has started, so that it never spins beside the caller.
+  const bool standIn = id + 1 == threads;
   uint64_t seen = 0;
+  bool ranLast = false;
   while (true) {
-    // Wait for a new job: spin a while (dispatches come back to back), then
-    // sleep.
-    uint64_t now = generation.load(std::memory_order_acquire);
-    for (int spin = 0; now == seen && spin < 20000; ++spin) {
-      cpuRelax();
-      now = generation.load(std::memory_order_acquire);
-    }
-    if (now == seen) {
+    uint64_t now;
+    if (standIn) {
+      for (int spin = 0; ranLast && spin < 20000 &&
+                         generation.load(std::memory_order_acquire) == seen;
+           ++spin)
+        cpuRelax();
       std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] {
-        return generation.load(std::memory_order_acquire) != seen;
+      wakeStandIn.wait(lock, [&] {
+        return stopping ||
+               (generation.load(std::memory_order_acquire) != seen &&
+                id < allowed);
       });
       now = generation.load(std::memory_order_acquire);
+    } else {
+      // Wait for a new job: spin a while (dispatches come back to back),
+      // then sleep.
+      now = generation.load(std::memory_order_acquire);
+      for (int spin = 0; now == seen && spin < 20000; ++spin) {
+        cpuRelax();
+        now = generation.load(std::memory_order_acquire);
+      }
+      if (now == seen) {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] {
+          return generation.load(std::memory_order_acquire) != seen;
+        });
+        now = generation.load(std::memory_order_acquire);
+      }
     }
     seen = now;
     WorkFn jobFn;
@@ -138,7 +162,8 @@ void ThreadPool::work(unsigned id) {
       std::lock_guard<std::mutex> lock(mutex);
       if (stopping)
         return;
-      if (id >= allowed)
+      ranLast = id < allowed;
+      if (!ranLast)
         continue;
       jobFn = fn;
       jobContext = context;
@@ -161,8 +186,9 @@ void ThreadPool::work(unsigned id) {
 void ThreadPool::run(uint64_t n, WorkFn work, void *ctx, bool callerHelps) {
   if (n == 0)
     return;
-  unsigned helpers =
-      callerHelps ? threads - 1 : std::min<unsigned>(threads, workers.size());
+  // Workers with an id below `helpers` take part: the helpers, and the
+  // stand-in (id threads - 1) when the caller does not help.
+  unsigned helpers = callerHelps ? threads - 1 : threads;
   // Workers still leaving the previous job hold its parameters; start the
   // new one when they are gone.
   while (true) {
@@ -182,18 +208,28 @@ void ThreadPool::run(uint64_t n, WorkFn work, void *ctx, bool callerHelps) {
     }
     cpuRelax();
   }
-  if (helpers)
+  if (threads > 1)
     wake.notify_all();
   if (callerHelps) {
     uint64_t ran = drain(work, ctx, n);
     if (ran)
       done.fetch_add(ran, std::memory_order_acq_rel);
-  }
-  // Wait for the workers: spin first (short dispatches), then sleep.
-  for (int spin = 0; spin < 200000; ++spin) {
-    if (done.load(std::memory_order_acquire) == n)
-      return;
-    cpuRelax();
+    // Wait for the helpers: spin first (short dispatches), then sleep.
+    for (int spin = 0; spin < 200000; ++spin) {
+      if (done.load(std::memory_order_acquire) == n)
+        return;
+      cpuRelax();
+    }
+  } else {
+    wakeStandIn.notify_one();
+    // The caller of a dispatch it does not help leaves its core to the
+    // stand-in and sleeps, unless the process has a core to spare for its
+    // spin (a sleep costs a wake-up, tens of microseconds, per dispatch).
+    for (int spin = 0; spareCore && spin < 200000; ++spin) {
+      if (done.load(std::memory_order_acquire) == n)
+        return;
+      cpuRelax();
+    }
   }
   std::unique_lock<std::mutex> lock(mutex);
   finished.wait(lock,
