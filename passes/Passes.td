@@ -1030,6 +1030,39 @@ def ArrCopiesToDispatches : Pass<"arr-copies-to-dispatches", "::mlir::ModuleOp">
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ArrDoubleBufferCarries
+    : Pass<"arr-double-buffer-carries", "::mlir::ModuleOp"> {
+  let summary = "Unrolls a loop by two to swap a carry and its temporary instead of copying";
+  let description = [{
+    Input: bufferized entries (after `--arr-bufferize-entries`), before
+    `--arr-copies-to-dispatches`; output: the same, with each loop whose
+    steps end in copying temporaries back into their carries unrolled by
+    two, the second half with each carry and its temporary swapped and no
+    copy (an odd step count keeps its last step, copies included, after the
+    loop). Fails on input on tensors or already planned.
+
+    A loop is rewritten when it runs from 0 to a constant N >= 2 by 1, has
+    no results and does not use its index, and its body ends with copies, each from an
+    allocation of the body (unused after its copy) into a distinct buffer of
+    the same type defined outside the loop:
+
+    ```mlir
+    scf.for %i = %c0 to %c20 step %c1 {
+      %t = memref.alloc() : memref<256x64xf32>
+      sched.dispatch @step(%h : memref<256x64xf32>) outs(%t : memref<256x64xf32>)
+      memref.copy %t, %h : memref<256x64xf32> to memref<256x64xf32>
+    }
+    // becomes
+    %t = memref.alloc() : memref<256x64xf32>
+    scf.for %i = %c0 to %c10 step %c1 {
+      sched.dispatch @step(%h : memref<256x64xf32>) outs(%t : memref<256x64xf32>)
+      sched.dispatch @step(%t : memref<256x64xf32>) outs(%h : memref<256x64xf32>)
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ArrHoistPerCall : Pass<"arr-hoist-per-call", "::mlir::ModuleOp"> {
   let summary = "Marks dispatches that compute the same in every chunk to run once per call";
   let description = [{

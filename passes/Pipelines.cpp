@@ -51,6 +51,7 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(createArrBufferizeEntries());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createArrDoubleBufferCarries());
   pm.addPass(createArrCopiesToDispatches());
   pm.addPass(createArrHoistPerCall());
   if (!plan)
