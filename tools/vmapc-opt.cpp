@@ -64,6 +64,11 @@ static LogicalResult processChunk(std::unique_ptr<llvm::MemoryBuffer> chunk,
     PassManager pm(module.get()->getName());
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
+    // --mlir-timing: each pass's time, reported when `timing` goes.
+    DefaultTimingManager timing;
+    applyDefaultTimingManagerCLOptions(timing);
+    TimingScope root = timing.getRootScope();
+    pm.enableTiming(root);
     auto errorHandler = [&](const Twine &msg) {
       emitError(UnknownLoc::get(&context)) << msg;
       return failure();
