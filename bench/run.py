@@ -118,6 +118,15 @@ class Tools:
             sys.exit(f"vmapc compile {arr} failed:\n{r.stderr}")
         return t
 
+    def plan(self, arr, out):
+        """`vmapc plan ARR --json OUT`: the plan report of each entry (a
+        list of JSON objects, report/PlanReport.h)."""
+        r = run_quiet([self.vmapc, "plan", arr, "--json", out])
+        if r.returncode != 0:
+            sys.exit(f"vmapc plan {arr} failed:\n{r.stderr}")
+        with open(out) as f:
+            return json.load(f)
+
     def bench(self, args):
         """Runs vmapc-bench; returns (rc, json or None, stderr)."""
         r = run_quiet([self.bench_path, *args])
@@ -149,7 +158,8 @@ def compile_all(tools, progs, work):
         tools.compile(twin, twin_art)
         done[arr] = {"arr": arr, "base": base, "batch": batch,
                      "artifact": art, "twin": twin, "twin_artifact": twin_art,
-                     "artifact_bytes": os.path.getsize(art), "per_isa": {}}
+                     "artifact_bytes": os.path.getsize(art), "per_isa": {},
+                     "plan": tools.plan(arr, os.path.join(work, base + ".plan.json"))}
     return done
 
 
@@ -917,9 +927,10 @@ def tables(rows, comps, peaks, args):
 
     out.append("\n### Memory: vmapc's arena (one chunk of B) against XLA's "
                "buffer assignment (temp bytes)\n")
-    hdr = ["program", "B", "vmapc arena", "of which staging", "lower bound",
+    hdr = ["program", "B", "vmapc arena", "of which staging",
+           "of which once per call", "lower bound",
            "vmapc B=1 arena", "XLA temp at B", "XLA temp at N",
-           "(arena - staging) / XLA temp at B"]
+           "(arena - staging - once per call) / XLA temp at B"]
     body = []
     for row in rows:
         res, comp = row["results"], row["comp"]
@@ -931,22 +942,34 @@ def tables(rows, comps, peaks, args):
         xn = (mem.get("at_n") or {}).get("temp_bytes")
         arena = plan.get("arena_bytes")
         staging = plan.get("staging_bytes")
-        core = arena - staging if arena is not None and staging is not None else None
+        # Buffers written once per call (packed weights, the kNN's
+        # transposed references): constants of the call, on their own.
+        per_call = sum(b["bytes"] for e in comp.get("plan", [])
+                       if e.get("entry") == j.get("entry")
+                       for b in e["buffers"] if b.get("role") == "once per call")
+        core = (arena - staging - per_call
+                if arena is not None and staging is not None else None)
         body.append([row["program"].title, comp["batch"],
                      arena if arena is not None else "n/a",
                      staging if staging is not None else "n/a",
+                     per_call,
                      plan.get("lower_bound_bytes", "n/a"),
                      j1.get("plan", {}).get("arena_bytes", "n/a"),
                      xb if xb is not None else "n/a",
                      xn if xn is not None else "n/a",
-                     fmt_ratio(ratio(core, xb)) if xb else "n/a"])
+                     (fmt_ratio(ratio(core, xb)) if xb
+                      else "n/a" if xb is None or core is None
+                      else "both 0" if core == 0 else f"+{core} B")])
     out.append(md_table(hdr, body))
     out.append("\nBytes. vmapc's arena holds every intermediate of one chunk "
                "of B examples and the staging slots (a copy of B examples of "
                "each mapped input and output, used for a chunk that cannot "
                "be passed in place); XLA's temp excludes arguments and "
                "outputs, so the last column compares the arena without its "
-               "staging slots.")
+               "staging slots and without what dispatches that run once per "
+               "call write (`vmapc plan`'s role \"once per call\": packed "
+               "weights, the kNN's transposed references; constants of the "
+               "call, which XLA folds or keeps outside its temp).")
 
     out.append(compile_table(comps, args))
     return "\n".join(out)

@@ -33,6 +33,8 @@ const char *bufferRoleName(BufferRole role) {
     return "in place";
   case BufferRole::Donated:
     return "donated";
+  case BufferRole::OncePerCall:
+    return "once per call";
   }
   return "intermediate";
 }
@@ -214,6 +216,10 @@ void ReportBuilder::nameBuffers() {
                }))
         firstUser = op;
     });
+    auto dispatch = dyn_cast_or_null<sched::DispatchOp>(writer);
+    if (dispatch && buffer.role == BufferRole::Intermediate &&
+        dispatch->hasAttr(sched::SchedDialect::kOncePerCallAttrName))
+      buffer.role = BufferRole::OncePerCall;
     Operation *namer = writer ? writer : firstUser;
     if (!namer)
       namer = row.root.getDefiningOp();
@@ -459,6 +465,8 @@ void printPlanText(raw_ostream &os, const PlanReport &report) {
     else if (b.reusedFrom >= 0)
       notes.push_back("reuses the bytes of " +
                       report.buffers[b.reusedFrom].name);
+    if (r.role == BufferRole::OncePerCall)
+      notes.push_back("written once per call");
     if (b.updatesInPlace > 0)
       notes.push_back(
           "updated in place" +

@@ -19,7 +19,11 @@
 //   intermediate  an allocation with bytes of its own;
 //   in place      an allocation written over an operand that dies there, or
 //                 updated in place by a dispatch that reads and writes it;
-//   donated       a donated input's staging slot, which its output shares.
+//   donated       a donated input's staging slot, which its output shares;
+//   once per call an allocation written by dispatches that run once per call
+//                 (`sched.once_per_call`: the kNN's transposed references,
+//                 packed weights), live over the whole schedule: a constant
+//                 of the call, outside what XLA's temp bytes count.
 //
 // The picture (writePlanSvg), one panel per entry, 1200 px wide, text of 12
 // px: schedule points across (one column each, ticked and numbered), arena
@@ -58,9 +62,9 @@
 namespace vmapc {
 
 /// How a buffer holds its bytes (the legend).
-enum class BufferRole { Staging, Intermediate, InPlace, Donated };
+enum class BufferRole { Staging, Intermediate, InPlace, Donated, OncePerCall };
 
-/// "staging", "intermediate", "in place", "donated".
+/// "staging", "intermediate", "in place", "donated", "once per call".
 const char *bufferRoleName(BufferRole role);
 
 /// One row of the plan, for people.

@@ -81,6 +81,8 @@ const char *fillOf(BufferRole role) {
     return "#7cc48a";
   case BufferRole::Donated:
     return "#c59ad9";
+  case BufferRole::OncePerCall:
+    return "#b8b8b8";
   }
   return "#7eaee0";
 }
@@ -235,8 +237,9 @@ double drawPanel(llvm::raw_ostream &os, const PlanReport &report, double top) {
 
   // The legend.
   double legendY = y.bottom + 52, lx = kLeft;
-  for (BufferRole role : {BufferRole::Staging, BufferRole::Intermediate,
-                          BufferRole::InPlace, BufferRole::Donated}) {
+  for (BufferRole role :
+       {BufferRole::Staging, BufferRole::Intermediate, BufferRole::InPlace,
+        BufferRole::Donated, BufferRole::OncePerCall}) {
     os << llvm::formatv("<rect x=\"{0:F1}\" y=\"{1:F1}\" width=\"14\" "
                         "height=\"14\" fill=\"{2}\" stroke=\"#333\">"
                         "<title>legend: {3}</title></rect>\n",

@@ -35,13 +35,13 @@
 # The picture (report/PlanReport.h) has a panel per entry and a rectangle per
 # buffer: 940 px across 3 schedule points; down, 420 px for 6144 bytes, of
 # which each of the 2 bands gets 18 and the other 384 go by bytes (x's 4096:
-# 18 + 256). Rectangles: the background, 2 buffers, 4 legend swatches.
+# 18 + 256). Rectangles: the background, 2 buffers, 5 legend swatches.
 # SVG: <svg xmlns="http://www.w3.org/2000/svg" width="1200"
 # SVG: entry predict: arena 6144 bytes, lower bound 6144 bytes
 # SVG: <rect class="buffer" data-entry="predict" data-id="x" x="120.00" y="48.00" width="626.67" height="274.00" {{.*}}><title>x: 4096 bytes at offset 0, live [0, 1], staging; staging slot of input memref&lt;16x64xf32&gt;</title></rect>
 # SVG-NEXT: >x, 4096 B</text>
 # SVG: </svg>
-# RECTS: 7
+# RECTS: 8
 
 # JSON: "arena_bytes": 6144,
 # JSON: "entry": "predict",

@@ -138,7 +138,7 @@ TEST_F(PlanReportTest, PictureOverlapsOnlyInPlace) {
       ++titled;
   }
   EXPECT_EQ(rects, titled);
-  EXPECT_EQ(rects, 4u /*buffers*/ + 4u /*legend*/ + 1u /*background*/);
+  EXPECT_EQ(rects, 4u /*buffers*/ + 5u /*legend*/ + 1u /*background*/);
 
   std::regex rect("data-id=\"([a-z0-9]+)\" x=\"([0-9.]+)\" y=\"([0-9.]+)\" "
                   "width=\"([0-9.]+)\" height=\"([0-9.]+)\"");
@@ -168,7 +168,8 @@ TEST_F(PlanReportTest, PictureOverlapsOnlyInPlace) {
   EXPECT_NE(svg.find(">lower bound</text>"), std::string::npos);
   EXPECT_NE(svg.find(std::to_string(report.plan.lowerBound) + " B</text>"),
             std::string::npos);
-  for (const char *role : {"staging", "intermediate", "in place", "donated"})
+  for (const char *role :
+       {"staging", "intermediate", "in place", "donated", "once per call"})
     EXPECT_NE(svg.find(std::string("<title>legend: ") + role + "</title>"),
               std::string::npos)
         << role;
