@@ -87,8 +87,21 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
   // stack, in a block's shared memory): keep a workgroup's share of them
   // within `maxScratch`, so that a kernel with large per-example
   // intermediates (attention's scores) runs one example per workgroup.
-  if (maxScratch <= 0)
+  if (maxScratch <= 0) {
     maxScratch = defaultWorkgroupScratch(target);
+    // A slab of examples that multiplies a shared operand (a 2-D matmul
+    // over the batch: a per-example matrix-vector product, batched, against
+    // weights) reads each panel of it once for all its rows: such a slab
+    // may take 4x the scratch (1 MiB of a 2 MiB L2) to reach
+    // kContractionSlabRows rows.
+    bool sharedOperand =
+        llvm::any_of(producers,
+                     [](Operation *op) { return isa<linalg::MatmulOp>(op); }) ||
+        isa<linalg::MatmulOp>(root.getOperation());
+    if (target != "cuda" && contracts && sharedOperand && batchLoop &&
+        loop == *batchLoop)
+      maxScratch *= 4;
+  }
   if (extent > 0) {
     int64_t bytes = 0;
     for (Operation *op : producers) {
