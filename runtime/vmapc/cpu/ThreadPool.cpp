@@ -187,8 +187,12 @@ void ThreadPool::run(uint64_t n, WorkFn work, void *ctx, bool callerHelps) {
   if (n == 0)
     return;
   // Workers with an id below `helpers` take part: the helpers, and the
-  // stand-in (id threads - 1) when the caller does not help.
-  unsigned helpers = callerHelps ? threads - 1 : threads;
+  // stand-in (id threads - 1) when the caller does not help and the
+  // helpers are fewer than the workgroups.
+  bool standIn = !callerHelps && n > threads - 1;
+  unsigned helpers = standIn ? threads : threads - 1;
+  // Fewer workgroups than threads leave a core idle for a waiting caller.
+  bool idleCore = spareCore || n < threads;
   // Workers still leaving the previous job hold its parameters; start the
   // new one when they are gone.
   while (true) {
@@ -221,11 +225,12 @@ void ThreadPool::run(uint64_t n, WorkFn work, void *ctx, bool callerHelps) {
       cpuRelax();
     }
   } else {
-    wakeStandIn.notify_one();
+    if (standIn)
+      wakeStandIn.notify_one();
     // The caller of a dispatch it does not help leaves its core to the
-    // stand-in and sleeps, unless the process has a core to spare for its
-    // spin (a sleep costs a wake-up, tens of microseconds, per dispatch).
-    for (int spin = 0; spareCore && spin < 200000; ++spin) {
+    // stand-in and sleeps, unless a core is idle for its spin (a sleep
+    // costs a wake-up, tens of microseconds, per dispatch).
+    for (int spin = 0; idleCore && spin < 200000; ++spin) {
       if (done.load(std::memory_order_acquire) == n)
         return;
       cpuRelax();

@@ -10,15 +10,16 @@
 // Workers are POSIX threads with a stack of at least `stackBytes`, so that a
 // kernel's per-workgroup scratch (on its stack) always fits. The calling
 // thread helps where its stack may hold the scratch (`callerHelps`); a
-// dispatch whose scratch it may not hold runs on the helpers and the
-// stand-in, which takes the caller's place, so that such a dispatch still
-// runs on K threads (it ran on K - 1 before: no speed-up from 2 threads).
+// dispatch whose scratch it may not hold runs on the helpers and, when it
+// has more workgroups than they are, the stand-in, which takes the caller's
+// place, so that such a dispatch still runs on K threads (it ran on K - 1
+// before: no speed-up from 2 threads).
 // Helpers spin briefly after a dispatch, since schedules launch dispatches
 // back to back, then sleep on a condition variable. The stand-in spins only
 // until the next dispatch starts and sleeps through those the caller helps,
 // and a caller that waits for the stand-in sleeps (unless the process has
-// more cores than K), so that no more than K threads compete for K cores
-// while a dispatch runs.
+// more cores than K, or the dispatch fewer workgroups than K), so that no
+// more than K threads compete for K cores while a dispatch runs.
 //
 //===----------------------------------------------------------------------===//
 
