@@ -5,7 +5,9 @@
 // outlined into a kernel function and replaced by a `sched.dispatch` in the
 // entry. Greedy, from the last op of each block backwards: an op that no
 // dispatch has taken yet is the root of a new one, which then takes every
-// linalg producer whose results only it reads, as long as the root's batch
+// linalg producer whose results only it reads (an elementwise op whose
+// result is larger than its inputs, read by several, is first copied for
+// each reader: recomputed rather than kept), as long as the root's batch
 // loop can still be spread over workgroups without computing any producer
 // value twice (Fusion.h) and, if the option bounds it, the fused producers'
 // results per example stay small enough for a GPU block's shared memory.
@@ -112,6 +114,61 @@ bool canRoot(linalg::LinalgOp op) {
   });
 }
 
+/// Bytes of a statically shaped tensor, or nothing.
+std::optional<int64_t> staticBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !tensor.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return tensor.getNumElements() *
+         std::max<int64_t>(tensor.getElementTypeBitWidth() / 8, 1);
+}
+
+/// Whether `op` is an elementwise op whose result is larger than all its
+/// inputs together (an outer product, a broadcast: per example, g (10
+/// floats) times x (64) is 640 floats): recomputing it costs less than
+/// reading it back.
+bool expands(linalg::GenericOp op) {
+  if (op->getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)) ||
+      !isMemoryEffectFree(op.getOperation()))
+    return false;
+  std::optional<int64_t> result = staticBytes(op->getResult(0).getType());
+  int64_t inputs = 0;
+  for (Value input : op.getDpsInputs()) {
+    std::optional<int64_t> bytes = staticBytes(input.getType());
+    if (!bytes)
+      return false;
+    inputs += *bytes;
+  }
+  return result && inputs < *result;
+}
+
+/// Gives each compute op that reads an expanding elementwise op (expands)
+/// a copy of its own, as XLA's fusion duplicates cheap producers: each
+/// consumer's dispatch then takes its copy, and the large result never
+/// reaches memory (DP-SGD's per-example outer product gw, read by the
+/// clipping norm and by the clipped gradient).
+void duplicateExpandingProducers(func::FuncOp entry) {
+  SmallVector<linalg::GenericOp> candidates;
+  entry.walk([&](linalg::GenericOp op) {
+    if (!op->hasOneUse() && !op->use_empty() && expands(op) &&
+        llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return isCompute(user) && user->getBlock() == op->getBlock();
+        }))
+      candidates.push_back(op);
+  });
+  for (linalg::GenericOp op : candidates) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      uses.push_back(&use);
+    OpBuilder b(op);
+    b.setInsertionPointAfter(op);
+    for (OpOperand *use : llvm::drop_begin(uses))
+      use->set(b.clone(*op)->getResult(0));
+  }
+}
+
 struct ArrFormDispatchesPass
     : vmapc::impl::ArrFormDispatchesBase<ArrFormDispatchesPass> {
   using ArrFormDispatchesBase::ArrFormDispatchesBase;
@@ -131,6 +188,7 @@ struct ArrFormDispatchesPass
   }
 
   LogicalResult formDispatches(func::FuncOp entry) {
+    duplicateExpandingProducers(entry);
     BatchDims batchDims = BatchDims::analyze(entry);
     Value numExamples;
     if (batchDims.succeeded()) {
