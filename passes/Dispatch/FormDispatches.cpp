@@ -152,20 +152,25 @@ bool expands(linalg::GenericOp op) {
 void duplicateExpandingProducers(func::FuncOp entry) {
   SmallVector<linalg::GenericOp> candidates;
   entry.walk([&](linalg::GenericOp op) {
-    if (!op->hasOneUse() && !op->use_empty() && expands(op) &&
+    // Read by two or more ops (not twice by one).
+    llvm::SmallPtrSet<Operation *, 4> readers(op->user_begin(), op->user_end());
+    if (readers.size() > 1 && expands(op) &&
         llvm::all_of(op->getUsers(), [&](Operation *user) {
           return isCompute(user) && user->getBlock() == op->getBlock();
         }))
       candidates.push_back(op);
   });
   for (linalg::GenericOp op : candidates) {
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : op->getResult(0).getUses())
-      uses.push_back(&use);
+    // One copy per reader (not per operand: a reader of two operands that
+    // are both `op`, gw * gw, shares one).
+    llvm::SetVector<Operation *> readers(op->user_begin(), op->user_end());
     OpBuilder b(op);
     b.setInsertionPointAfter(op);
-    for (OpOperand *use : llvm::drop_begin(uses))
-      use->set(b.clone(*op)->getResult(0));
+    for (Operation *reader : llvm::drop_begin(readers)) {
+      Value copy = b.clone(*op)->getResult(0);
+      op->getResult(0).replaceUsesWithIf(
+          copy, [&](OpOperand &use) { return use.getOwner() == reader; });
+    }
   }
 }
 
