@@ -960,7 +960,12 @@ def ArrPackOperands : Pass<"arr-pack-operands", "::mlir::ModuleOp"> {
     dimension that is not its innermost one reads that input through a
     transposed copy (a `linalg.transpose` of its own, made once per chunk
     for the whole batch), so that every input is contiguous along the output
-    or does not read it.
+    or does not read it. With `panels` (the default), an unbatched [K, N]
+    operand contiguous along the output of a contraction over the batch
+    (`x @ W`; N a multiple of 32, over 32) is read from a copy in column
+    panels, [N/32, K, 32], through the map (p floordiv 32, k, p mod 32):
+    a register tile's walk over K is then one contiguous stream (IREE's data
+    tiling); the copy reads only unbatched values and is made once per call.
 
     ```mlir
     // before: distances [b, r] reading refs[r, d]
@@ -972,6 +977,13 @@ def ArrPackOperands : Pass<"arr-pack-operands", "::mlir::ModuleOp"> {
            ins(%q, %t) ...
     ```
   }];
+  let options = [
+    Option<"panels", "panels", "bool", /*default=*/"true",
+           "Read an unbatched [K, N] operand of a contraction over the batch "
+           "(N a multiple of 32, over 32) from a copy in column panels "
+           "[N/32, K, 32] (the CPU's schedule; off for CUDA, whose kernels "
+           "stage their own tiles)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }

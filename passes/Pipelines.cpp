@@ -40,7 +40,9 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
                                       int64_t maxFusedBytesPerExample,
                                       int64_t arenaAlignment,
                                       bool bufferReuse) {
-  pm.addPass(createArrPackOperands());
+  ArrPackOperandsOptions packing;
+  packing.panels = !stageAll;
+  pm.addPass(createArrPackOperands(packing));
   ArrFormDispatchesOptions dispatches;
   dispatches.maxFusedBytesPerExample = maxFusedBytesPerExample;
   pm.addPass(createArrFormDispatches(dispatches));

@@ -38,12 +38,13 @@ void buildArrToLinalgPipeline(mlir::OpPassManager &pm);
 /// every buffer); the copies bufferization adds become dispatches too; then,
 /// if `plan`, arr-plan-buffers and arr-verify-buffer-plan. With `stageAll`
 /// every argument gets a staging slot in the arena (CUDA), not only mapped
-/// ones. `maxFusedBytesPerExample` (0: no limit) is arr-form-dispatches'
-/// bound on a dispatch's fused producers' results per example (CUDA:
-/// GpuPipeline.h's kCudaMaxFusedBytesPerExample). `arenaAlignment` and
-/// `bufferReuse` are arr-plan-buffers' options (alignment 0: the target's,
-/// BufferPlan.h's kCudaArenaAlignment with `stageAll`, which only CUDA
-/// sets, else kCpuArenaAlignment).
+/// ones, and contractions read their weights as given (no column panels:
+/// CUDA kernels stage their own tiles). `maxFusedBytesPerExample` (0: no limit)
+/// is arr-form-dispatches' bound on a dispatch's fused producers' results per
+/// example (CUDA: GpuPipeline.h's kCudaMaxFusedBytesPerExample).
+/// `arenaAlignment` and `bufferReuse` are arr-plan-buffers' options (alignment
+/// 0: the target's, BufferPlan.h's kCudaArenaAlignment with `stageAll`, which
+/// only CUDA sets, else kCpuArenaAlignment).
 void buildArrBufferizePipeline(mlir::OpPassManager &pm, bool plan = true,
                                bool stageAll = false,
                                int64_t maxFusedBytesPerExample = 0,

@@ -28,9 +28,11 @@
 //      its last loop in 4 vectors, every other loop one step at a time,
 //      so that no op is vectorized (and unrolled) whole;
 //    tiles that do not divide a dimension are peeled, so the remainder tile
-//    is static too. Unit dimensions are folded away and every static op is
-//    vectorized by upstream `linalg::vectorize`; loop-invariant transfers
-//    (the accumulators) are hoisted into loop-carried vectors.
+//    is static too. A register tile of an operand packed in column panels
+//    (`--arr-pack-operands`) reads one panel: its panel index is resolved. Unit
+//    dimensions are folded away and every static op is vectorized by upstream
+//    `linalg::vectorize`; loop-invariant transfers (the accumulators) are
+//    hoisted into loop-carried vectors.
 //
 // Ops that fit no strategy stay linalg ops and become scalar loops.
 //
@@ -206,6 +208,38 @@ static void hoistUniformInputs(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
 }
 
+/// A register tile `op` of a contraction that reads a weight panel
+/// (`--arr-pack-operands`): its panel index resolved (TileSizes.h), the
+/// panel's unit dimension dropped, so that the tile is a plain `x @ W`
+/// again, and made the named op it is (`linalg.matmul`), which upstream's
+/// vectorizer turns into a `vector.contract` whose lowering broadcasts each
+/// row's element (a generic with its unit reduction loop folded would read
+/// the rows' column as a strided vector and transpose it).
+static void resolvePanels(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!resolvePanelIndices(op))
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap &map = maps[input->getOperandNumber()];
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    auto panel = map.getNumResults() == 3
+                     ? dyn_cast<AffineConstantExpr>(map.getResult(0))
+                     : AffineConstantExpr();
+    if (!type || !panel || panel.getValue() != 0 || type.getDimSize(0) != 1)
+      continue;
+    rewriter.setInsertionPoint(op);
+    Value column = tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), input->get(),
+        SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    rewriter.modifyOpInPlace(op, [&] { input->set(column); });
+    map = map.dropResult(0);
+  }
+  rewriter.modifyOpInPlace(op, [&] {
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  (void)linalg::specializeGenericOp(rewriter, op);
+}
+
 /// Upstream canonicalization of `op` (every loaded dialect's and op's
 /// patterns, as `--canonicalize`): after peeling, it turns the sizes that
 /// became constants into static types.
@@ -302,7 +336,14 @@ struct ArrCpuVectorizePass
     peelMarkedLoops(rewriter, kernel);
     (void)canonicalize(kernel);
 
-    // 3. Fold unit dimensions, vectorize, hoist.
+    // 3. Resolve panel indices, fold unit dimensions, vectorize, hoist.
+    SmallVector<linalg::GenericOp> panelReaders;
+    kernel.walk([&](linalg::GenericOp op) {
+      if (readsPanels(op))
+        panelReaders.push_back(op);
+    });
+    for (linalg::GenericOp op : panelReaders)
+      resolvePanels(rewriter, op);
     {
       RewritePatternSet patterns(kernel.getContext());
       linalg::ControlDropUnitDims options;

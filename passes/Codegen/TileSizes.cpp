@@ -94,10 +94,12 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
     // weights) reads each panel of it once for all its rows: such a slab
     // may take 4x the scratch (1 MiB of a 2 MiB L2) to reach
     // kContractionSlabRows rows.
-    bool sharedOperand =
-        llvm::any_of(producers,
-                     [](Operation *op) { return isa<linalg::MatmulOp>(op); }) ||
-        isa<linalg::MatmulOp>(root.getOperation());
+    auto multipliesShared = [](Operation *op) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      return isa<linalg::MatmulOp>(op) || (linalgOp && readsPanels(linalgOp));
+    };
+    bool sharedOperand = llvm::any_of(producers, multipliesShared) ||
+                         multipliesShared(root.getOperation());
     if (target != "cuda" && contracts && sharedOperand && batchLoop &&
         loop == *batchLoop)
       maxScratch *= 4;
@@ -140,13 +142,67 @@ SmallVector<VectorIsa, 3> VectorIsa::all() {
           VectorIsa{"x86-64-v4", 16, 8, 32}};
 }
 
-/// The loop whose dimension is last in `map`, if it is a plain loop.
+/// The loop `p` of a panel's column index `p mod kPanelWidth`, if `e` is one.
+static std::optional<unsigned> panelColumnLoop(AffineExpr e) {
+  auto mod = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!mod || mod.getKind() != AffineExprKind::Mod)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(mod.getLHS());
+  auto width = dyn_cast<AffineConstantExpr>(mod.getRHS());
+  if (!dim || !width || width.getValue() != kPanelWidth)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+/// The loop whose dimension is last in `map`, if it is a plain loop (or a
+/// panel's column, contiguous too).
 static std::optional<unsigned> innermostLoop(AffineMap map) {
   if (map.getNumResults() == 0)
     return std::nullopt;
   if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
     return dim.getPosition();
-  return std::nullopt;
+  return panelColumnLoop(map.getResults().back());
+}
+
+bool vmapc::readsPanels(linalg::LinalgOp op) {
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    return map.getNumResults() > 0 &&
+           panelColumnLoop(map.getResults().back()).has_value();
+  });
+}
+
+bool vmapc::resolvePanelIndices(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !readsPanels(op))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (AffineMap &map : maps) {
+    if (map.getNumResults() == 0)
+      continue;
+    std::optional<unsigned> p = panelColumnLoop(map.getResults().back());
+    // The tile spans one panel from its start (see kPanelWidth).
+    if (!p || ShapedType::isDynamic(ranges[*p]) ||
+        kPanelWidth % ranges[*p] != 0)
+      continue;
+    AffineExpr column = getAffineDimExpr(*p, ctx);
+    SmallVector<AffineExpr> results;
+    for (AffineExpr e : map.getResults()) {
+      if (e == column.floorDiv(kPanelWidth))
+        e = getAffineConstantExpr(0, ctx);
+      else if (e == column % kPanelWidth)
+        e = column;
+      results.push_back(e);
+    }
+    map = AffineMap::get(map.getNumDims(), 0, results, ctx);
+    changed = true;
+  }
+  if (changed)
+    generic.setIndexingMapsAttr(Builder(ctx).getAffineMapArrayAttr(maps));
+  return changed;
 }
 
 /// The output's innermost loop, if it is parallel.

@@ -95,6 +95,29 @@ struct RegisterTiling {
 /// cache blocking over N of a GEMM).
 constexpr int64_t kContractionSlabRows = 64;
 
+/// Columns of a weight panel (`--arr-pack-operands`, rule 3): an unbatched
+/// [K, N] operand of a contraction over the batch is read from a copy laid
+/// out [N / kPanelWidth, K, kPanelWidth], through the map results
+/// (p floordiv kPanelWidth, k, p mod kPanelWidth). Every ISA's colTile
+/// divides it (8, 16, 32 lanes), so a register tile's columns, cut from 0
+/// in steps of colTile, lie in one panel; 128 bytes, two cache lines.
+constexpr int64_t kPanelWidth = 32;
+
+/// The smallest operand packed in panels, in bytes: 64 KiB, past a core's
+/// L1 data cache (32-48 KiB), where a strided walk starts to miss.
+constexpr int64_t kPanelMinBytes = 64 << 10;
+
+/// Whether `op` reads an operand in column panels (kPanelWidth).
+bool readsPanels(mlir::linalg::LinalgOp op);
+
+/// Resolves the panel index of each operand `op` reads in panels, where
+/// the op's column loop spans at most one panel (a register tile after
+/// tiling, whose operand slice is that panel): `p floordiv kPanelWidth`
+/// becomes 0 and `p mod kPanelWidth` becomes `p`, leaving projected
+/// permutations that upstream's vectorizer takes. Returns whether `op`
+/// changed.
+bool resolvePanelIndices(mlir::linalg::LinalgOp op);
+
 /// Whether `op` reduces along loops while vectorizing along its output's
 /// innermost dimension (every input contiguous along it or not reading it):
 /// a contraction-like op, whose register tile takes several rows so that

@@ -7,13 +7,14 @@
 # a shared operand (the batched x @ w1 is a 2-D matmul over the batch)
 # reads each panel of the weights once for all its rows, so the CPU's
 # default scratch bound (256 KiB) is 4x for it: a slab of 64 rows (526848
-# bytes) fits in 1 MiB.
-# CPU-LABEL: func.func private @predict_dispatch_0(
+# bytes) fits in 1 MiB. (Dispatches 0 and 1 copy w2 and w1 into column
+# panels, once per call: the weights it reads in panels are shared too.)
+# CPU-LABEL: func.func private @predict_dispatch_2(
 # CPU: sched.workgroup_count = array<i64: -64, 1, 1>
 #
 # A bound given by option is kept as it is: 256 KiB holds 16 rows (32
 # would be 263424 bytes).
-# CAP-LABEL: func.func private @predict_dispatch_0(
+# CAP-LABEL: func.func private @predict_dispatch_2(
 # CAP: sched.workgroup_count = array<i64: -16, 1, 1>
 #
 # Both operands per example (a batched matmul, attention's q @ k^T): no
