@@ -3,6 +3,7 @@
 #include "passes/Codegen/TileSizes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <optional>
@@ -135,11 +136,15 @@ std::optional<VectorIsa> VectorIsa::named(StringRef name) {
 }
 
 SmallVector<VectorIsa, 3> VectorIsa::all() {
-  // SSE2: 16 xmm = 4x2 accumulators + A broadcast + B row.
-  // AVX2: 16 ymm = 4x2 accumulators (4 x 16 lanes) + ...
-  // AVX-512: 32 zmm = 8x2 accumulators (8 x 32 lanes) + ...
-  return {VectorIsa{"x86-64", 4, 4, 8}, VectorIsa{"x86-64-v3", 8, 4, 16},
-          VectorIsa{"x86-64-v4", 16, 8, 32}};
+  // SSE2: 16 xmm = 4x2 accumulators + A broadcast + B row (6x2 for a
+  //   multiply-accumulate: 12 + 1 + 2).
+  // AVX2: 16 ymm = 4x2 accumulators (4 x 16 lanes) + ... (6x2).
+  // AVX-512: 32 zmm = 8x2 accumulators (8 x 32 lanes) + ... (14x2: 28 + 1 +
+  //   2).
+  // A body with more than a multiply-add (the kNN's (q - r)^2) keeps the
+  // smaller tile: its temporaries would spill.
+  return {VectorIsa{"x86-64", 4, 4, 8, 6}, VectorIsa{"x86-64-v3", 8, 4, 16, 6},
+          VectorIsa{"x86-64-v4", 16, 8, 32, 14}};
 }
 
 /// The loop `p` of a panel's column index `p mod kPanelWidth`, if `e` is one.
@@ -162,6 +167,27 @@ static std::optional<unsigned> innermostLoop(AffineMap map) {
   if (auto dim = dyn_cast<AffineDimExpr>(map.getResults().back()))
     return dim.getPosition();
   return panelColumnLoop(map.getResults().back());
+}
+
+/// Whether `op`'s body is `out + a * b` of its two inputs and output (a
+/// matmul's), in floating point.
+static bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      body->getOperations().size() != 3)
+    return false;
+  auto add = dyn_cast<arith::AddFOp>(
+      body->getTerminator()->getOperand(0).getDefiningOp());
+  if (!add)
+    return false;
+  BlockArgument out = body->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  return mul && (add.getLhs() == out || add.getRhs() == out) &&
+         llvm::all_of(mul->getOperands(), [&](Value v) {
+           auto arg = dyn_cast<BlockArgument>(v);
+           return arg && arg.getOwner() == body && arg.getArgNumber() < 2;
+         });
 }
 
 bool vmapc::readsPanels(linalg::LinalgOp op) {
@@ -340,15 +366,22 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
       if (l != *p && iterators[l] == utils::IteratorType::parallel &&
           ranges[l] > 1)
         rows.push_back(l);
+    // A multiply-accumulate takes the taller tile where a slab holds at
+    // least four (the remainder tile is then a small part of the rows: a
+    // 64-row slab is 4 x 14 + 8 rows at AVX-512; 16 rows stay 2 x 8).
+    int64_t rowTile = isa.rowTile;
+    if (isMultiplyAccumulate(op) && rows.size() == 1 &&
+        ranges[rows.front()] >= 4 * isa.mulAddRowTile)
+      rowTile = isa.mulAddRowTile;
     for (unsigned l : rows)
-      if (ranges[l] <= isa.rowTile)
+      if (ranges[l] <= rowTile)
         tiling.tileSizes[l] = 0; // The rows of the register tile.
     tiling.tileSizes[*p] = clamp(*p, isa.colTile);
     // One loop of more rows than a register tile (a slab): tiles of
     // rowTile rows, the columns' loop outside them, so that each column
     // panel of the shared operand serves every row tile of the slab.
-    if (rows.size() == 1 && ranges[rows.front()] > isa.rowTile) {
-      tiling.tileSizes[rows.front()] = isa.rowTile;
+    if (rows.size() == 1 && ranges[rows.front()] > rowTile) {
+      tiling.tileSizes[rows.front()] = rowTile;
       tiling.interchange.push_back(*p);
       for (unsigned l = 0; l < numLoops; ++l)
         if (l != *p)

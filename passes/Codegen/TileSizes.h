@@ -54,6 +54,11 @@ struct VectorIsa {
   /// register file (16 xmm, 16 ymm, 32 zmm).
   int64_t rowTile = 4;
   int64_t colTile = 8;
+  /// Rows of the register tile of a plain multiply-accumulate (`x @ W`),
+  /// whose step needs no temporary: as many as fill the register file with
+  /// one broadcast and the B row (BLIS's 6x16 on AVX2, 14x32 on AVX-512),
+  /// in a slab of at least 4 such tiles.
+  int64_t mulAddRowTile = 4;
 
   static std::optional<VectorIsa> named(llvm::StringRef name);
   /// Every level, baseline first.

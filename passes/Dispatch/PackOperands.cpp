@@ -263,22 +263,34 @@ bool packPanels(linalg::LinalgOp op, const BatchDims &batchDims) {
     if (failed(generic))
       return false;
     // [K, N] -> [K, N / w, w] -> [N / w, K, w], where the input is defined
-    // (out of every loop it does not vary in).
+    // (out of every loop it does not vary in). An input that is rule 2's
+    // transposed copy of a [N, K] value is packed from that value instead,
+    // [N, K] -> [N / w, w, K] -> [N / w, K, w]: one copy, not two.
     Location loc = generic->getLoc();
     int64_t kSize = type.getDimSize(0);
     Type element = type.getElementType();
+    Value source = inputValue;
+    SmallVector<int64_t> expandedShape{kSize, n / kPanelWidth, kPanelWidth};
+    SmallVector<ReassociationIndices> groups{{0}, {1, 2}};
+    SmallVector<int64_t> perm{1, 0, 2};
+    auto transposed = inputValue.getDefiningOp<linalg::TransposeOp>();
+    if (transposed && inputValue.hasOneUse() &&
+        transposed.getPermutation() == ArrayRef<int64_t>{1, 0}) {
+      source = transposed.getInput();
+      expandedShape = {n / kPanelWidth, kPanelWidth, kSize};
+      groups = {{0, 1}, {2}};
+      perm = {0, 2, 1};
+    }
     rewriter.setInsertionPointAfterValue(inputValue);
-    auto expandedType =
-        RankedTensorType::get({kSize, n / kPanelWidth, kPanelWidth}, element);
     Value expanded = tensor::ExpandShapeOp::create(
-        rewriter, loc, expandedType, inputValue,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+        rewriter, loc, RankedTensorType::get(expandedShape, element), source,
+        groups);
     Value empty = tensor::EmptyOp::create(
         rewriter, loc,
         SmallVector<int64_t>{n / kPanelWidth, kSize, kPanelWidth}, element);
-    Value packed = linalg::TransposeOp::create(rewriter, loc, expanded, empty,
-                                               SmallVector<int64_t>{1, 0, 2})
-                       .getResult()[0];
+    Value packed =
+        linalg::TransposeOp::create(rewriter, loc, expanded, empty, perm)
+            .getResult()[0];
     SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
     maps[index] = AffineMap::get(map.getNumDims(), 0,
                                  {p.floorDiv(kPanelWidth), k, p % kPanelWidth},
@@ -287,6 +299,12 @@ bool packPanels(linalg::LinalgOp op, const BatchDims &batchDims) {
       generic->setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
       generic->setOperand(index, packed);
     });
+    if (source != inputValue) {
+      Value init = transposed.getInit();
+      rewriter.eraseOp(transposed);
+      if (Operation *def = init.getDefiningOp(); def && def->use_empty())
+        rewriter.eraseOp(def);
+    }
     return true;
   }
   return false;

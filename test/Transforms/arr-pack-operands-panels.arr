@@ -22,6 +22,16 @@
 # CHECK:         linalg.matmul ins(%[[X]], %{{.+}} : tensor<64x784xf32>, tensor<784x500xf32>)
 # CHECK-NOT:     linalg.transpose
 #
+# The references [r, d] are read along d (rule 2 transposes them to [d, r])
+# and then in panels: packed straight from [r, d], one copy.
+# CHECK-LABEL: func.func @g(
+# CHECK-SAME:      %{{.+}}: tensor<64x64xf32> {{.+}}, %[[R:[a-z0-9]+]]: tensor<1024x64xf32>
+# CHECK-NEXT:    %[[EXPR:.+]] = tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [32, 32, 64] : tensor<1024x64xf32> into tensor<32x32x64xf32>
+# CHECK-NEXT:    %[[ER:.+]] = tensor.empty() : tensor<32x64x32xf32>
+# CHECK-NEXT:    %[[PR:.+]] = linalg.transpose ins(%[[EXPR]] : tensor<32x32x64xf32>) outs(%[[ER]] : tensor<32x64x32xf32>) permutation = [0, 2, 1]
+# CHECK:         linalg.generic {indexing_maps = [#{{.+}}, #[[$PANEL]], #{{.+}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[PR]] : tensor<64x64xf32>, tensor<32x64x32xf32>)
+# CHECK-NOT:     linalg.transpose
+#
 # Off (the CUDA schedule): every matmul reads its weights as given.
 # OFF-LABEL: func.func @f(
 # OFF-NOT:     linalg.transpose
@@ -33,22 +43,29 @@
 # SCHED-NEXT:   dispatch f_dispatch_0 grid(?, ?, ?) (input 1, arena+0) once per call
 # SCHED-NEXT:   dispatch f_dispatch_1 grid(?, ?, ?) (input 0, arena+0, output 0) scalars(n)
 #
-# In the kernel each 8 x 32 register tile (AVX-512: two vectors) reads one
-# panel, its index resolved outside the K loop: each step of K loads 32
-# contiguous floats of it, 128 bytes after the last.
+# In the kernel each register tile (AVX-512: 14 rows x two vectors, four
+# per 64-row slab, then one of 8 rows) reads one panel, its index resolved
+# outside the K loop: each step of K loads 32 contiguous floats of it, 128
+# bytes after the last.
 # KERNEL-LABEL: func.func private @f_dispatch_1(
 # KERNEL-SAME:      %[[PW:[a-z0-9]+]]: memref<16x784x32xf32>
-# KERNEL:         %[[PANEL:.+]] = memref.subview %[[PW]][%{{.+}}, 0, %{{.+}}] [1, 784, 32] [1, 1, 1]
-# KERNEL:         scf.for %{{.+}} = %c0 to %c784 step %c1
-# KERNEL-NEXT:      memref.subview %[[PANEL]][0, %{{.+}}, 0] [1, 1, 32]
-# KERNEL-NEXT:      memref.collapse_shape
-# KERNEL:           vector.transfer_read %{{.+}} : memref<64x784xf32>, vector<8x1xf32>
-# KERNEL-NEXT:      vector.transfer_read %{{.+}} : memref<1x32xf32, strided<[25088, 1], offset: ?>>, vector<1x32xf32>
-# KERNEL-NEXT:      vector.contract {{.+}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+# KERNEL:         scf.for %{{.+}} = %c0 to %c512 step %c32
+# KERNEL-NEXT:      scf.for %{{.+}} = %c0 to %c56 step %c14
+# KERNEL:             %[[PANEL:.+]] = memref.subview %[[PW]][%{{.+}}, 0, %{{.+}}] [1, 784, 32] [1, 1, 1]
+# KERNEL:             scf.for %{{.+}} = %c0 to %c784 step %c1
+# KERNEL-NEXT:          memref.subview %[[PANEL]][0, %{{.+}}, 0] [1, 1, 32]
+# KERNEL-NEXT:          memref.collapse_shape
+# KERNEL:               vector.transfer_read %{{.+}} : memref<64x784xf32>, vector<14x1xf32>
+# KERNEL-NEXT:          vector.transfer_read %{{.+}} : memref<1x32xf32, strided<[25088, 1], offset: ?>>, vector<1x32xf32>
+# KERNEL-NEXT:          vector.contract {{.+}} : vector<14x1xf32>, vector<1x32xf32> into vector<14x32xf32>
+# KERNEL:           memref.subview %[[PW]][%{{.+}}, 0, %{{.+}}] [1, 784, 32] [1, 1, 1]
+# KERNEL:           vector.contract {{.+}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 #
-# AVX2's 4 x 16 register tiles: two tiles per panel (16 divides 32).
+# AVX2's tiles of 6 x 16 (ten per slab, then one of 4 rows): two per panel
+# (16 divides 32).
 # AVX2-LABEL: func.func private @f_dispatch_1(
 # AVX2:         memref.subview %{{.+}}[%{{.+}}, 0, %{{.+}}] [1, 784, 16] [1, 1, 1] : memref<16x784x32xf32> to memref<1x784x16xf32
+# AVX2:         vector.contract {{.+}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 # AVX2:         vector.contract {{.+}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 
 fn layer(x: f32[784], w: f32[784, 512], w2: f32[128, 128],
@@ -57,3 +74,22 @@ fn layer(x: f32[784], w: f32[784, 512], w2: f32[128, 128],
   return (h, h[:128] @ w2, x @ odd);
 }
 export f = vmap(layer, in_axes=(0, none, none, none), batch=64);
+
+# Squared distances to 1024 shared references ([r, d], read through their
+# transpose, 1024 a whole number of panels): panels too, but the step is
+# (q - r)^2 + acc, whose temporaries a 14-row tile would spill: 8 rows.
+# KERNEL-LABEL: func.func private @g_dispatch_1(
+# KERNEL-SAME:      memref<32x64x32xf32>
+# KERNEL-NOT:     vector<14x
+# KERNEL:         scf.for %{{.+}} = %c0 to %c64 step %c8
+# KERNEL:           arith.subf %{{.+}} : vector<8x32xf32>
+# KERNEL-NOT:     vector<14x
+
+fn sqdist(a: f32[64], b: f32[64]) -> f32 {
+  let d = a - b;
+  return sum(d * d);
+}
+fn dists(q: f32[64], refs: f32[1024, 64]) -> f32[1024] {
+  return vmap(sqdist, in_axes=(none, 0))(q, refs);
+}
+export g = vmap(dists, in_axes=(0, none), batch=64);
