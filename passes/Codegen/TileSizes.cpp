@@ -366,11 +366,14 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
       if (l != *p && iterators[l] == utils::IteratorType::parallel &&
           ranges[l] > 1)
         rows.push_back(l);
-    // A multiply-accumulate takes the taller tile where a slab holds at
-    // least four (the remainder tile is then a small part of the rows: a
-    // 64-row slab is 4 x 14 + 8 rows at AVX-512; 16 rows stay 2 x 8).
+    // A multiply-accumulate that streams a weight panel takes the taller
+    // tile where a slab holds at least four (the remainder tile is then a
+    // small part of the rows: a 64-row slab is 4 x 14 + 8 rows at AVX-512;
+    // 16 rows stay 2 x 8). Against a small operand (the RNN's 64 x 64, K =
+    // 64) it gains nothing measurable and costs compile time (bench/
+    // RESULTS.md, 2026-12-04): those keep rowTile.
     int64_t rowTile = isa.rowTile;
-    if (isMultiplyAccumulate(op) && rows.size() == 1 &&
+    if (isMultiplyAccumulate(op) && readsPanels(op) && rows.size() == 1 &&
         ranges[rows.front()] >= 4 * isa.mulAddRowTile)
       rowTile = isa.mulAddRowTile;
     for (unsigned l : rows)

@@ -57,7 +57,7 @@ struct VectorIsa {
   /// Rows of the register tile of a plain multiply-accumulate (`x @ W`),
   /// whose step needs no temporary: as many as fill the register file with
   /// one broadcast and the B row (BLIS's 6x16 on AVX2, 14x32 on AVX-512),
-  /// in a slab of at least 4 such tiles.
+  /// for an operand read in panels, in a slab of at least 4 such tiles.
   int64_t mulAddRowTile = 4;
 
   static std::optional<VectorIsa> named(llvm::StringRef name);
