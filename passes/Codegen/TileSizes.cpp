@@ -176,7 +176,7 @@ static bool isMultiplyAccumulate(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       body->getOperations().size() != 3)
     return false;
-  auto add = dyn_cast<arith::AddFOp>(
+  auto add = dyn_cast_or_null<arith::AddFOp>(
       body->getTerminator()->getOperand(0).getDefiningOp());
   if (!add)
     return false;
