@@ -169,25 +169,13 @@ static std::optional<unsigned> innermostLoop(AffineMap map) {
   return panelColumnLoop(map.getResults().back());
 }
 
-/// Whether `op`'s body is `out + a * b` of its two inputs and output (a
-/// matmul's), in floating point.
+/// Whether `op`'s body is `out + a * b` (a matmul's, in floating point):
+/// upstream's contraction-body matcher with a multiply and an add.
 static bool isMultiplyAccumulate(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      body->getOperations().size() != 3)
-    return false;
-  auto add = dyn_cast_or_null<arith::AddFOp>(
-      body->getTerminator()->getOperand(0).getDefiningOp());
-  if (!add)
-    return false;
-  BlockArgument out = body->getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  return mul && (add.getLhs() == out || add.getRhs() == out) &&
-         llvm::all_of(mul->getOperands(), [&](Value v) {
-           auto arg = dyn_cast<BlockArgument>(v);
-           return arg && arg.getOwner() == body && arg.getArgNumber() < 2;
-         });
+  return linalg::detail::isContractionBody(
+      *op.getBlock(), [](Operation *elementwise, Operation *reduce) {
+        return isa<arith::MulFOp>(elementwise) && isa<arith::AddFOp>(reduce);
+      });
 }
 
 bool vmapc::readsPanels(linalg::LinalgOp op) {

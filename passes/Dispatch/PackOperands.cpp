@@ -74,6 +74,17 @@ Value rebuildInit(OpBuilder &b, Location loc, Value oldInit,
   return empty;
 }
 
+/// `op` reads its operand `index` as `copy`, through `map` (rules 2 and 3).
+void readThrough(RewriterBase &rewriter, linalg::GenericOp op, unsigned index,
+                 Value copy, AffineMap map) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[index] = map;
+  rewriter.modifyOpInPlace(op, [&] {
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    op->setOperand(index, copy);
+  });
+}
+
 /// 1. transpose(op) → op writing the transposed layout.
 bool foldTranspose(linalg::TransposeOp transpose) {
   auto producer = transpose.getInput().getDefiningOp<linalg::LinalgOp>();
@@ -217,15 +228,11 @@ bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
     Value packed =
         linalg::TransposeOp::create(rewriter, loc, inputValue, empty, perm)
             .getResult()[0];
-    SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
     SmallVector<AffineExpr> exprs;
     for (int64_t i : perm)
       exprs.push_back(map.getResult(i));
-    maps[index] = AffineMap::get(map.getNumDims(), 0, exprs, b.getContext());
-    rewriter.modifyOpInPlace(*generic, [&] {
-      generic->setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-      generic->setOperand(index, packed);
-    });
+    readThrough(rewriter, *generic, index, packed,
+                AffineMap::get(map.getNumDims(), 0, exprs, b.getContext()));
     return true;
   }
   return false;
@@ -306,14 +313,10 @@ bool packPanels(linalg::LinalgOp op, const BatchDims &batchDims) {
     Value packed =
         linalg::TransposeOp::create(rewriter, loc, expanded, empty, perm)
             .getResult()[0];
-    SmallVector<AffineMap> maps = generic->getIndexingMapsArray();
-    maps[index] = AffineMap::get(map.getNumDims(), 0,
-                                 {p.floorDiv(kPanelWidth), k, p % kPanelWidth},
-                                 b.getContext());
-    rewriter.modifyOpInPlace(*generic, [&] {
-      generic->setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-      generic->setOperand(index, packed);
-    });
+    readThrough(rewriter, *generic, index, packed,
+                AffineMap::get(map.getNumDims(), 0,
+                               {p.floorDiv(kPanelWidth), k, p % kPanelWidth},
+                               b.getContext()));
     if (source != inputValue) {
       Value init = transposed.getInit();
       rewriter.eraseOp(transposed);
