@@ -7,7 +7,7 @@
 Each program is generated here (nothing is read from disk) and compiled with
 `vmapc compile PROG.arr -o PROG.vmapc`; the table shows the size of the
 program and, over N runs (default 3), the median wall time and the median
-CPU time (user + system, of vmapc and the `cc` it links with), in seconds:
+CPU time (user + system, of vmapc and the `ld` it links with), in seconds:
 on a shared machine the wall time grows with the load, the CPU time much
 less. Compile time should grow about linearly with program size; the goal
 is under 10 s for each row on a 2-core machine. Programs:

@@ -65,7 +65,7 @@ struct CompileOptions {
 /// Compiles `module` (arr IR as imported) into `artifact`: the kernels,
 /// each entry's schedule, and the code objects `options` asks for, each
 /// exporting `vmapc_kernel_NAME` and its descriptor per kernel (CPU: an ELF
-/// shared object per ISA level, linked with the system `cc`; CUDA: PTX and
+/// shared object per ISA level, linked with the system `ld`; CUDA: PTX and
 /// an sm_XX cubin assembled with the toolkit's ptxas). One schedule serves
 /// every code object: with both targets, the grid is the CPU's tiling (a
 /// GPU block then takes a CPU workgroup's examples, and the CPU's tiles keep

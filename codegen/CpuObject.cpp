@@ -103,16 +103,37 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
     codegen.run(*llvmModule);
   }
 
-  // Link with the system compiler driver: `cc -shared -o SO OBJ -lm`.
-  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
-  if (!cc)
+  // Link with the system linker: `ld -shared -o SO OBJ --as-needed -lm -lc
+  // --no-undefined`. The kernels need no start files (no constructors, no
+  // C++), so the compiler driver `cc`, which finds and adds them, only costs
+  // time: 37 ms against ld's 8 ms per ISA level on this machine, a third of a
+  // small program's compile. --no-undefined turns a call LLVM emitted into a
+  // library the object does not name into a link error, not a dlopen error.
+  llvm::ErrorOr<std::string> ld = llvm::sys::findProgramByName("ld");
+  if (!ld)
     return module.emitError(
-        "no system C compiler driver `cc` on PATH to link the shared object "
-        "(apt-get install gcc)");
+        "no system linker `ld` on PATH to link the shared object "
+        "(apt-get install binutils)");
   auto commandLine = [&](StringRef obj, StringRef so) {
-    return llvm::SmallVector<StringRef>{*cc, "-shared", "-o", so, obj, "-lm"};
+    return llvm::SmallVector<StringRef>{*ld,
+                                        "-shared",
+                                        "-m",
+                                        "elf_x86_64",
+                                        "--hash-style=gnu",
+                                        "--build-id",
+                                        "-z",
+                                        "relro",
+                                        "-z",
+                                        "now",
+                                        "-o",
+                                        so,
+                                        obj,
+                                        "--as-needed",
+                                        "-lm",
+                                        "-lc",
+                                        "--no-undefined"};
   };
-  ExternalToolRun link{*cc,
+  ExternalToolRun link{*ld,
                        "o",
                        "so",
                        commandLine,

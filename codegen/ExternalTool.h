@@ -1,7 +1,7 @@
 //===- ExternalTool.h - a code object made by a tool on bytes ---*- C++ -*-===//
 //
 // Both code objects end with an external tool on bytes vmapc made: the CPU's
-// object file linked by the system `cc` into a shared object, CUDA's PTX
+// object file linked by the system `ld` into a shared object, CUDA's PTX
 // assembled by `ptxas` into a cubin. One shape for both: the input goes to a
 // temporary file, the tool writes another, its output and errors go to a
 // log, and every temporary file is removed on the way out.
