@@ -73,10 +73,39 @@ using arith::CmpIPredicate;
 /// x - k * C1 are exact), e^r = 1 + r + r^2 P(r) with Cephes' `expf`
 /// coefficients, where 1 + r is kept as s + t exactly (Fast2Sum) and the
 /// small t + r^2 P(r) is added to s last: one rounding of magnitude 1 instead
-/// of two (the plain form reaches 1.01 ulp with FMA). 2^k is applied as 2^k1 *
-/// 2^k2 (k1 = floor(k / 2)), both normal, so that a denormal result is rounded
-/// once and a result above FLT_MAX becomes inf; x is clamped to [-104, 89]
-/// first, where exp already rounds to 0 and to inf.
+/// of two (the plain form reaches 1.01 ulp with FMA). For x in [-104, 89];
+/// the caller scales e^r by 2^k.
+struct ReducedExp {
+  /// e^r.
+  Value expR;
+  /// k, an integer in f32.
+  Value k;
+  /// k + 1.5 * 2^23, whose bits are those of 1.5 * 2^23 plus k, also for a
+  /// NaN x (where converting k to an integer would be poison).
+  Value shiftedK;
+};
+ReducedExp reducedExp(Elementwise &e, Value x) {
+  // k = round(x * log2(e)): adding 1.5 * 2^23 rounds to an integer (to
+  // nearest even) for |x * log2(e)| < 2^22.
+  Value shift = e.f32(0x1.8p23);
+  Value shiftedK = e.add(e.mul(x, e.f32(M_LOG2E)), shift);
+  Value k = e.sub(shiftedK, shift);
+  Value r = e.fma(k, e.f32(-0.693359375), x);
+  r = e.fma(k, e.f32(2.12194440e-4), r);
+
+  Value p =
+      e.polynomial(r, {5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2,
+                       8.3334519073e-3, 1.3981999507e-3, 1.9875691500e-4});
+  Value one = e.f32(1.0);
+  Value sum = e.add(one, r);
+  Value error = e.add(e.sub(one, sum), r);
+  return {e.add(sum, e.fma(e.mul(r, r), p, error)), k, shiftedK};
+}
+
+/// exp(x) as reducedExp gives it, with 2^k applied as 2^k1 * 2^k2 (k1 =
+/// floor(k / 2)), both normal, so that a denormal result is rounded once and
+/// a result above FLT_MAX becomes inf; x is clamped to [-104, 89] first,
+/// where exp already rounds to 0 and to inf.
 struct ExpApproximation : OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -92,21 +121,7 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
         e.select(e.cmp(CmpFPredicate::OGE, x, e.f32(-104.0)), x, e.f32(-104.0));
     clamped = e.select(e.cmp(CmpFPredicate::OLE, clamped, e.f32(89.0)), clamped,
                        e.f32(89.0));
-
-    // k = round(x * log2(e)): adding 1.5 * 2^23 rounds to an integer (to
-    // nearest even) for |x * log2(e)| < 2^22.
-    Value shift = e.f32(0x1.8p23);
-    Value k = e.sub(e.add(e.mul(clamped, e.f32(M_LOG2E)), shift), shift);
-    Value r = e.fma(k, e.f32(-0.693359375), clamped);
-    r = e.fma(k, e.f32(2.12194440e-4), r);
-
-    Value p =
-        e.polynomial(r, {5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2,
-                         8.3334519073e-3, 1.3981999507e-3, 1.9875691500e-4});
-    Value one = e.f32(1.0);
-    Value sum = e.add(one, r);
-    Value error = e.add(e.sub(one, sum), r);
-    Value expR = e.add(sum, e.fma(e.mul(r, r), p, error));
+    auto [expR, k, shiftedK] = reducedExp(e, clamped);
 
     // k in [-151, 129]: k1 in [-76, 64], k2 = k - k1 in [-75, 65].
     Value ki = e.fptosi(k);
@@ -198,9 +213,12 @@ struct LogApproximation : OpRewritePattern<math::LogOp> {
 
 /// tanh(x) = x + x^3 P(x^2) for |x| < 0.55, P of degree 5 interpolating
 /// (tanh(s) - s) / s^3 at Chebyshev nodes of [0, 0.55^2] (error below 4e-10);
-/// beyond, tanh(x) = ±(1 - 2 / (e^2|x| + 1)) with `math.exp` (expanded by
-/// ExpApproximation), which is 1 for |x| > 9.01 and inf, and NaN for NaN.
-/// The result takes x's sign.
+/// beyond, tanh(x) = ±(1 - 2 / (e^2|x| + 1)), which rounds to 1 from |x| =
+/// 9.01 on. |x| is clamped to 9.5 first (a NaN passes), so e^2|x| needs
+/// neither exp's clamps nor its two-factor scaling: y = 2|x| is in [0, 19]
+/// and 2^k (k <= 28) is one normal factor, and e^y is bit for bit exp's
+/// (ExpApproximation) at half the scaling's cost. The result takes x's sign;
+/// NaN gives NaN.
 struct TanhApproximation : OpRewritePattern<math::TanhOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -217,8 +235,16 @@ struct TanhApproximation : OpRewritePattern<math::TanhOp> {
                           2.181844924e-02, -8.526333377e-03, 2.526391065e-03});
     Value small = e.fma(e.mul(x, x2), p, x);
 
+    // min(|x|, 9.5) with a NaN kept: one minps (which returns its second
+    // operand when either is NaN).
     Value ax = e.abs(x);
-    Value exp2x = math::ExpOp::create(rewriter, op.getLoc(), e.add(ax, ax));
+    Value bound = e.f32(9.5);
+    Value clamped = e.select(e.cmp(CmpFPredicate::OGT, ax, bound), bound, ax);
+    ReducedExp reduced = reducedExp(e, e.add(clamped, clamped));
+    // 2^k from the bits of k + 1.5 * 2^23 (0x4b400000 + k).
+    Value k =
+        e.subi(e.bitcast(e.i32Type(), reduced.shiftedK), e.i32(0x4b400000));
+    Value exp2x = e.mul(reduced.expR, e.f32PowerOfTwo(k));
     Value large =
         e.sub(e.f32(1.0), e.div(e.f32(2.0), e.add(exp2x, e.f32(1.0))));
 

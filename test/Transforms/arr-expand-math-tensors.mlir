@@ -14,7 +14,7 @@
 // CHECK:         %[[DIM:.+]] = tensor.dim %[[D]], %{{.+}} : tensor<4x?xf32>
 // CHECK:         tensor.splat %{{.+}}[%[[DIM]]] : tensor<4x?xf32>
 // CHECK:         math.absf %[[D]] : tensor<4x?xf32>
-// CHECK:         arith.fptosi %{{.+}} : tensor<4x?xf32> to tensor<4x?xi32>
+// CHECK:         arith.bitcast %{{.+}} : tensor<4x?xf32> to tensor<4x?xi32>
 // CHECK:         math.copysign %{{.+}}, %[[D]] : tensor<4x?xf32>
 // CHECK-NOT:     {{math\.(exp|log|tanh|powf|fma)|call}}
 // CHECK:         return

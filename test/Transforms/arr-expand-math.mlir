@@ -119,14 +119,23 @@ func.func @log_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// tanh: the odd polynomial below 0.55, 1 - 2 / (exp(2|x|) + 1) above (its
-// exp expanded too), the sign of x on the result.
+// tanh: the odd polynomial below 0.55, 1 - 2 / (exp(2|x|) + 1) above, |x|
+// clamped to 9.5 first (a NaN kept: the select's order is minps'), so that
+// its exp needs no clamp and one scaling (2^k from the bits of k + 1.5 * 2^23,
+// no fptosi), the sign of x on the result.
 // CHECK-LABEL: func.func @tanh_vector(
 // CHECK-SAME:    %[[X:.+]]: vector<16xf32>
 // CHECK-NOT:     {{math\.(tanh|exp|fma)|call}}
 // CHECK-DAG:     %[[SWITCH:.+]] = arith.constant dense<5.500000e-01> : vector<16xf32>
+// CHECK-DAG:     %[[BOUND:.+]] = arith.constant dense<9.500000e+00> : vector<16xf32>
+// CHECK-DAG:     %[[SHIFT_BITS:.+]] = arith.constant dense<1262485504> : vector<16xi32>
 // CHECK:         %[[AX:.+]] = math.absf %[[X]] : vector<16xf32>
-// CHECK:         arith.addf %[[AX]], %[[AX]] : vector<16xf32>
+// CHECK:         %[[ABOVE:.+]] = arith.cmpf ogt, %[[AX]], %[[BOUND]] : vector<16xf32>
+// CHECK:         %[[CLAMPED:.+]] = arith.select %[[ABOVE]], %[[BOUND]], %[[AX]]
+// CHECK:         arith.addf %[[CLAMPED]], %[[CLAMPED]] : vector<16xf32>
+// CHECK-NOT:     arith.fptosi
+// CHECK:         arith.subi %{{.+}}, %[[SHIFT_BITS]] : vector<16xi32>
+// CHECK-NOT:     arith.fptosi
 // CHECK:         arith.divf
 // CHECK:         %[[SMALL:.+]] = arith.cmpf olt, %[[AX]], %[[SWITCH]] : vector<16xf32>
 // CHECK:         %[[SEL:.+]] = arith.select %[[SMALL]]
