@@ -78,11 +78,9 @@ using arith::CmpIPredicate;
 struct ReducedExp {
   /// e^r.
   Value expR;
-  /// k, an integer in f32.
+  /// k as an i32: the bits of k + 1.5 * 2^23 less those of 1.5 * 2^23, an
+  /// integer also for a NaN x (converting the f32 k would be poison).
   Value k;
-  /// k + 1.5 * 2^23, whose bits are those of 1.5 * 2^23 plus k, also for a
-  /// NaN x (where converting k to an integer would be poison).
-  Value shiftedK;
 };
 ReducedExp reducedExp(Elementwise &e, Value x) {
   // k = round(x * log2(e)): adding 1.5 * 2^23 rounds to an integer (to
@@ -99,7 +97,8 @@ ReducedExp reducedExp(Elementwise &e, Value x) {
   Value one = e.f32(1.0);
   Value sum = e.add(one, r);
   Value error = e.add(e.sub(one, sum), r);
-  return {e.add(sum, e.fma(e.mul(r, r), p, error)), k, shiftedK};
+  Value kInt = e.subi(e.bitcast(e.i32Type(), shiftedK), e.i32(0x4b400000));
+  return {e.add(sum, e.fma(e.mul(r, r), p, error)), kInt};
 }
 
 /// exp(x) as reducedExp gives it, with 2^k applied as 2^k1 * 2^k2 (k1 =
@@ -121,12 +120,11 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
         e.select(e.cmp(CmpFPredicate::OGE, x, e.f32(-104.0)), x, e.f32(-104.0));
     clamped = e.select(e.cmp(CmpFPredicate::OLE, clamped, e.f32(89.0)), clamped,
                        e.f32(89.0));
-    auto [expR, k, shiftedK] = reducedExp(e, clamped);
+    auto [expR, k] = reducedExp(e, clamped);
 
     // k in [-151, 129]: k1 in [-76, 64], k2 = k - k1 in [-75, 65].
-    Value ki = e.fptosi(k);
-    Value k1 = e.shrsi(ki, e.i32(1));
-    Value k2 = e.subi(ki, k1);
+    Value k1 = e.shrsi(k, e.i32(1));
+    Value k2 = e.subi(k, k1);
     Value result = e.mul(e.mul(expR, e.f32PowerOfTwo(k1)), e.f32PowerOfTwo(k2));
     rewriter.replaceOp(op, e.select(e.isNaN(x), x, result));
     return success();
@@ -240,11 +238,8 @@ struct TanhApproximation : OpRewritePattern<math::TanhOp> {
     Value ax = e.abs(x);
     Value bound = e.f32(9.5);
     Value clamped = e.select(e.cmp(CmpFPredicate::OGT, ax, bound), bound, ax);
-    ReducedExp reduced = reducedExp(e, e.add(clamped, clamped));
-    // 2^k from the bits of k + 1.5 * 2^23 (0x4b400000 + k).
-    Value k =
-        e.subi(e.bitcast(e.i32Type(), reduced.shiftedK), e.i32(0x4b400000));
-    Value exp2x = e.mul(reduced.expR, e.f32PowerOfTwo(k));
+    auto [expR, k] = reducedExp(e, e.add(clamped, clamped));
+    Value exp2x = e.mul(expR, e.f32PowerOfTwo(k));
     Value large =
         e.sub(e.f32(1.0), e.div(e.f32(2.0), e.add(exp2x, e.f32(1.0))));
 

@@ -20,18 +20,20 @@
 // RUN:   | FileCheck %s --check-prefix=AVX2
 
 // exp: clamp, round x log2(e) with the 1.5 * 2^23 shift, Cody-Waite
-// reduction and polynomial as contractible multiply-adds, 2^k from bits,
-// NaN passed through.
+// reduction and polynomial as contractible multiply-adds, k from the bits
+// of the shifted sum (no fptosi), 2^k from bits, NaN passed through.
 // CHECK-LABEL: func.func @exp_vector(
 // CHECK-SAME:    %[[X:.+]]: vector<16xf32>
 // CHECK-NOT:     {{math\.|call}}
 // CHECK-DAG:     %[[LO:.+]] = arith.constant dense<-1.040000e+02> : vector<16xf32>
 // CHECK-DAG:     %[[SHIFT:.+]] = arith.constant dense<0x4B400000> : vector<16xf32>
+// CHECK-DAG:     %[[SHIFT_BITS:.+]] = arith.constant dense<1262485504> : vector<16xi32>
 // CHECK:         arith.cmpf oge, %[[X]], %[[LO]] : vector<16xf32>
 // CHECK:         %[[S:.+]] = arith.addf %{{.+}}, %[[SHIFT]] : vector<16xf32>
 // CHECK:         %[[K:.+]] = arith.subf %[[S]], %[[SHIFT]] : vector<16xf32>
 // CHECK:         arith.mulf %[[K]], %{{.+}} fastmath<contract> : vector<16xf32>
-// CHECK:         arith.fptosi %[[K]] : vector<16xf32> to vector<16xi32>
+// CHECK:         %[[BITS:.+]] = arith.bitcast %[[S]] : vector<16xf32> to vector<16xi32>
+// CHECK:         arith.subi %[[BITS]], %[[SHIFT_BITS]] : vector<16xi32>
 // CHECK:         arith.shli %{{.+}} : vector<16xi32>
 // CHECK:         %[[NAN:.+]] = arith.cmpf uno, %[[X]], %[[X]] : vector<16xf32>
 // CHECK:         %[[R:.+]] = arith.select %[[NAN]], %[[X]], %{{.+}} : vector<16xi1>, vector<16xf32>
@@ -213,7 +215,7 @@ func.func @powf_vector(%x: vector<16xf32>, %y: vector<16xf32>) -> vector<16xf32>
 // the same expansions.
 // CHECK-LABEL: func.func @scalar_and_2d(
 // CHECK-NOT:     {{math\.(exp|log|tanh|powf|fma)|call}}
-// CHECK:         arith.fptosi %{{.+}} : f32 to i32
+// CHECK:         arith.bitcast %{{.+}} : f32 to i32
 // CHECK:         arith.shrui %{{.+}}, %{{.+}} : i32
 // CHECK:         math.copysign %{{.+}}, %{{.+}} : f32
 // CHECK:         arith.extf %{{.+}} : vector<4x8xf32> to vector<4x8xf64>
