@@ -104,7 +104,10 @@ ReducedExp reducedExp(Elementwise &e, Value x) {
 /// exp(x) as reducedExp gives it, with 2^k applied as 2^k1 * 2^k2 (k1 =
 /// floor(k / 2)), both normal, so that a denormal result is rounded once and
 /// a result above FLT_MAX becomes inf; x is clamped to [-104, 89] first,
-/// where exp already rounds to 0 and to inf.
+/// where exp already rounds to 0 and to inf. A NaN passes the clamps and
+/// stays NaN through the reduction and the scaling (its k is some integer,
+/// NaN times any factor is NaN): a quiet NaN out, with no select on x at the
+/// end, so x is not live across the polynomial.
 struct ExpApproximation : OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -115,18 +118,19 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
       return rewriter.notifyMatchFailure(op, "not f32");
     Elementwise e(rewriter, op.getLoc(), x);
 
-    // Ordered compares: a NaN becomes -104 here and x again at the end.
-    Value clamped =
-        e.select(e.cmp(CmpFPredicate::OGE, x, e.f32(-104.0)), x, e.f32(-104.0));
-    clamped = e.select(e.cmp(CmpFPredicate::OLE, clamped, e.f32(89.0)), clamped,
-                       e.f32(89.0));
+    // Ordered compares that are false for a NaN, which keeps x: one maxps
+    // and one minps (each returns its second operand when either is NaN).
+    Value lowest = e.f32(-104.0), highest = e.f32(89.0);
+    Value clamped = e.select(e.cmp(CmpFPredicate::OLT, x, lowest), lowest, x);
+    clamped =
+        e.select(e.cmp(CmpFPredicate::OGT, clamped, highest), highest, clamped);
     auto [expR, k] = reducedExp(e, clamped);
 
     // k in [-151, 129]: k1 in [-76, 64], k2 = k - k1 in [-75, 65].
     Value k1 = e.shrsi(k, e.i32(1));
     Value k2 = e.subi(k, k1);
-    Value result = e.mul(e.mul(expR, e.f32PowerOfTwo(k1)), e.f32PowerOfTwo(k2));
-    rewriter.replaceOp(op, e.select(e.isNaN(x), x, result));
+    rewriter.replaceOp(
+        op, e.mul(e.mul(expR, e.f32PowerOfTwo(k1)), e.f32PowerOfTwo(k2)));
     return success();
   }
 };
