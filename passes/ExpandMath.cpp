@@ -129,8 +129,11 @@ struct ExpApproximation : OpRewritePattern<math::ExpOp> {
     // k in [-151, 129]: k1 in [-76, 64], k2 = k - k1 in [-75, 65].
     Value k1 = e.shrsi(k, e.i32(1));
     Value k2 = e.subi(k, k1);
-    rewriter.replaceOp(
-        op, e.mul(e.mul(expR, e.f32PowerOfTwo(k1)), e.f32PowerOfTwo(k2)));
+    // One statement each: the order in which a call's arguments are built
+    // is the compiler's (g++ and clang differ), and the IR's must not be.
+    Value scale1 = e.f32PowerOfTwo(k1);
+    Value scale2 = e.f32PowerOfTwo(k2);
+    rewriter.replaceOp(op, e.mul(e.mul(expR, scale1), scale2));
     return success();
   }
 };
