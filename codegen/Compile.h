@@ -57,8 +57,9 @@ struct CompileOptions {
   /// share bytes (false: planning off, each buffer its own offset).
   int64_t arenaAlignment = 0;
   bool bufferReuse = true;
-  /// Threads that compile the CPU code objects, one ISA level each (0: one
-  /// per hardware thread). The artifact's bytes do not depend on it.
+  /// Threads that compile the CPU code objects (0: one per hardware
+  /// thread); a level's MLIR half and its LLVM half are separate tasks. The
+  /// artifact's bytes do not depend on it.
   unsigned threads = 0;
 };
 
