@@ -719,6 +719,7 @@ NB_MODULE(_vmapc, m) {
         d["device_allocations"] = s.deviceAllocations;
         d["bytes_to_device"] = s.bytesToDevice;
         d["bytes_from_device"] = s.bytesFromDevice;
+        d["batched_chunks"] = s.batchedChunks;
         return d;
       });
 

@@ -311,7 +311,8 @@ class Module:
         """The executable's counters since it was loaded (a dict):
         arena_bytes, allocations (1: the arena, made at load), calls,
         launches, examples, device_allocations, bytes_to_device,
-        bytes_from_device."""
+        bytes_from_device, batched_chunks (chunks whose dispatch ran beside
+        other chunks' with no barrier between them)."""
         return self._core.stats()
 
     def save(self, path):

@@ -88,6 +88,11 @@ TEST_P(ChunkTest, MappedAxis0) {
   EXPECT_EQ(st.launches, ceilDiv(n, kTestB)); // one dispatch per chunk
   EXPECT_EQ(st.examples, uint64_t(n));
   EXPECT_EQ(st.allocations, 1u);
+  // On the CPU, two or more full chunks run as one job (docs/runtime.md,
+  // "Chunks without barriers"); the partial last one on its own.
+  uint64_t full = uint64_t(n) / kTestB;
+  EXPECT_EQ(st.batchedChunks,
+            kind == DeviceKind::Cpu && full >= 2 ? full : uint64_t(0));
 }
 
 TEST_P(ChunkTest, DonatedInputIsItsOutputsBuffer) {

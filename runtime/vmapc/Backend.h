@@ -77,6 +77,26 @@ public:
   /// ArtifactFormat.h says.
   virtual Status dispatch(uint32_t kernel, const uint64_t grid[3],
                           const Address *bindings, const int64_t *scalars) = 0;
+  /// Whether the device runs dispatchChunks; when not, the executable
+  /// dispatches each chunk on its own.
+  virtual bool batchesChunks() const { return false; }
+  /// Runs the workgroups of `chunks` dispatches of `kernel` over `grid`, one
+  /// per consecutive chunk of a call: chunk c's binding j is `bindings[j] +
+  /// c * chunkStrides[j]`, its scalars `scalars`. Unlike `chunks` calls of
+  /// dispatch, the chunks are not ordered: their workgroups share one pool
+  /// job, with no barrier between chunks (which costs a core half a
+  /// workgroup per chunk on average while the other finishes). The caller
+  /// guarantees that no chunk reads or writes bytes another chunk writes.
+  /// Only called where batchesChunks().
+  virtual Status dispatchChunks(uint32_t kernel, const uint64_t grid[3],
+                                uint64_t chunks, const Address *bindings,
+                                const uint64_t *chunkStrides,
+                                const int64_t *scalars) {
+    (void)kernel, (void)grid, (void)chunks, (void)bindings, (void)chunkStrides,
+        (void)scalars;
+    return Status::error(StatusCode::kInternal,
+                         "this device does not batch chunks");
+  }
   /// Ends the run: with `status` ok, waits for its work (unless left on
   /// the caller's stream) and completes the downloads; with an error, waits
   /// for what was enqueued and drops the downloads. Then releases the

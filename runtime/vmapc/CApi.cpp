@@ -319,6 +319,7 @@ void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out) {
   out->device_allocations = s.deviceAllocations;
   out->bytes_to_device = s.bytesToDevice;
   out->bytes_from_device = s.bytesFromDevice;
+  out->batched_chunks = s.batchedChunks;
 }
 
 const char *vmapc_executable_code_level(const vmapc_executable *exe) {

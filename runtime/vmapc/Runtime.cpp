@@ -63,6 +63,9 @@ struct EntryState {
   /// Whether some mapped argument has bytes; if none has, one launch
   /// computes everything a run can observe, whatever N is.
   bool hasMappedBytes = false;
+  /// The command whose dispatches for a call's full chunks may run as one
+  /// (backend::Executable::dispatchChunks), or -1 (batchableCommand).
+  int batchedCommand = -1;
 };
 
 /// Plans `arg` of a validated manifest, whose batched bytes (and, for an
@@ -142,6 +145,53 @@ void markSlotsReusedInAChunk(const EntryInfo &info,
   }
 }
 
+/// The command of `info`'s schedule whose dispatches for consecutive full
+/// chunks are independent, so that they may run as one (without a barrier
+/// between chunks), or -1. It holds where the schedule is dispatches only
+/// (no loop), every command but one runs once per call and comes first,
+/// and the one left writes only mapped outputs and binds no donated input:
+/// a chunk then writes only its own rows of the caller's outputs, which
+/// overlap no input or other output (Runtime.h), and reads its own rows of
+/// the inputs and arena bytes that only the once-per-call dispatches and
+/// the staging before the first chunk write (no input is staged again each
+/// chunk).
+int batchableCommand(const EntryInfo &info,
+                     const std::vector<KernelInfo> &kernels,
+                     const EntryState &st) {
+  int perChunk = -1;
+  for (size_t i = 0; i < info.schedule.size(); ++i) {
+    const Command &c = info.schedule[i];
+    if (c.kind != Command::Kind::Dispatch)
+      return -1;
+    if (c.oncePerCall) {
+      if (perChunk >= 0)
+        return -1;
+      continue;
+    }
+    if (perChunk >= 0)
+      return -1;
+    perChunk = int(i);
+  }
+  if (perChunk < 0)
+    return -1;
+  const Command &c = info.schedule[size_t(perChunk)];
+  const KernelInfo &k = kernels[c.kernel];
+  for (size_t j = 0; j < c.bindings.size(); ++j) {
+    const Binding &b = c.bindings[j];
+    // A binding the manifest says nothing of may be written.
+    bool written = j >= k.bindingAccess.size() || writes(k.bindingAccess[j]);
+    if (written &&
+        !(b.kind == Binding::Kind::Output && st.outputs[b.index].mapped))
+      return -1;
+    if (b.kind == Binding::Kind::Input && st.inputs[b.index].donatedTo >= 0)
+      return -1;
+  }
+  for (const ArgPlan &p : st.inputs)
+    if (p.stageEachChunk || p.donatedTo >= 0)
+      return -1;
+  return perChunk;
+}
+
 } // namespace
 
 struct Executable::Impl {
@@ -155,6 +205,8 @@ struct Executable::Impl {
   std::vector<backend::Address> bindings;
   std::vector<int64_t> scalars;
   std::vector<int64_t> loopIndices;
+  /// The bytes between consecutive chunks' bindings, for dispatchChunks.
+  std::vector<uint64_t> chunkStrides;
   Stats stats;
   /// Set while a call runs: the state above is one call's, so a second
   /// call on another thread meanwhile is refused (kUnavailable) rather than
@@ -164,6 +216,9 @@ struct Executable::Impl {
   /// Runs commands [begin, end) of `schedule` for a chunk of `n` examples
   /// (`depth` loops around them), skipping the dispatches run once per call
   /// unless `firstChunk`. Every binding and count was validated at load.
+  /// Fills `bindings` and `scalars` for dispatch command `c` of a chunk
+  /// of `n` examples.
+  void bindCommand(const Command &c, const EntryState &st, uint64_t n);
   Status runCommands(const std::vector<Command> &schedule, size_t begin,
                      size_t end, size_t depth, const EntryState &st, uint64_t n,
                      bool firstChunk);
@@ -177,11 +232,33 @@ struct Executable::Impl {
                    uint64_t total, bool deviceArrays);
 };
 
+void Executable::Impl::bindCommand(const Command &c, const EntryState &st,
+                                   uint64_t n) {
+  backend::Address arena = backend->arena();
+  for (size_t j = 0; j < c.bindings.size(); ++j) {
+    const Binding &b = c.bindings[j];
+    switch (b.kind) {
+    case Binding::Kind::Input:
+      bindings[j] = st.inputAddress[b.index];
+      break;
+    case Binding::Kind::Output:
+      bindings[j] = st.outputAddress[b.index];
+      break;
+    case Binding::Kind::Arena:
+      bindings[j] = arena + b.offset;
+      break;
+    }
+  }
+  for (size_t j = 0; j < c.scalars.size(); ++j)
+    scalars[j] = c.scalars[j].kind == ScalarSource::Kind::NumExamples
+                     ? int64_t(n)
+                     : loopIndices[c.scalars[j].loop];
+}
+
 Status Executable::Impl::runCommands(const std::vector<Command> &schedule,
                                      size_t begin, size_t end, size_t depth,
                                      const EntryState &st, uint64_t n,
                                      bool firstChunk) {
-  backend::Address arena = backend->arena();
   for (size_t i = begin; i < end; ++i) {
     const Command &c = schedule[i];
     if (c.kind == Command::Kind::Loop) {
@@ -198,24 +275,7 @@ Status Executable::Impl::runCommands(const std::vector<Command> &schedule,
     if (c.oncePerCall && !firstChunk)
       continue;
     const KernelInfo &k = artifact.kernels[c.kernel];
-    for (size_t j = 0; j < c.bindings.size(); ++j) {
-      const Binding &b = c.bindings[j];
-      switch (b.kind) {
-      case Binding::Kind::Input:
-        bindings[j] = st.inputAddress[b.index];
-        break;
-      case Binding::Kind::Output:
-        bindings[j] = st.outputAddress[b.index];
-        break;
-      case Binding::Kind::Arena:
-        bindings[j] = arena + b.offset;
-        break;
-      }
-    }
-    for (size_t j = 0; j < c.scalars.size(); ++j)
-      scalars[j] = c.scalars[j].kind == ScalarSource::Kind::NumExamples
-                       ? int64_t(n)
-                       : loopIndices[c.scalars[j].loop];
+    bindCommand(c, st, n);
     uint64_t grid[3];
     for (int d = 0; d < 3; ++d)
       grid[d] = workgroupsFor(k.workgroupCount[d], n);
@@ -277,6 +337,7 @@ Status Executable::loadBytes(const Device &device, const void *data,
       for (const ArgPlan &p : *plans)
         st.hasMappedBytes |= p.mapped && !p.empty;
     markSlotsReusedInAChunk(info, a.kernels, &st);
+    st.batchedCommand = batchableCommand(info, a.kernels, st);
     st.inputAddress.assign(info.inputs.size(), 0);
     st.outputAddress.assign(info.outputs.size(), 0);
     arenaBytes = std::max(arenaBytes, info.arenaBytes);
@@ -287,6 +348,7 @@ Status Executable::loadBytes(const Device &device, const void *data,
     maxScalars = std::max<size_t>(maxScalars, k.numScalars);
   }
   impl->bindings.assign(maxBindings, 0);
+  impl->chunkStrides.assign(maxBindings, 0);
   impl->scalars.assign(maxScalars, 0);
   impl->loopIndices.assign(kMaxLoopDepth, 0);
 
@@ -677,7 +739,56 @@ Status Executable::Impl::runChunks(const EntryInfo &info, EntryState &st,
           stagesUnmapped(p) ? arena + p.staging : outputData(i);
   }
 
-  for (uint64_t c = 0; c < chunks; ++c) {
+  // The full chunks in one dispatchChunks where the schedule allows it
+  // (batchableCommand) and every mapped argument is bound in place.
+  uint64_t batched = 0;
+  if (st.batchedCommand >= 0 && bindsCaller && device.batchesChunks()) {
+    bool inPlace = true;
+    for (const auto *plans : {&st.inputs, &st.outputs})
+      for (const ArgPlan &p : *plans)
+        inPlace &= !p.mapped || p.empty || passInPlace(p, b, b);
+    uint64_t full = std::min(chunks, total / b);
+    if (inPlace && full >= 2)
+      batched = full;
+  }
+  if (batched > 0) {
+    // Chunk 0's addresses, as the loop below binds them, and the bytes
+    // from one chunk's rows to the next's.
+    for (size_t i = 0; i < numIn; ++i) {
+      const ArgPlan &p = st.inputs[i];
+      if (p.mapped)
+        st.inputAddress[i] = p.empty ? arena + p.staging : inputData(i);
+    }
+    for (size_t i = 0; i < numOut; ++i) {
+      const ArgPlan &p = st.outputs[i];
+      if (p.mapped)
+        st.outputAddress[i] = p.empty ? arena + p.staging : outputData(i);
+    }
+    size_t perChunk = size_t(st.batchedCommand);
+    VMAPC_RETURN_IF_ERROR(runCommands(info.schedule, 0, perChunk, 0, st, b,
+                                      /*firstChunk=*/true));
+    const Command &c = info.schedule[perChunk];
+    bindCommand(c, st, b);
+    for (size_t j = 0; j < c.bindings.size(); ++j) {
+      const Binding &bound = c.bindings[j];
+      const ArgPlan *p =
+          bound.kind == Binding::Kind::Input    ? &st.inputs[bound.index]
+          : bound.kind == Binding::Kind::Output ? &st.outputs[bound.index]
+                                                : nullptr;
+      chunkStrides[j] = p && p->mapped && !p->empty ? b * p->innerBytes : 0;
+    }
+    const KernelInfo &k = artifact.kernels[c.kernel];
+    uint64_t grid[3];
+    for (int d = 0; d < 3; ++d)
+      grid[d] = workgroupsFor(k.workgroupCount[d], b);
+    VMAPC_RETURN_IF_ERROR(
+        device.dispatchChunks(c.kernel, grid, batched, bindings.data(),
+                              chunkStrides.data(), scalars.data()));
+    stats.launches += batched;
+    stats.batchedChunks += batched;
+  }
+
+  for (uint64_t c = batched; c < chunks; ++c) {
     const uint64_t start = c * b;
     const uint64_t count = plan.count(c);
     // A schedule computes examples [0, n); one that pads computes all B.

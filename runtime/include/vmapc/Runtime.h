@@ -200,6 +200,11 @@ struct Stats {
   /// and for device arrays).
   uint64_t bytesToDevice = 0;
   uint64_t bytesFromDevice = 0;
+  /// Chunks whose dispatch ran in one job with other chunks', without a
+  /// barrier between them (the CPU, where a call's full chunks bound in
+  /// place are independent; docs/runtime.md, "Chunks without barriers").
+  /// Counted in `launches` too.
+  uint64_t batchedChunks = 0;
 };
 
 /// How `Executable::run` takes its arrays. The defaults are host arrays on

@@ -207,8 +207,9 @@ vmapc_status vmapc_run_with_options(vmapc_executable *exe, size_t entry,
 
 /* What an executable has done, from its load: the arena's bytes, arena
  * allocations (1 after a load), successful calls, dispatches launched, the
- * sum of N, device and pinned allocations (2 on CUDA, 0 on the CPU) and the
- * bytes copied to the device and back. */
+ * sum of N, device and pinned allocations (2 on CUDA, 0 on the CPU), the
+ * bytes copied to the device and back, and the chunks whose dispatch ran
+ * beside other chunks' with no barrier between them (Stats::batchedChunks). */
 typedef struct {
   uint64_t arena_bytes;
   uint64_t allocations;
@@ -218,6 +219,7 @@ typedef struct {
   uint64_t device_allocations;
   uint64_t bytes_to_device;
   uint64_t bytes_from_device;
+  uint64_t batched_chunks;
 } vmapc_stats;
 void vmapc_executable_stats(const vmapc_executable *exe, vmapc_stats *out);
 

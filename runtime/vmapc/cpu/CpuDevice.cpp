@@ -116,6 +116,7 @@ public:
   std::string level;
   std::vector<KernelFn> kernels;
   std::vector<uint64_t> scratch;
+  std::vector<size_t> numBindingsOf;
   HostBuffer arenaBuffer;
 
   backend::Address arena() const override {
@@ -150,6 +151,17 @@ public:
   Status dispatch(uint32_t kernel, const uint64_t grid[3],
                   const backend::Address *bindings,
                   const int64_t *scalars) override;
+  bool batchesChunks() const override { return true; }
+  Status dispatchChunks(uint32_t kernel, const uint64_t grid[3],
+                        uint64_t chunks, const backend::Address *bindings,
+                        const uint64_t *chunkStrides,
+                        const int64_t *scalars) override;
+  /// Chunks that dispatchChunks runs in one pool job, at most.
+  static constexpr uint64_t kChunksPerJob = 64;
+  /// The binding tables of one dispatchChunks job: kChunksPerJob rows of
+  /// the largest kernel's bindings, made at load.
+  std::vector<void *> chunkBindings;
+  size_t maxBindings = 0;
   Status endRun(Status status) override { return status; }
   const std::string &codeLevel() const override { return level; }
 
@@ -212,6 +224,61 @@ Status CpuExecutable::dispatch(uint32_t kernel, const uint64_t grid[3],
   return Status();
 }
 
+/// What the workers need to run several chunks' dispatches of one kernel:
+/// workgroup `index` is chunk index / perChunk's workgroup index % perChunk.
+struct ChunksContext {
+  KernelFn fn;
+  void *const *bindings; // A row of numBindings per chunk.
+  size_t numBindings;
+  const int64_t *scalars;
+  uint64_t gridX, gridY, perChunk;
+
+  static void run(void *self, uint64_t index) {
+    auto *c = static_cast<ChunksContext *>(self);
+    uint64_t chunk = index / c->perChunk, workgroup = index % c->perChunk;
+    uint64_t x = workgroup % c->gridX;
+    uint64_t y = (workgroup / c->gridX) % c->gridY;
+    uint64_t z = workgroup / (c->gridX * c->gridY);
+    c->fn(c->bindings + chunk * c->numBindings, c->scalars, int64_t(x),
+          int64_t(y), int64_t(z));
+  }
+};
+
+Status CpuExecutable::dispatchChunks(uint32_t kernel, const uint64_t grid[3],
+                                     uint64_t chunks,
+                                     const backend::Address *bindings,
+                                     const uint64_t *chunkStrides,
+                                     const int64_t *scalars) {
+  uint64_t perChunk = 0;
+  if (__builtin_mul_overflow(grid[0], grid[1], &perChunk) ||
+      __builtin_mul_overflow(perChunk, grid[2], &perChunk) ||
+      perChunk > kMaxWorkgroupsPerDispatch)
+    return Status::error(StatusCode::kInternal,
+                         "dispatch of kernel " + std::to_string(kernel) +
+                             ": more workgroups than the limit of " +
+                             std::to_string(kMaxWorkgroupsPerDispatch));
+  if (perChunk == 0)
+    return Status();
+  size_t numBindings = numBindingsOf[kernel];
+  bool callerHelps = scratch[kernel] <= kInlineScratchBytes;
+  for (uint64_t first = 0, group = 0; first < chunks; first += group) {
+    // At most kMaxWorkgroupsPerDispatch workgroups in a job, as dispatch.
+    group = std::min(
+        {kChunksPerJob, chunks - first, kMaxWorkgroupsPerDispatch / perChunk});
+    for (uint64_t c = 0; c < group; ++c)
+      for (size_t j = 0; j < numBindings; ++j)
+        chunkBindings[c * numBindings + j] = reinterpret_cast<void *>(
+            bindings[j] + (first + c) * chunkStrides[j]);
+    ChunksContext context{kernels[kernel], chunkBindings.data(),
+                          numBindings,     scalars,
+                          grid[0],         grid[1],
+                          perChunk};
+    device->runOnPool(group * perChunk, &ChunksContext::run, &context,
+                      callerHelps);
+  }
+  return Status();
+}
+
 Status CpuDevice::load(const Artifact &artifact,
                        const std::vector<std::string_view> &code,
                        uint64_t arenaBytes,
@@ -254,6 +321,8 @@ Status CpuDevice::load(const Artifact &artifact,
                                                 &asCompiled[k].bindingAccess));
     exe->kernels.push_back(reinterpret_cast<KernelFn>(const_cast<void *>(fn)));
     exe->scratch.push_back(kernel.scratchBytes);
+    exe->numBindingsOf.push_back(kernel.numBindings);
+    exe->maxBindings = std::max<size_t>(exe->maxBindings, kernel.numBindings);
   }
   // What the code was compiled for, against the manifest: each kernel
   // (above), then each entry's schedule over them.
@@ -272,6 +341,8 @@ Status CpuDevice::load(const Artifact &artifact,
       return Status::error(StatusCode::kDataLoss,
                            "the code (" + exe->level + "): " + s.message());
   }
+  exe->chunkBindings.assign(CpuExecutable::kChunksPerJob * exe->maxBindings,
+                            nullptr);
   VMAPC_RETURN_IF_ERROR(fitStacks(maxScratch));
   VMAPC_RETURN_IF_ERROR(HostBuffer::allocate(std::max<uint64_t>(arenaBytes, 1),
                                              arenaAlignmentOf(artifact),
