@@ -88,12 +88,11 @@ public:
   /// workgroup per chunk on average while the other finishes). The caller
   /// guarantees that no chunk reads or writes bytes another chunk writes.
   /// Only called where batchesChunks().
-  virtual Status dispatchChunks(uint32_t kernel, const uint64_t grid[3],
-                                uint64_t chunks, const Address *bindings,
-                                const uint64_t *chunkStrides,
-                                const int64_t *scalars) {
-    (void)kernel, (void)grid, (void)chunks, (void)bindings, (void)chunkStrides,
-        (void)scalars;
+  virtual Status dispatchChunks(uint32_t /*kernel*/, const uint64_t /*grid*/[3],
+                                uint64_t /*chunks*/,
+                                const Address * /*bindings*/,
+                                const uint64_t * /*chunkStrides*/,
+                                const int64_t * /*scalars*/) {
     return Status::error(StatusCode::kInternal,
                          "this device does not batch chunks");
   }
