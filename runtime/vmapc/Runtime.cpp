@@ -213,12 +213,12 @@ struct Executable::Impl {
   /// let in to share it.
   std::atomic<bool> running{false};
 
+  /// Fills `bindings` and `scalars` for dispatch command `c` of a chunk
+  /// of `n` examples, at the chunk's addresses in `st`.
+  void bindCommand(const Command &c, const EntryState &st, uint64_t n);
   /// Runs commands [begin, end) of `schedule` for a chunk of `n` examples
   /// (`depth` loops around them), skipping the dispatches run once per call
   /// unless `firstChunk`. Every binding and count was validated at load.
-  /// Fills `bindings` and `scalars` for dispatch command `c` of a chunk
-  /// of `n` examples.
-  void bindCommand(const Command &c, const EntryState &st, uint64_t n);
   Status runCommands(const std::vector<Command> &schedule, size_t begin,
                      size_t end, size_t depth, const EntryState &st, uint64_t n,
                      bool firstChunk);
