@@ -3,8 +3,8 @@
 //   vmapc-bench [ARTIFACT.vmapc] [--entry NAME]
 //               [--input X.npy]... | [--num-examples N [--seed S]]
 //               [--output Y.npy]... [--device STRING] [--runs K]
-//               [--warmup W] [--max-seconds T] [--min-runs M]
-//               [--memcpy-bytes BYTES] [--memcpy-repeats R]
+//               [--warmup W] [--warmup-seconds S] [--max-seconds T]
+//               [--min-runs M] [--memcpy-bytes BYTES] [--memcpy-repeats R]
 //               [--fma-peak] [--fma-seconds T] [--threads P]
 //
 // Times one entry of a compiled artifact through the runtime (the only
@@ -16,7 +16,10 @@
 //   data), or, with --num-examples N, deterministic random arrays of each
 //   input's dtype and batched shape (f32 uniform in [-1, 1), i32 in
 //   [0, 1000), bool 0/1; splitmix64 seeded with --seed and the input's
-//   index; never all zeros). W untimed warm-up calls (default 2), then K
+//   index; never all zeros). W untimed warm-up calls (default 2), and more
+//   until they have taken S seconds (--warmup-seconds, default 0; a 2 ms
+//   kNN call on this project's 2-core machines runs 1.5-2.5x slower for
+//   its first ~50 calls), then K
 //   timed calls (default 20) of `Executable::run` over all N examples. With
 //   --max-seconds T, fewer timed calls are made when K calls would take
 //   longer than T by the fastest warm-up call, but at least M (--min-runs,
@@ -92,7 +95,8 @@ void usage(std::FILE *to) {
       "usage: vmapc-bench [ARTIFACT.vmapc] [--entry NAME]\n"
       "                   [--input X.npy]... | [--num-examples N [--seed S]]\n"
       "                   [--output Y.npy]... [--device STRING] [--runs K]\n"
-      "                   [--warmup W] [--max-seconds T] [--min-runs M]\n"
+      "                   [--warmup W] [--warmup-seconds S] [--max-seconds T]\n"
+      "                   [--min-runs M]\n"
       "                   [--memcpy-bytes BYTES] [--memcpy-repeats R]\n"
       "                   [--fma-peak] [--fma-seconds T] [--threads P]\n"
       "Times ARTIFACT's entry through the vmapc runtime (K timed calls after "
@@ -183,6 +187,7 @@ struct Options {
   std::string device = "cpu";
   long runs = 20;
   long warmup = 2;
+  double warmupSeconds = 0; ///< Warm up for at least this long too.
   double maxSeconds = 0; ///< 0: no cap.
   long minRuns = 3;
   uint64_t memcpyBytes = 0;
@@ -237,11 +242,11 @@ bool parseArgs(int argc, char **argv, Options *o, bool *help,
         arg = arg.substr(0, eq);
       }
       static const char *const kValueOptions[] = {
-          "--entry",       "--input",         "--output",
-          "--device",      "--num-examples",  "--seed",
-          "--runs",        "--warmup",        "--min-runs",
-          "--threads",     "--memcpy-bytes",  "--max-seconds",
-          "--fma-seconds", "--memcpy-repeats"};
+          "--entry",       "--input",          "--output",
+          "--device",      "--num-examples",   "--seed",
+          "--runs",        "--warmup",         "--min-runs",
+          "--threads",     "--memcpy-bytes",   "--max-seconds",
+          "--fma-seconds", "--memcpy-repeats", "--warmup-seconds"};
       if (std::find(std::begin(kValueOptions), std::end(kValueOptions), arg) ==
           std::end(kValueOptions)) {
         *error = "unknown option '" + arg + "' (--help lists them)";
@@ -307,6 +312,9 @@ bool parseArgs(int argc, char **argv, Options *o, bool *help,
         if (!wantInt(1, "an integer >= 1"))
           return false;
         o->threads = static_cast<long>(n);
+      } else if (arg == "--warmup-seconds") {
+        if (!wantSeconds(&o->warmupSeconds))
+          return false;
       } else if (arg == "--max-seconds") {
         if (!wantSeconds(&o->maxSeconds))
           return false;
@@ -566,12 +574,14 @@ int timeEntry(const Options &o, JsonObject *json) {
     return s;
   };
   std::vector<double> warmupTimes;
-  for (long w = 0; w < o.warmup; ++w) {
+  double warmedUp = 0;
+  for (long w = 0; w < o.warmup || warmedUp < o.warmupSeconds; ++w) {
     double t;
     status = call(&t);
     if (!status.ok())
       return fail(status.message());
     warmupTimes.push_back(t);
+    warmedUp += t;
     if (o.maxSeconds > 0 && t > o.maxSeconds / 2)
       break; // one slow call is warm-up enough
   }

@@ -411,8 +411,9 @@ def run_row(prog, comp, tools, workers, args, work):
             art = comp["twin_artifact"] if key == "vmapc_b1" else comp["artifact"]
             device = "cpu:threads=1" if key == "vmapc_1t" else "cpu"
             a = [art, "--device", device, "--runs", str(runs), "--warmup",
-                 str(args.warmup), "--max-seconds", f"{budget:.3f}",
-                 "--min-runs", "1"]
+                 str(args.warmup), "--warmup-seconds",
+                 f"{args.warmup_seconds:.3f}", "--max-seconds",
+                 f"{budget:.3f}", "--min-runs", "1"]
             for path in in_paths:
                 a += ["--input", path]
             for path in outputs or []:
@@ -432,6 +433,7 @@ def run_row(prog, comp, tools, workers, args, work):
         else:
             reply = workers[key].ask({
                 "op": "time", "runs": runs, "warmup": args.warmup,
+                "warmup_seconds": args.warmup_seconds,
                 "max_seconds": budget, "min_runs": 1, "outputs": outputs})
             if "error" in reply:
                 r.error = reply["error"]
@@ -1105,7 +1107,8 @@ def header(facts, w, args, start, end, wall):
         f"({w.get('jax_device', '')}), Python {sys.version.split()[0]}",
         f"- Command: `python3 bench/run.py {shlex.join(args.argv)}` "
         f"({args.runs} timed calls wanted per variant in {args.rounds} "
-        f"interleaved rounds, {args.warmup} warm-up calls per round, at most "
+        f"interleaved rounds, {args.warmup} warm-up calls per round and more "
+        f"until they took {args.warmup_seconds:g} s, at most "
         f"{args.budget:g} s of timed calls per variant and row); took "
         f"{wall:.0f} s",
         f"- What else ran: at the start `{start['uptime']}`, busiest others: "
@@ -1239,6 +1242,10 @@ def main(argv):
                     help="interleaved rounds the calls are split over")
     ap.add_argument("--warmup", type=int, default=2,
                     help="untimed calls before each round's timed calls")
+    ap.add_argument("--warmup-seconds", type=float, default=0.2,
+                    help="and untimed calls until they took this long (a "
+                    "2 ms call runs 1.5-2.5x slower for its first ~50 calls "
+                    "on a 2-core EPYC)")
     ap.add_argument("--budget", type=float, default=5.0,
                     help="seconds of timed calls per variant and row; a "
                     "slower variant gets fewer calls (at least 1 per round)")

@@ -19,8 +19,10 @@ request per line on stdin and answers one JSON line on stdout:
                                           jit(vmap(f)) built and compiled by
                                           one call; vmapc: vmapc.load of the
                                           artifact, outputs allocated)
-  {"op": "time", "runs": K, "warmup": W, "max_seconds": T, "min_runs": M,
-   "outputs": [PATH, ...] or null}     -> W warm-up calls, K timed calls (fewer if
+  {"op": "time", "runs": K, "warmup": W, "warmup_seconds": S,
+   "max_seconds": T, "min_runs": M,
+   "outputs": [PATH, ...] or null}     -> W warm-up calls (and more until
+                                          they took S seconds), K timed calls (fewer if
                                           they would take longer than T by
                                           the fastest warm-up, at least M),
                                           the outputs of the last call saved
@@ -183,9 +185,10 @@ class Worker:
     def time(self, req):
         runs, warmup = req["runs"], req["warmup"]
         max_seconds, min_runs = req.get("max_seconds", 0), req.get("min_runs", 1)
+        warm_seconds = req.get("warmup_seconds", 0)
         warm = []
         out = None
-        for _ in range(max(warmup, 0)):
+        while len(warm) < max(warmup, 0) or sum(warm) < warm_seconds:
             t0 = time.perf_counter()
             out = self.call()
             warm.append(time.perf_counter() - t0)
