@@ -188,7 +188,7 @@ struct Options {
   long runs = 20;
   long warmup = 2;
   double warmupSeconds = 0; ///< Warm up for at least this long too.
-  double maxSeconds = 0; ///< 0: no cap.
+  double maxSeconds = 0;    ///< 0: no cap.
   long minRuns = 3;
   uint64_t memcpyBytes = 0;
   long memcpyRepeats = 20;

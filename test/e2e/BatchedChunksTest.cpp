@@ -9,6 +9,8 @@
 // path ran: floor(N / B) batched chunks when there are at least two, else
 // none, and none for a batch axis that is not outermost (staged), a loop in
 // the schedule, or a donated input. The launch count is the same either way.
+// That batched chunks give each example's bits as a call of N = 1 does:
+// ChunkingTest.cpp, ChunkedRunEqualsOneByOne.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,29 +114,6 @@ TEST_F(BatchedChunks, AfterOncePerCallDispatch) {
 TEST_F(BatchedChunks, LoopRunsChunkByChunk) { check("rnn_b", false, 400); }
 TEST_F(BatchedChunks, DonatedInputRunsChunkByChunk) {
   check("bump_d", false, 500);
-}
-
-// Batched chunks compute what the chunks compute one at a time: each
-// example's scores bit for bit as a call of N = 1 gives them.
-TEST_F(BatchedChunks, EqualsOneByOne) {
-  const int64_t n = 5 * kBatch + 3;
-  std::vector<oracle::Array> inputs =
-      randomBatchedInputs(*program, "scores", n, 77);
-  std::vector<oracle::Array> all;
-  Stats before = program->executable->stats();
-  ASSERT_TRUE(runEntry(*program, "scores", inputs, n, all));
-  EXPECT_EQ(program->executable->stats().batchedChunks - before.batchedChunks,
-            5u);
-  for (int64_t i = 0; i < n; ++i) {
-    std::vector<oracle::Array> one = inputs;
-    one[0] = oracle::stackAxis({oracle::sliceAxis(inputs[0], 0, i)}, 0, {8},
-                               oracle::DType::F32);
-    std::vector<oracle::Array> single;
-    ASSERT_TRUE(runEntry(*program, "scores", one, 1, single));
-    for (int k = 0; k < 4; ++k)
-      EXPECT_EQ(single[0].values[k], all[0].values[i * 4 + k])
-          << "example " << i << " score " << k;
-  }
 }
 
 } // namespace

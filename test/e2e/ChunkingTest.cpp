@@ -125,13 +125,19 @@ TEST_F(MlpChunking, ZeroExamplesGiveEmptyOutputs) {
 }
 
 // A chunked run equals running each example alone (N = 1), bit for bit: the
-// padding of the last chunk does not leak into the real examples.
+// padding of the last chunk does not leak into the real examples, and full
+// chunks run as one job compute what they compute one at a time.
 TEST_F(MlpChunking, ChunkedRunEqualsOneByOne) {
   const int64_t n = 2 * kBatch + 3;
   std::vector<oracle::Array> inputs =
       randomBatchedInputs(*program, "scores", n, 77);
   std::vector<oracle::Array> all;
+  Stats before = program->executable->stats();
   ASSERT_TRUE(runEntry(*program, "scores", inputs, n, all));
+  // Its two full chunks ran as one job (docs/runtime.md, "Chunks without
+  // barriers"), the partial one on its own.
+  EXPECT_EQ(program->executable->stats().batchedChunks - before.batchedChunks,
+            2u);
   for (int64_t i = 0; i < n; ++i) {
     std::vector<oracle::Array> one = inputs;
     one[0] = oracle::stackAxis({oracle::sliceAxis(inputs[0], 0, i)}, 0, {8},

@@ -178,6 +178,32 @@ private:
   }
 };
 
+/// Runs workgroup `index` (x fastest, then y, then z) of a grid gridX wide
+/// and gridY high.
+static void runWorkgroup(KernelFn fn, void *const *bindings,
+                         const int64_t *scalars, uint64_t gridX, uint64_t gridY,
+                         uint64_t index) {
+  uint64_t x = index % gridX;
+  uint64_t y = (index / gridX) % gridY;
+  uint64_t z = index / (gridX * gridY);
+  fn(bindings, scalars, int64_t(x), int64_t(y), int64_t(z));
+}
+
+/// The workgroups of `grid` in `*total`; an error past
+/// kMaxWorkgroupsPerDispatch (the schedule validator bounded the product at
+/// n = B, and grids grow with n, which is at most B; checked all the same).
+static Status countWorkgroups(uint32_t kernel, const uint64_t grid[3],
+                              uint64_t *total) {
+  if (__builtin_mul_overflow(grid[0], grid[1], total) ||
+      __builtin_mul_overflow(*total, grid[2], total) ||
+      *total > kMaxWorkgroupsPerDispatch)
+    return Status::error(StatusCode::kInternal,
+                         "dispatch of kernel " + std::to_string(kernel) +
+                             ": more workgroups than the limit of " +
+                             std::to_string(kMaxWorkgroupsPerDispatch));
+  return Status();
+}
+
 /// What the workers need to run one dispatch.
 struct DispatchContext {
   KernelFn fn;
@@ -187,26 +213,15 @@ struct DispatchContext {
 
   static void run(void *self, uint64_t index) {
     auto *c = static_cast<DispatchContext *>(self);
-    uint64_t x = index % c->gridX;
-    uint64_t y = (index / c->gridX) % c->gridY;
-    uint64_t z = index / (c->gridX * c->gridY);
-    c->fn(c->bindings, c->scalars, int64_t(x), int64_t(y), int64_t(z));
+    runWorkgroup(c->fn, c->bindings, c->scalars, c->gridX, c->gridY, index);
   }
 };
 
 Status CpuExecutable::dispatch(uint32_t kernel, const uint64_t grid[3],
                                const backend::Address *bindings,
                                const int64_t *scalars) {
-  // The schedule validator bounded this product at n = B (and grids grow
-  // with n, which is at most B); checked all the same.
   uint64_t total = 0;
-  if (__builtin_mul_overflow(grid[0], grid[1], &total) ||
-      __builtin_mul_overflow(total, grid[2], &total) ||
-      total > kMaxWorkgroupsPerDispatch)
-    return Status::error(StatusCode::kInternal,
-                         "dispatch of kernel " + std::to_string(kernel) +
-                             ": more workgroups than the limit of " +
-                             std::to_string(kMaxWorkgroupsPerDispatch));
+  VMAPC_RETURN_IF_ERROR(countWorkgroups(kernel, grid, &total));
   if (total == 0)
     return Status();
   static_assert(sizeof(backend::Address) == sizeof(void *),
@@ -235,12 +250,9 @@ struct ChunksContext {
 
   static void run(void *self, uint64_t index) {
     auto *c = static_cast<ChunksContext *>(self);
-    uint64_t chunk = index / c->perChunk, workgroup = index % c->perChunk;
-    uint64_t x = workgroup % c->gridX;
-    uint64_t y = (workgroup / c->gridX) % c->gridY;
-    uint64_t z = workgroup / (c->gridX * c->gridY);
-    c->fn(c->bindings + chunk * c->numBindings, c->scalars, int64_t(x),
-          int64_t(y), int64_t(z));
+    uint64_t chunk = index / c->perChunk;
+    runWorkgroup(c->fn, c->bindings + chunk * c->numBindings, c->scalars,
+                 c->gridX, c->gridY, index % c->perChunk);
   }
 };
 
@@ -250,13 +262,7 @@ Status CpuExecutable::dispatchChunks(uint32_t kernel, const uint64_t grid[3],
                                      const uint64_t *chunkStrides,
                                      const int64_t *scalars) {
   uint64_t perChunk = 0;
-  if (__builtin_mul_overflow(grid[0], grid[1], &perChunk) ||
-      __builtin_mul_overflow(perChunk, grid[2], &perChunk) ||
-      perChunk > kMaxWorkgroupsPerDispatch)
-    return Status::error(StatusCode::kInternal,
-                         "dispatch of kernel " + std::to_string(kernel) +
-                             ": more workgroups than the limit of " +
-                             std::to_string(kMaxWorkgroupsPerDispatch));
+  VMAPC_RETURN_IF_ERROR(countWorkgroups(kernel, grid, &perChunk));
   if (perChunk == 0)
     return Status();
   size_t numBindings = numBindingsOf[kernel];
