@@ -20,7 +20,9 @@
 //     order, loops unrolled, each over the grid its kernel gives for n (n =
 //     the chunk's examples, or B for an entry that pads), each workgroup
 //     exactly once and of the right kernel; the scalars are n and the
-//     enclosing loops' indices;
+//     enclosing loops' indices; where the full chunks are independent
+//     (Model.h), it runs them as one dispatch, their workgroups in any
+//     order, and the stats count them;
 //   * a binding points where it should: an unmapped argument at the
 //     caller's array, a mapped one in place (a full chunk of an argument
 //     whose batch axis is outermost) or at its staging slot, an arena
@@ -33,9 +35,9 @@
 //   * a call with a wrong argument count, dtype, rank, dimension or a null
 //     data pointer fails, runs no workgroup and leaves the outputs untouched.
 //
-// The workgroup (0, 0, 0) of a dispatch that binds an output reads every
-// byte of every binding and writes a pattern into every byte of its output
-// bindings; every workgroup of a dispatch without one reads its bindings'
+// The workgroup (0, 0, 0) of a dispatch that writes an output (a binding
+// its kernel's access says it writes) reads every byte of every binding and
+// writes a pattern into every byte of those bindings; every workgroup of a dispatch without one reads its bindings'
 // first and last bytes and checks its inputs. ASan reports any byte touched
 // outside the caller's arrays and the arena.
 //

@@ -43,16 +43,18 @@ constexpr uint64_t kMarker2 = 0xfa11fa11fa11fa11ull;
 /// How far inputs got (printed at exit with VMAPC_FUZZ_STATS=1).
 struct Counts {
   uint64_t inputs = 0, serialized = 0, loaded = 0, runs = 0, rejected = 0,
-           workgroups = 0;
+           workgroups = 0, batchedRuns = 0;
   ~Counts() {
     if (std::getenv("VMAPC_FUZZ_STATS"))
       std::fprintf(stderr,
                    "artifact_run_fuzzer: %llu inputs, %llu valid artifacts, "
-                   "%llu loaded, %llu runs checked (%llu workgroups), %llu "
-                   "broken calls rejected\n",
+                   "%llu loaded, %llu runs checked (%llu workgroups; %llu "
+                   "with full chunks run as one dispatch), %llu broken "
+                   "calls rejected\n",
                    (unsigned long long)inputs, (unsigned long long)serialized,
                    (unsigned long long)loaded, (unsigned long long)runs,
                    (unsigned long long)workgroups,
+                   (unsigned long long)batchedRuns,
                    (unsigned long long)rejected);
   }
 };
@@ -81,6 +83,16 @@ inline unsigned char pattern(uint64_t c, uint64_t o, uint64_t p) {
   return (unsigned char)(c * 151 + o * 73 + p * 7 + 1);
 }
 
+/// Whether the stand-in kernel of `cmd` writes its binding `j`: an output
+/// binding that kernel `k`'s access says it writes (a binding the manifest
+/// gives no access for counts as written, as in the runtime). A kernel the
+/// compiler makes does no more than its access says; the runtime relies on
+/// that where it runs chunks together.
+inline bool writesOutput(const KernelInfo &k, const Command &cmd, size_t j) {
+  return cmd.bindings[j].kind == Binding::Kind::Output &&
+         (j >= k.bindingAccess.size() || writes(k.bindingAccess[j]));
+}
+
 /// One dispatch of the schedule as it runs in one chunk.
 struct Execution {
   const Command *command;
@@ -89,7 +101,8 @@ struct Execution {
   uint64_t grid[3];
   /// The arrival number of its first workgroup.
   uint64_t first;
-  /// Whether it binds an output (then only workgroup 0 touches memory).
+  /// Whether it writes an output binding (one whose kernel's access
+  /// writes; then only workgroup 0 touches memory).
   bool writes;
 };
 
@@ -104,6 +117,12 @@ struct Call {
   /// Per chunk: its examples, and n as the schedule sees it.
   std::vector<uint64_t> count, chunkN;
   std::vector<Execution> executions;
+  /// The full chunks the runtime runs as one dispatch, without a barrier
+  /// between them (Model.h), and the execution of the first of them:
+  /// chunk c's is executions[batchedFrom + c], c < batchedChunks, and their
+  /// workgroups arrive in any order.
+  uint64_t batchedChunks = 0;
+  size_t batchedFrom = 0;
   uint64_t workgroups = 0;
   std::unique_ptr<std::atomic<bool>[]> seen;
   std::atomic<uint64_t> arrivals{0};

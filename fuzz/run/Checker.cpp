@@ -39,6 +39,46 @@ void checkInput(const Call &call, size_t i, const unsigned char *got,
     }
 }
 
+/// The chunk of a workgroup (`linear` in its grid) of the batched full
+/// chunks, whose bindings are `bindings`, marked as run: the chunk whose
+/// rows a mapped argument's binding points at; where no binding is to one
+/// (every chunk's bindings are then the same), the first chunk in which
+/// that workgroup has not run.
+uint64_t batchedChunkOf(Call &call, void *const *bindings, uint64_t linear) {
+  const Command &cmd = *call.executions[call.batchedFrom].command;
+  const uint64_t chunks = call.batchedChunks, b = call.info->batchSize;
+  auto ran = [&](uint64_t c) {
+    return call.seen[call.executions[call.batchedFrom + c].first + linear]
+        .exchange(true);
+  };
+  for (size_t j = 0; j < cmd.bindings.size(); ++j) {
+    const Binding &bd = cmd.bindings[j];
+    if (bd.kind == Binding::Kind::Arena)
+      continue;
+    const bool input = bd.kind == Binding::Kind::Input;
+    const Layout &l = input ? call.in[bd.index] : call.out[bd.index];
+    if (!l.mapped || !l.exampleBytes)
+      continue;
+    const uintptr_t base = input ? uintptr_t(call.inData[bd.index])
+                                 : uintptr_t(call.outData[bd.index]);
+    const uintptr_t got = uintptr_t(bindings[j]), rows = b * l.innerBytes;
+    if (got < base || (got - base) % rows || (got - base) / rows >= chunks)
+      fail("a batched dispatch of kernel '" +
+           call.artifact->kernels[cmd.kernel].name + "': binding " +
+           std::to_string(j) + " points at no full chunk's rows");
+    const uint64_t c = (got - base) / rows;
+    if (ran(c))
+      fail("dispatch of kernel '" + call.artifact->kernels[cmd.kernel].name +
+           "' in chunk " + std::to_string(c) + ": a workgroup ran twice");
+    return c;
+  }
+  for (uint64_t c = 0; c < chunks; ++c)
+    if (!ran(c))
+      return c;
+  fail("dispatch of kernel '" + call.artifact->kernels[cmd.kernel].name +
+       "': a workgroup ran more often than there are chunks");
+}
+
 volatile unsigned char sink;
 
 } // namespace
@@ -54,26 +94,41 @@ vmapc_fuzz_on_workgroup(int kernel, void *const *bindings,
   if (a >= call->workgroups)
     fail("more workgroups ran than the schedule has (" +
          std::to_string(call->workgroups) + ")");
-  // The dispatch this arrival belongs to: dispatches run one after another.
-  auto next = std::upper_bound(
-      call->executions.begin(), call->executions.end(), a,
-      [](uint64_t v, const Execution &ex) { return v < ex.first; });
-  const Execution &ex = *(next - 1);
+  // The dispatch this arrival belongs to: dispatches run one after another,
+  // but the workgroups of the batched full chunks (Model.h) arrive in any
+  // order among themselves.
+  size_t e =
+      size_t(std::upper_bound(
+                 call->executions.begin(), call->executions.end(), a,
+                 [](uint64_t v, const Execution &ex) { return v < ex.first; }) -
+             call->executions.begin()) -
+      1;
+  const bool batched = call->batchedChunks && e >= call->batchedFrom &&
+                       e < call->batchedFrom + call->batchedChunks;
+  // The batched chunks share a kernel and a grid: chunk 0's tells which.
+  const Execution &first = call->executions[batched ? call->batchedFrom : e];
+  const KernelInfo &k = call->artifact->kernels[first.command->kernel];
+  if (k.name != "k" + std::to_string(kernel))
+    fail("dispatch of kernel '" + k.name + "' in chunk " +
+         std::to_string(first.chunk) + ": a workgroup of stand-in kernel k" +
+         std::to_string(kernel) + " ran");
+  if (x < 0 || y < 0 || z < 0 || uint64_t(x) >= first.grid[0] ||
+      uint64_t(y) >= first.grid[1] || uint64_t(z) >= first.grid[2])
+    fail("dispatch of kernel '" + k.name + "' in chunk " +
+         std::to_string(first.chunk) + ": workgroup (" + std::to_string(x) +
+         ", " + std::to_string(y) + ", " + std::to_string(z) +
+         ") is outside the grid");
+  const uint64_t linear =
+      (uint64_t(z) * first.grid[1] + uint64_t(y)) * first.grid[0] + uint64_t(x);
+  if (batched)
+    e = call->batchedFrom + batchedChunkOf(*call, bindings, linear);
+  else if (call->seen[first.first + linear].exchange(true))
+    fail("dispatch of kernel '" + k.name + "' in chunk " +
+         std::to_string(first.chunk) + ": a workgroup ran twice");
+  const Execution &ex = call->executions[e];
   const Command &cmd = *ex.command;
-  const KernelInfo &k = call->artifact->kernels[cmd.kernel];
   const std::string where = "dispatch of kernel '" + k.name + "' in chunk " +
                             std::to_string(ex.chunk) + ": ";
-  if (k.name != "k" + std::to_string(kernel))
-    fail(where + "a workgroup of stand-in kernel k" + std::to_string(kernel) +
-         " ran");
-  if (x < 0 || y < 0 || z < 0 || uint64_t(x) >= ex.grid[0] ||
-      uint64_t(y) >= ex.grid[1] || uint64_t(z) >= ex.grid[2])
-    fail(where + "workgroup (" + std::to_string(x) + ", " + std::to_string(y) +
-         ", " + std::to_string(z) + ") is outside the grid");
-  const uint64_t linear =
-      (uint64_t(z) * ex.grid[1] + uint64_t(y)) * ex.grid[0] + uint64_t(x);
-  if (call->seen[ex.first + linear].exchange(true))
-    fail(where + "a workgroup ran twice");
 
   for (size_t j = 0; j < cmd.scalars.size(); ++j) {
     const ScalarSource &src = cmd.scalars[j];
@@ -122,7 +177,7 @@ vmapc_fuzz_on_workgroup(int kernel, void *const *bindings,
     call->chunkWritten[ex.chunk] = true;
     for (size_t j = 0; j < cmd.bindings.size(); ++j) {
       const Binding &b = cmd.bindings[j];
-      if (b.kind != Binding::Kind::Output)
+      if (!writesOutput(k, cmd, j))
         continue;
       auto *p = static_cast<unsigned char *>(bindings[j]);
       for (uint64_t i = 0; i < k.bindingBytes[j]; ++i)
@@ -180,10 +235,15 @@ void checkAfterRun(const Call &call, const Executable &exe, const Stats &before,
 
   ++counts.runs;
   counts.workgroups += call.workgroups;
+  counts.batchedRuns += call.batchedChunks > 0;
   if (call.arrivals.load() != call.workgroups)
     fail("expected " + std::to_string(call.workgroups) +
          " workgroups, the kernels saw " +
          std::to_string(call.arrivals.load()));
+  if (exe.stats().batchedChunks - before.batchedChunks != call.batchedChunks)
+    fail("expected " + std::to_string(call.batchedChunks) +
+         " full chunks to run as one dispatch, stats say " +
+         std::to_string(exe.stats().batchedChunks - before.batchedChunks));
   if (exe.stats().launches - before.launches != call.executions.size())
     fail("expected " + std::to_string(call.executions.size()) +
          " dispatches, stats say " +
@@ -200,7 +260,7 @@ void checkAfterRun(const Call &call, const Executable &exe, const Stats &before,
       continue;
     for (size_t j = 0; j < ex.command->bindings.size(); ++j) {
       const Binding &bd = ex.command->bindings[j];
-      if (bd.kind == Binding::Kind::Output && !call.out[bd.index].mapped)
+      if (writesOutput(k, *ex.command, j) && !call.out[bd.index].mapped)
         for (uint64_t p = 0; p < k.bindingBytes[j]; ++p)
           unmapped[bd.index][p] = pattern(ex.chunk, bd.index, p);
     }

@@ -3,7 +3,9 @@
 // What Runtime.h and Schedule.h promise a call makes, worked out apart from
 // the runtime: its chunks (planChunks, the runtime's one chunk plan), each
 // chunk's n, the dispatches of the schedule in order with loops unrolled
-// and their grids, and where each binding of a dispatch must point.
+// and their grids, which full chunks run as one dispatch (Runtime.h,
+// Stats::batchedChunks; docs/runtime.md, "Chunks without barriers"), and
+// where each binding of a dispatch must point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,8 @@
 namespace vmapc_run_fuzzer {
 
 /// Fills in the chunks and the dispatches a run of `call.n` examples makes
-/// (Runtime.h); false if it would be past the harness's bounds.
+/// on the CPU device (Runtime.h), and the full chunks it runs as one; false
+/// if it would be past the harness's bounds.
 bool planRun(Call &call);
 
 /// Where a binding must point: at `address` in the caller's memory, or at
