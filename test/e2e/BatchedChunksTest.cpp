@@ -60,18 +60,11 @@ fn bump(x: f32[8], y: f32[8]) -> f32[8] {
 export bump_d = vmap(bump, in_axes=(0, 0), donate=(0,), batch=4);
 )arr";
 
-class BatchedChunks : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    program = new CompiledProgram();
-    compiled = compileProgram(kSource, *program);
-  }
-  static void TearDownTestSuite() {
-    delete program;
-    program = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(compiled); }
+class BatchedChunks : public CompiledOnceSuite<BatchedChunks> {
+public:
+  static inline const char *const kProgramSource = kSource;
 
+protected:
   /// Runs `entry` at each N against the oracle and checks the chunks that
   /// ran batched and the launches.
   static void check(const char *entry, bool batches, uint64_t seed) {
@@ -91,13 +84,7 @@ protected:
                 launchesOfCall(e->info(), ceilDiv(uint64_t(n), kBatch)));
     }
   }
-
-  static CompiledProgram *program;
-  static ::testing::AssertionResult compiled;
 };
-CompiledProgram *BatchedChunks::program = nullptr;
-::testing::AssertionResult BatchedChunks::compiled =
-    ::testing::AssertionFailure() << "not compiled";
 
 TEST_F(BatchedChunks, OneDispatchInPlace) { check("scores", true, 100); }
 TEST_F(BatchedChunks, StagedAxisRunsChunkByChunk) {

@@ -43,24 +43,10 @@ export totals = vmap(total, in_axes=(0, none, none, none), batch=4);
 export labels = vmap(label, in_axes=(-1, none, none, none), batch=4);
 )arr";
 
-class MlpChunking : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    program = new CompiledProgram();
-    compiled = compileProgram(kMlpSource, *program);
-  }
-  static void TearDownTestSuite() {
-    delete program;
-    program = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(compiled); }
-
-  static CompiledProgram *program;
-  static ::testing::AssertionResult compiled;
+class MlpChunking : public CompiledOnceSuite<MlpChunking> {
+public:
+  static inline const char *const kProgramSource = kMlpSource;
 };
-CompiledProgram *MlpChunking::program = nullptr;
-::testing::AssertionResult MlpChunking::compiled = ::testing::AssertionFailure()
-                                                   << "not compiled";
 
 const int64_t kSizes[] = {0, 1, kBatch - 1, kBatch, 2 * kBatch + 3};
 

@@ -29,24 +29,11 @@ fn step(x: f32[3], s: f32) -> f32[3] { return x * s + 1.0; }
 export step_e = vmap(step, in_axes=(1, none), out_axes=1, donate=0, batch=4);
 )arr";
 
-class Donation : public ::testing::TestWithParam<int64_t> {
-protected:
-  static void SetUpTestSuite() {
-    program = new CompiledProgram();
-    compiled = compileProgram(kSource, *program);
-  }
-  static void TearDownTestSuite() {
-    delete program;
-    program = nullptr;
-  }
-  void SetUp() override { ASSERT_TRUE(compiled); }
-
-  static CompiledProgram *program;
-  static ::testing::AssertionResult compiled;
+class Donation
+    : public CompiledOnceSuite<Donation, ::testing::TestWithParam<int64_t>> {
+public:
+  static inline const char *const kProgramSource = kSource;
 };
-CompiledProgram *Donation::program = nullptr;
-::testing::AssertionResult Donation::compiled = ::testing::AssertionFailure()
-                                                << "not compiled";
 
 std::vector<float> bumpExpected(const std::vector<float> &x,
                                 const std::vector<int32_t> &i) {

@@ -187,6 +187,28 @@ compileProgram(const std::string &source, CompiledProgram &out,
   return ::testing::AssertionSuccess();
 }
 
+/// A suite whose tests share one program, compiled once before the first
+/// of them (`Derived::kProgramSource`, on the environment's device) and freed
+/// after the last; each test fails at its start if the compile failed. Base is
+/// ::testing::Test or a ::testing::TestWithParam.
+template <typename Derived, typename Base = ::testing::Test>
+class CompiledOnceSuite : public Base {
+protected:
+  static void SetUpTestSuite() {
+    program = new CompiledProgram();
+    compiled = compileProgram(Derived::kProgramSource, *program);
+  }
+  static void TearDownTestSuite() {
+    delete program;
+    program = nullptr;
+  }
+  void SetUp() override { ASSERT_TRUE(compiled); }
+
+  static inline CompiledProgram *program = nullptr;
+  static inline ::testing::AssertionResult compiled =
+      ::testing::AssertionFailure() << "not compiled";
+};
+
 /// The runtime's dtype of an oracle dtype.
 inline vmapc::DType runtimeDType(oracle::DType dtype) {
   switch (dtype) {
