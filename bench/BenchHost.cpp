@@ -19,11 +19,11 @@
 //   index; never all zeros). W untimed warm-up calls (default 2), and more
 //   until they have taken S seconds (--warmup-seconds, default 0; a 2 ms
 //   kNN call on this project's 2-core machines runs 1.5-2.5x slower for
-//   its first ~50 calls), then K
-//   timed calls (default 20) of `Executable::run` over all N examples. With
-//   --max-seconds T, fewer timed calls are made when K calls would take
-//   longer than T by the fastest warm-up call, but at least M (--min-runs,
-//   default 3; the warm-up also stops after a call longer than T / 2).
+//   its first ~50 calls), then K timed calls (default 20) of
+//   `Executable::run` over all N examples. With --max-seconds T, fewer timed
+//   calls are made when K calls would take longer than T by the fastest
+//   warm-up call, but at least M (--min-runs, default 3; the warm-up also
+//   stops after a call longer than T / 2).
 //   Outputs are filled with a marker (f32 NaN, i32 0x7f7f7f7f,
 //   bool 2) before the warm-up, so an element no call writes shows up in the
 //   outputs written with --output (those of the last timed call).

@@ -37,9 +37,10 @@
 //
 // The workgroup (0, 0, 0) of a dispatch that writes an output (a binding
 // its kernel's access says it writes) reads every byte of every binding and
-// writes a pattern into every byte of those bindings; every workgroup of a dispatch without one reads its bindings'
-// first and last bytes and checks its inputs. ASan reports any byte touched
-// outside the caller's arrays and the arena.
+// writes a pattern into every byte of those bindings; every workgroup of
+// any other dispatch reads its bindings' first and last bytes and checks
+// its inputs. ASan reports any byte touched outside the caller's arrays and
+// the arena.
 //
 // The parts, in fuzz/run/: Generator (the manifest from the input, built
 // with runtime/test/ArtifactBuilder.h), Model (the run a call must make),

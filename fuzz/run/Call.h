@@ -83,14 +83,18 @@ inline unsigned char pattern(uint64_t c, uint64_t o, uint64_t p) {
   return (unsigned char)(c * 151 + o * 73 + p * 7 + 1);
 }
 
+/// Whether kernel `k` writes through its binding `j`, as its access says (a
+/// binding the manifest gives no access for counts as written, as in the
+/// runtime). A kernel the compiler makes does no more than its access says;
+/// the runtime relies on that where it runs chunks together.
+inline bool writesBinding(const KernelInfo &k, size_t j) {
+  return j >= k.bindingAccess.size() || writes(k.bindingAccess[j]);
+}
+
 /// Whether the stand-in kernel of `cmd` writes its binding `j`: an output
-/// binding that kernel `k`'s access says it writes (a binding the manifest
-/// gives no access for counts as written, as in the runtime). A kernel the
-/// compiler makes does no more than its access says; the runtime relies on
-/// that where it runs chunks together.
+/// binding its kernel `k` writes.
 inline bool writesOutput(const KernelInfo &k, const Command &cmd, size_t j) {
-  return cmd.bindings[j].kind == Binding::Kind::Output &&
-         (j >= k.bindingAccess.size() || writes(k.bindingAccess[j]));
+  return cmd.bindings[j].kind == Binding::Kind::Output && writesBinding(k, j);
 }
 
 /// One dispatch of the schedule as it runs in one chunk.

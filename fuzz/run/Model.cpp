@@ -108,8 +108,7 @@ static uint64_t batchedChunks(const Call &call, uint64_t full) {
   const KernelInfo &k = call.artifact->kernels[perChunk->kernel];
   for (size_t j = 0; j < perChunk->bindings.size(); ++j) {
     const Binding &b = perChunk->bindings[j];
-    bool written = j >= k.bindingAccess.size() || writes(k.bindingAccess[j]);
-    if (written &&
+    if (writesBinding(k, j) &&
         !(b.kind == Binding::Kind::Output && call.out[b.index].mapped))
       return 0;
   }
