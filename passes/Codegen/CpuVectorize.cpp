@@ -8,10 +8,14 @@
 //    parallel loop) with `scf.for`, every producer fused into the row loop
 //    (one slice each): a row of the kNN's distances with its argmin, a row
 //    of softmax's max, exponentials, sum and quotient, `m` rows of an MLP's
-//    layers. `m` is the ISA's register-tile height when the kernel
-//    contracts (a weight row is loaded once for `m` rows), else 1. The last
-//    rows of a partial workgroup are peeled and done one at a time, so
-//    every op in a row loop has a static shape.
+//    layers. `m` is a slab of kContractionSlabRows rows when the kernel
+//    contracts (a weight panel is loaded once for the slab's register
+//    tiles), else 1. A slab of a dynamic row count (a partial chunk's last
+//    workgroup) is computed at its full size, its inputs padded
+//    (PadSlab.h), or, with fewer than a quarter of its rows, one row at a
+//    time; any other partial row loop is peeled (register tiles of
+//    rowTile rows while they last, then single rows), so that every op in
+//    a row loop has a static shape.
 // 2. Per op, a strategy by kind (passes/Codegen/TileSizes.h):
 //    - argmin/argmax: vector code of our own (ArgReduce.h);
 //    - elementwise: the output's innermost dimension in tiles of 4 vectors;
@@ -41,6 +45,7 @@
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/ArgReduce.h"
 #include "passes/Codegen/FastMath.h"
+#include "passes/Codegen/PadSlab.h"
 #include "passes/Codegen/TileSizes.h"
 #include "passes/Dispatch/Fusion.h"
 #include "passes/Passes.h"
@@ -66,6 +71,10 @@ using namespace mlir;
 using namespace vmapc;
 
 namespace {
+
+/// The fewest rows of a slab that padSlabRows computes at full size (a
+/// smaller slab keeps its peeled partial version).
+constexpr int64_t kMinPaddedSlabRows = 16;
 
 /// Attribute on the tile loops of one op that may need peeling.
 constexpr llvm::StringLiteral kPeelAttr = "arr.peel";
@@ -305,8 +314,26 @@ struct ArrCpuVectorizePass
               sched::SchedDialect::kWorkgroupCountAttrName);
           count && !count.empty() && count[0] < 0)
         rows = std::min(rows, -count[0]);
-      if (failed(tileRows(rewriter, root, rows)))
+      FailureOr<scf::ForOp> slabLoop = tileRows(rewriter, root, rows);
+      if (failed(slabLoop))
         return failure();
+      // A slab's rows of a dynamic count: one version for full and partial
+      // slabs (PadSlab.h), and one for fewer than a quarter of a slab's
+      // rows, one row at a time (the least code of any version).
+      if (*slabLoop && rows >= kMinPaddedSlabRows &&
+          hasContraction(*slabLoop->getBody()))
+        if (FailureOr<PaddedSlab> padded =
+                padSlabRows(rewriter, *slabLoop, rows, rows / 4);
+            succeeded(padded)) {
+          (*slabLoop)->removeAttr(kPeelAttr);
+          (*slabLoop)->removeAttr(kRowLoopAttr);
+          if (failed(tileRealRows(rewriter, *padded)))
+            return failure();
+          if (linalg::LinalgOp fewRowsRoot =
+                  findRootIn(*padded->fewRows.thenBlock()))
+            if (failed(tileRows(rewriter, fewRowsRoot, 1)))
+              return failure();
+        }
     }
     peelMarkedLoops(rewriter, kernel);
     canonicalize(kernel);
@@ -421,22 +448,46 @@ struct ArrCpuVectorizePass
 
   static constexpr llvm::StringLiteral kRowLoopAttr = "arr.row_loop";
 
-  /// Tiles `root` by `rows` along its row loop and fuses its producers in.
-  LogicalResult tileRows(RewriterBase &rewriter, linalg::LinalgOp root,
-                         int64_t rows) {
+  /// Tiles what padSlabRows left of a dynamic row count one row at a time:
+  /// its copies of real rows, and its roots with the fills of their
+  /// outputs.
+  LogicalResult tileRealRows(RewriterBase &rewriter, const PaddedSlab &slab) {
+    for (linalg::LinalgOp copy : slab.rowCopies) {
+      SmallVector<int64_t> sizes;
+      for (int64_t range : copy.getStaticLoopRanges())
+        sizes.push_back(ShapedType::isDynamic(range) ? 1 : 0);
+      if (failed(tileWithLoops(rewriter, copy, sizes)))
+        return copy.emitOpError("cannot be tiled into rows");
+    }
+    for (linalg::LinalgOp root : slab.realRowRoots)
+      if (failed(tileRows(rewriter, root, 1, [](Operation *producer) {
+            return isa<linalg::FillOp>(producer);
+          })))
+        return failure();
+    return success();
+  }
+
+  /// Tiles `root` by `rows` along its row loop and fuses its producers in
+  /// (those `shouldFuse` accepts, if given). Returns the row loop, or null
+  /// where there is none.
+  FailureOr<scf::ForOp>
+  tileRows(RewriterBase &rewriter, linalg::LinalgOp root, int64_t rows,
+           function_ref<bool(Operation *)> shouldFuse = nullptr) {
     std::optional<unsigned> rowLoop = chooseRowLoop(root);
     if (!rowLoop)
-      return success();
+      return scf::ForOp();
     SmallVector<int64_t> sizes(root.getNumLoops(), 0);
     sizes[*rowLoop] = rows;
     FailureOr<Tiled> tiled = tileWithLoops(rewriter, root, sizes);
     if (failed(tiled))
       return root.emitOpError("cannot be tiled into rows");
     if (tiled->loops.empty())
-      return success();
+      return scf::ForOp();
     LoopLikeOpInterface loop = tiled->loops.front();
     loop->setAttr(kRowLoopAttr, rewriter.getUnitAttr());
-    return fuseProducersIntoLoop(rewriter, loop);
+    if (failed(fuseProducersIntoLoop(rewriter, loop, shouldFuse)))
+      return failure();
+    return cast<scf::ForOp>(loop.getOperation());
   }
 
   /// The batch loop when its extent is dynamic or it is marked, else the

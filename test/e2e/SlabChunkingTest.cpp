@@ -1,0 +1,93 @@
+//===- SlabChunkingTest.cpp - contractions at B = 64, run at N != B
+//--------===//
+//
+// A kernel that contracts computes its workgroup's rows as one slab of 64
+// (passes/Codegen/PadSlab.h): a partial chunk's last workgroup of r rows is
+// computed at 64 rows on inputs padded with copies of its first row when
+// r >= 16, and one row at a time below. This suite runs such kernels at
+// every kind of N around those bounds (few rows, padded, full, a full chunk
+// and a padded one), with an epilogue as the root (tanh(x @ w + b), written
+// in place for the real rows only), the contraction as the root (x @ w,
+// copied out of the padded slab), an argmax after it (i32), and the
+// examples on axis 1 in and out (staged), against the oracle's
+// per-example loop; and the padded slab equals each example run alone, bit
+// for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/e2e/E2eHarness.h"
+
+using namespace vmapc;
+using namespace vmapc::e2e;
+
+namespace {
+
+constexpr int64_t kBatch = 64;
+
+class SlabChunking : public CompiledOnceSuite<SlabChunking> {
+public:
+  static inline const char *const kProgramSource = R"arr(
+fn layer(x: f32[24], w: f32[24, 40], b: f32[40]) -> f32[40] {
+  return tanh(x @ w + b);
+}
+fn project(x: f32[24], w: f32[24, 40]) -> f32[40] {
+  return x @ w;
+}
+fn label(x: f32[24], w: f32[24, 40], b: f32[40]) -> i32 {
+  return argmax(x @ w + b);
+}
+export layer0 = vmap(layer, in_axes=(0, none, none), batch=64);
+export layer1 = vmap(layer, in_axes=(1, none, none), out_axes=1, batch=64);
+export project0 = vmap(project, in_axes=(0, none), batch=64);
+export label0 = vmap(label, in_axes=(0, none, none), batch=64);
+)arr";
+};
+
+// Few rows (1, 15), the least padded slab (16) and more (17, 40, 63), a
+// full chunk (64), then a full chunk and a partial one of each kind.
+const int64_t kSizes[] = {1, 15, 16, 17, 40, 63, 64, 65, 79, 80, 2 * 64 + 63};
+
+void checkAllSizes(CompiledProgram &program, llvm::StringRef entry,
+                   uint64_t seed) {
+  for (int64_t n : kSizes) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    std::vector<oracle::Array> inputs =
+        randomBatchedInputs(program, entry, n, seed + 10 * n);
+    EXPECT_TRUE(matchesOracle(program, entry, inputs, n));
+  }
+}
+
+TEST_F(SlabChunking, EpilogueRoot) { checkAllSizes(*program, "layer0", 1000); }
+TEST_F(SlabChunking, EpilogueRootOnAxis1) {
+  checkAllSizes(*program, "layer1", 2000);
+}
+TEST_F(SlabChunking, ContractionRoot) {
+  checkAllSizes(*program, "project0", 3000);
+}
+TEST_F(SlabChunking, ArgmaxRootI32) { checkAllSizes(*program, "label0", 4000); }
+
+// The padded slab's real rows are what each example gives alone (a slab of
+// one row, computed one row at a time), bit for bit: the padding changes no
+// result, and the register tiles sum in the same order as a single row.
+TEST_F(SlabChunking, PaddedSlabEqualsOneByOne) {
+  for (const char *entry : {"layer0", "project0"}) {
+    SCOPED_TRACE(entry);
+    const int64_t n = 40;
+    std::vector<oracle::Array> inputs =
+        randomBatchedInputs(*program, entry, n, 77);
+    std::vector<oracle::Array> all;
+    ASSERT_TRUE(runEntry(*program, entry, inputs, n, all));
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<oracle::Array> one = inputs;
+      one[0] = oracle::stackAxis({oracle::sliceAxis(inputs[0], 0, i)}, 0, {24},
+                                 oracle::DType::F32);
+      std::vector<oracle::Array> single;
+      ASSERT_TRUE(runEntry(*program, entry, one, 1, single));
+      for (int k = 0; k < 40; ++k)
+        ASSERT_EQ(single[0].values[k], all[0].values[i * 40 + k])
+            << "example " << i << " column " << k;
+    }
+  }
+}
+
+} // namespace
