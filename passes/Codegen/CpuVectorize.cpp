@@ -322,8 +322,8 @@ struct ArrCpuVectorizePass
       // rows, one row at a time (the least code of any version).
       if (*slabLoop && rows >= kMinPaddedSlabRows &&
           hasContraction(*slabLoop->getBody()))
-        if (FailureOr<PaddedSlab> padded =
-                padSlabRows(rewriter, *slabLoop, rows, rows / 4);
+        if (FailureOr<PaddedSlab> padded = padSlabRows(
+                rewriter, *slabLoop, rows, rows / 4, kCpuMaxWorkgroupScratch);
             succeeded(padded)) {
           (*slabLoop)->removeAttr(kPeelAttr);
           (*slabLoop)->removeAttr(kRowLoopAttr);

@@ -46,9 +46,39 @@ static SmallVector<OpFoldResult> withSize(ArrayRef<OpFoldResult> sizes,
   return result;
 }
 
+/// An upper bound on the bytes of per-workgroup scratch that the slab loop
+/// `loop` (rows of count `rows`) needs once padded to `slabRows` = S rows:
+/// each slice of rows it writes before it reads (an intermediate, a
+/// destination) S rows, and one row more for the branch of few rows; each
+/// input slice it reads 2 S rows (its padded copy, and the second copy that
+/// one-shot bufferization makes of it: the scf.if that joins the copy with
+/// the in-place view of the input puts both in one alias set, so the
+/// copy's write counts as a write to the read-only input).
+static int64_t paddedScratchBytes(scf::ForOp loop, Value rows,
+                                  int64_t slabRows) {
+  int64_t bytes = 0;
+  loop.getBody()->walk([&](tensor::ExtractSliceOp slice) {
+    std::optional<unsigned> dim = rowDim(slice, rows);
+    RankedTensorType type = slice.getType();
+    if (!dim || !type.getElementType().isIntOrFloat())
+      return;
+    int64_t rowBytes = std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != int64_t(*dim))
+        rowBytes *= ShapedType::isDynamic(type.getDimSize(d))
+                        ? int64_t(1) << 20
+                        : type.getDimSize(d);
+    bool written = slice.getSource().getDefiningOp<tensor::EmptyOp>() ||
+                   !elementsRead(slice.getResult());
+    bytes += (written ? slabRows + 1 : 2 * slabRows) * rowBytes;
+  });
+  return bytes;
+}
+
 FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
                                          scf::ForOp loop, int64_t slabRows,
-                                         int64_t fewRowsBelow) {
+                                         int64_t fewRowsBelow,
+                                         int64_t maxScratchBytes) {
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   if (yield.getNumOperands() == 0)
@@ -92,6 +122,8 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
     return WalkResult::advance();
   });
   if (unsupported.wasInterrupted())
+    return failure();
+  if (paddedScratchBytes(loop, rows, slabRows) > maxScratchBytes)
     return failure();
 
   // if rows < fewRowsBelow { the body as it was } else { the body at S

@@ -63,10 +63,13 @@ struct PaddedSlab {
 /// where the body is not such a loop's (a yielded value that is not a slice
 /// of rows inserted into the loop's destination, rows of a static count, or
 /// an op that reads a tensor defined outside the loop by `tensor.extract`,
-/// whose index might pass the real rows).
+/// whose index might pass the real rows), or where the padded slab might
+/// need more than `maxScratchBytes` of per-workgroup scratch (its copies of
+/// the inputs on top of its intermediates; arr-cpu-workgroups' limit).
 mlir::FailureOr<PaddedSlab> padSlabRows(mlir::RewriterBase &rewriter,
                                         mlir::scf::ForOp slabLoop,
-                                        int64_t slabRows, int64_t fewRowsBelow);
+                                        int64_t slabRows, int64_t fewRowsBelow,
+                                        int64_t maxScratchBytes);
 
 } // namespace vmapc
 

@@ -100,6 +100,10 @@ struct RegisterTiling {
 /// cache blocking over N of a GEMM).
 constexpr int64_t kContractionSlabRows = 64;
 
+/// Bytes of per-workgroup scratch a CPU kernel may have on a worker's stack
+/// (the default of arr-cpu-workgroups' `max-scratch-bytes`).
+constexpr int64_t kCpuMaxWorkgroupScratch = 1 << 20;
+
 /// Columns of a weight panel (`--arr-pack-operands`, rule 3): an unbatched
 /// [K, N] operand of a contraction over the batch is read from a copy laid
 /// out [N / kPanelWidth, K, kPanelWidth], through the map results

@@ -10,8 +10,8 @@
 // in place for the real rows only), the contraction as the root (x @ w,
 // copied out of the padded slab), an argmax after it (i32), and the
 // examples on axis 1 in and out (staged), against the oracle's
-// per-example loop; and the padded slab equals each example run alone, bit
-// for bit.
+// per-example loop; the padded slab equals each example run alone, bit for
+// bit; and a slab whose padding would pass the scratch limit is not padded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +87,41 @@ TEST_F(SlabChunking, PaddedSlabEqualsOneByOne) {
         ASSERT_EQ(single[0].values[k], all[0].values[i * 40 + k])
             << "example " << i << " column " << k;
     }
+  }
+}
+
+// An input so wide that its padded copies and the slab's intermediates
+// would pass the 1 MiB of per-workgroup scratch (1500 floats a row: 2 x 64
+// rows of copies, 768 KiB, beside 512 KiB of hidden layer): the slab keeps
+// its partial version instead of being padded, and compiles and runs as
+// before.
+class WideSlabChunking : public CompiledOnceSuite<WideSlabChunking> {
+public:
+  static inline const char *const kProgramSource = R"arr(
+fn wide(x: f32[1500], w1: f32[1500, 1024], b1: f32[1024], w2: f32[1024, 10]) -> f32[10] {
+  return tanh(x @ w1 + b1) @ w2;
+}
+export wide0 = vmap(wide, in_axes=(0, none, none, none), batch=64);
+)arr";
+};
+
+// Against the oracle with an absolute tolerance for its sums of 1500 and
+// 1024 products (outputs of magnitude ~20, float32 rounding ~1e-5 of that;
+// matchesOracle's 1e-5 relative bound is for short sums).
+TEST_F(WideSlabChunking, CompilesWithinTheScratchAndMatches) {
+  for (int64_t n : {int64_t(5), int64_t(40), int64_t(64)}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    std::vector<oracle::Array> inputs =
+        randomBatchedInputs(*program, "wide0", n, 5000 + n);
+    llvm::Expected<std::vector<oracle::Array>> expected =
+        oracle::evaluatePerExample(program->exported("wide0"), inputs);
+    ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+    std::vector<oracle::Array> actual;
+    ASSERT_TRUE(runEntry(*program, "wide0", inputs, n, actual));
+    ASSERT_EQ(actual.size(), 1u);
+    std::string why;
+    EXPECT_TRUE(oracle::allClose((*expected)[0], actual[0], 1e-5, 1e-3, &why))
+        << why;
   }
 }
 
