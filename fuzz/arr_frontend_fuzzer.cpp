@@ -89,7 +89,7 @@ public:
 
 struct Compiler {
   Compiler() {
-    vmapc::registerAllDialects(registry);
+    vmapc::registerCompilerDialects(registry);
     reset();
   }
   void reset() {

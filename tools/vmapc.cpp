@@ -189,7 +189,7 @@ static bool checkArenaAlignment() {
 /// Compiles `path` (.arr) into an artifact in memory.
 static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   DialectRegistry registry;
-  vmapc::registerAllDialects(registry);
+  vmapc::registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
@@ -450,7 +450,7 @@ static int runRun() {
 
 static int runPlan() {
   DialectRegistry registry;
-  vmapc::registerAllDialects(registry);
+  vmapc::registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
@@ -520,7 +520,6 @@ static void printVersion(llvm::raw_ostream &os) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::SetVersionPrinter(printVersion);
-  vmapc::registerAllPasses();
   cl::HideUnrelatedOptions(vmapcCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "vmapc: a vmap-style batching compiler\n");

@@ -29,17 +29,10 @@ namespace vmapc {
 namespace python {
 namespace {
 
-/// Compilations run one at a time: the compiler's global registries are
-/// filled once and LLVM's target machinery is shared.
+/// Compilations run one at a time: LLVM's target machinery is shared.
 std::mutex &compileMutex() {
   static std::mutex mutex;
   return mutex;
-}
-
-/// The passes registered once per process, as the CLI's main does.
-void registerPassesOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { vmapc::registerAllPasses(); });
 }
 
 /// A context with the diagnostics of the `.arr` source in `sourceMgr`
@@ -56,7 +49,7 @@ struct Session {
 
   static DialectRegistry makeRegistry() {
     DialectRegistry registry;
-    vmapc::registerAllDialects(registry);
+    vmapc::registerCompilerDialects(registry);
     return registry;
   }
 
@@ -98,7 +91,6 @@ struct Session {
 
 bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
                           std::string *diagnostics) {
-  registerPassesOnce();
   std::lock_guard<std::mutex> lock(compileMutex());
   Session session(request.text, request.filename, diagnostics);
   OwningOpRef<ModuleOp> module = session.import(request.text, request.filename);
@@ -126,7 +118,6 @@ bool compileArtifactBytes(const CompileRequest &request, std::string *bytes,
 bool computePlans(const std::string &text, const std::string &filename,
                   int64_t arenaAlignment, bool bufferReuse,
                   std::vector<EntryPlan> *plans, std::string *diagnostics) {
-  registerPassesOnce();
   std::lock_guard<std::mutex> lock(compileMutex());
   Session session(text, filename, diagnostics);
   OwningOpRef<ModuleOp> module = session.import(text, filename);

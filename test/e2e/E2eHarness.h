@@ -54,7 +54,7 @@ inline std::string substitute(std::string text, const std::string &key,
 /// A context with everything the compiler's pipelines need.
 inline std::unique_ptr<mlir::MLIRContext> makeFullContext() {
   mlir::DialectRegistry registry;
-  vmapc::registerAllDialects(registry);
+  vmapc::registerCompilerDialects(registry);
   auto context = std::make_unique<mlir::MLIRContext>(registry);
   context->loadAllAvailableDialects();
   context->printOpOnDiagnostic(false);

@@ -67,7 +67,7 @@ class PlanReportTest : public ::testing::Test {
 protected:
   PlanReportTest() {
     DialectRegistry registry;
-    vmapc::registerAllDialects(registry);
+    vmapc::registerCompilerDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     module = parseSourceString<ModuleOp>(kEntry, &context);
