@@ -19,8 +19,10 @@ void initializeCpuTarget();
 /// emits a position-independent object for the x86-64 ISA level `level`
 /// (x86-64, x86-64-v3 or x86-64-v4: LLVM's CPU of that name) with LLVM's
 /// TargetMachine, then links it into an ELF shared object with the system
-/// linker `ld` (`-shared --as-needed -lm -lc --no-undefined`: no start
-/// files). `*sharedObject` gets the file's bytes.
+/// linker `ld` (`-shared`, no start files; plus `--as-needed -lm -lc
+/// --no-undefined` when the object calls anything besides memcpy, memmove
+/// and memset, which the process that dlopens it binds). `*sharedObject`
+/// gets the file's bytes.
 mlir::LogicalResult emitCpuSharedObject(mlir::ModuleOp module,
                                         llvm::StringRef level,
                                         std::string *sharedObject);
