@@ -16,6 +16,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/ThreadPool.h"
@@ -24,15 +25,30 @@
 using namespace mlir;
 using namespace vmapc;
 
+/// Runs `pm` on `module`. Unless `verifyEachPass`, the IR is verified once,
+/// at the end, instead of after every pass as MLIR's default does.
+static LogicalResult runPipeline(PassManager &pm, ModuleOp module,
+                                 bool verifyEachPass) {
+  pm.enableVerifier(verifyEachPass);
+  if (failed(pm.run(module)))
+    return failure();
+  if (!verifyEachPass && failed(verify(module)))
+    return module.emitError(
+        "internal error: the IR a pipeline made does not verify (compile "
+        "with --verify-each to name the pass)");
+  return success();
+}
+
 LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool cuda,
                                            int64_t arenaAlignment,
-                                           bool bufferReuse) {
+                                           bool bufferReuse,
+                                           bool verifyEachPass) {
   PassManager pm(module.getContext());
   buildArrToLinalgPipeline(pm);
   buildArrBufferizePipeline(pm, /*plan=*/true, /*stageAll=*/cuda,
                             cuda ? kCudaMaxFusedBytesPerExample : 0,
                             arenaAlignment, bufferReuse);
-  return pm.run(module);
+  return runPipeline(pm, module, verifyEachPass);
 }
 
 /// The bitwidth of the CUDA kernels' index arithmetic: 32 when every byte
@@ -101,16 +117,17 @@ struct CpuLevel {
 /// dialect: the MLIR half of a level's compile. Levels run concurrently,
 /// each on its own clone in the shared context (dialects loaded
 /// beforehand).
-static LogicalResult lowerCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch) {
+static LogicalResult lowerCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
+                                   bool verifyEachPass) {
   MLIRContext *context = cpu.module->getContext();
   PassManager kernels(context);
   buildCpuKernelPipeline(kernels, cpu.level, maxWorkgroupScratch);
-  if (failed(kernels.run(*cpu.module)))
+  if (failed(runPipeline(kernels, *cpu.module, verifyEachPass)))
     return failure();
   cpu.tiled = readKernels(*cpu.module);
   PassManager llvm(context);
   buildKernelsToLLVMPipeline(llvm);
-  return llvm.run(*cpu.module);
+  return runPipeline(llvm, *cpu.module, verifyEachPass);
 }
 
 /// Compiles the lowered `cpu.module` into the level's shared object: the
@@ -132,7 +149,8 @@ static void emitCpuLevel(CpuLevel &cpu) {
 static LogicalResult addCpuObjects(ModuleOp module,
                                    ArrayRef<std::string> isaLevels,
                                    int64_t maxWorkgroupScratch,
-                                   unsigned threads, Artifact &artifact) {
+                                   unsigned threads, bool verifyEachPass,
+                                   Artifact &artifact) {
   SmallVector<std::string> levels(isaLevels.begin(), isaLevels.end());
   if (levels.empty())
     for (const VectorIsa &isa : VectorIsa::all())
@@ -159,8 +177,8 @@ static LogicalResult addCpuObjects(ModuleOp module,
   // are done (three levels on two threads: 1.5 levels' time, not 2).
   llvm::StdThreadPool pool(llvm::hardware_concurrency(threads));
   for (CpuLevel &cpu : cpus)
-    pool.async([&pool, &cpu, maxWorkgroupScratch] {
-      if (succeeded(lowerCpuLevel(cpu, maxWorkgroupScratch)))
+    pool.async([&pool, &cpu, maxWorkgroupScratch, verifyEachPass] {
+      if (succeeded(lowerCpuLevel(cpu, maxWorkgroupScratch, verifyEachPass)))
         pool.async([&cpu] { emitCpuLevel(cpu); });
     });
   pool.wait();
@@ -194,7 +212,7 @@ static LogicalResult addCudaObjects(ModuleOp module,
   gpu.indexBitwidth = cudaIndexBitwidth(artifact);
   PassManager kernels(module.getContext());
   buildCudaKernelPipeline(kernels, gpu);
-  if (failed(kernels.run(*clone)))
+  if (failed(runPipeline(kernels, *clone, options.verifyEachPass)))
     return failure();
   auto gpuModule = clone->lookupSymbol<gpu::GPUModuleOp>("vmapc_kernels");
   if (!gpuModule)
@@ -251,8 +269,8 @@ LogicalResult vmapc::compileArtifact(ModuleOp module,
   if (!options.cpu && !options.cuda)
     return module.emitError("no target to compile for (cpu, cuda)");
   if (failed(lowerToPlannedBuffers(module, /*cuda=*/options.cuda,
-                                   options.arenaAlignment,
-                                   options.bufferReuse)))
+                                   options.arenaAlignment, options.bufferReuse,
+                                   options.verifyEachPass)))
     return failure();
   artifact = Artifact();
   artifact.kernels = readKernels(module);
@@ -261,8 +279,9 @@ LogicalResult vmapc::compileArtifact(ModuleOp module,
   // With CUDA code, the CPU's tiles are the GPU's too (one schedule): a
   // workgroup's scratch then fits a block's shared memory.
   int64_t cpuScratch = options.cuda ? kGpuWorkgroupScratch : 0;
-  if (options.cpu && failed(addCpuObjects(module, options.isaLevels, cpuScratch,
-                                          options.threads, artifact)))
+  if (options.cpu &&
+      failed(addCpuObjects(module, options.isaLevels, cpuScratch,
+                           options.threads, options.verifyEachPass, artifact)))
     return failure();
   if (options.cuda && failed(addCudaObjects(
                           module, options, /*cpuTiles=*/options.cpu, artifact)))

@@ -25,11 +25,13 @@ namespace vmapc {
 /// staging slot, and a dispatch fuses at most kCudaMaxFusedBytesPerExample
 /// of producers' results per example (GpuPipeline.h), so that a block's
 /// share fits its shared memory. `arenaAlignment` and `bufferReuse` are
-/// the planner's (CompileOptions). Errors are emitted as diagnostics.
+/// the planner's, `verifyEachPass` as in CompileOptions. Errors are emitted
+/// as diagnostics.
 mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module,
                                           bool cuda = false,
                                           int64_t arenaAlignment = 0,
-                                          bool bufferReuse = true);
+                                          bool bufferReuse = true,
+                                          bool verifyEachPass = false);
 
 /// Reads the manifest of every entry (public function with `arr.batch`) of a
 /// planned module: names, dtypes, per-example shapes, axes, B, arena and
@@ -61,6 +63,12 @@ struct CompileOptions {
   /// thread); a level's MLIR half and its LLVM half are separate tasks. The
   /// artifact's bytes do not depend on it.
   unsigned threads = 0;
+  /// Verify the IR after every pass, as MLIR's pass manager does by
+  /// default, so that a pass that breaks it is named; otherwise it is
+  /// verified once at the end of each pipeline (an error all the same).
+  /// Every-pass verification walks the whole module some 50 times per ISA
+  /// level: 8-14% of a compile. The tests turn it on.
+  bool verifyEachPass = false;
 };
 
 /// Compiles `module` (arr IR as imported) into `artifact`: the kernels,

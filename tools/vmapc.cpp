@@ -101,6 +101,11 @@ static cl::opt<bool> noBufferReuse(
              "the arena (no reuse over time, no in-place writes)"),
     cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
     cl::cat(vmapcCategory));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every compiler pass, not only at the end "
+             "of each pipeline (slower; names the pass that broke it)"),
+    cl::sub(compileCmd), cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
     cl::desc("Device to run on: cpu, cpu:threads=K,isa=LEVEL, or cuda[:N] "
@@ -203,6 +208,7 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
   options.isaLevels.assign(cpuIsaLevels.begin(), cpuIsaLevels.end());
   options.arenaAlignment = arenaAlignment;
   options.bufferReuse = !noBufferReuse;
+  options.verifyEachPass = verifyEach;
   options.threads = compileThreads;
   options.cudaChip = cudaArch;
   std::string targets = targetList;

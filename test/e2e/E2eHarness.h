@@ -164,6 +164,7 @@ compileProgram(const std::string &source, CompiledProgram &out,
     if (!config.isaLevel.empty())
       options.isaLevels.push_back(config.isaLevel);
     options.bufferReuse = bufferReuse;
+    options.verifyEachPass = true;
     if (mlir::failed(vmapc::compileArtifact(*toCompile, options, artifact)))
       return ::testing::AssertionFailure() << "compileArtifact failed:\n"
                                            << diagnostics;
