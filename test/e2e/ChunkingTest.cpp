@@ -50,17 +50,6 @@ public:
 
 const int64_t kSizes[] = {0, 1, kBatch - 1, kBatch, 2 * kBatch + 3};
 
-void checkAllSizes(CompiledProgram &program, llvm::StringRef entry,
-                   uint64_t seed) {
-  for (int64_t n : kSizes) {
-    SCOPED_TRACE("N = " + std::to_string(n));
-    std::vector<oracle::Array> inputs =
-        randomBatchedInputs(program, entry, n, seed + 10 * n);
-    ASSERT_EQ(inputs.size(), 4u);
-    EXPECT_TRUE(matchesOracle(program, entry, inputs, n));
-  }
-}
-
 TEST_F(MlpChunking, Manifest) {
   const Entry *e = nullptr;
   ASSERT_TRUE(program->executable->findEntry("scores_t", &e).ok());
@@ -79,19 +68,23 @@ TEST_F(MlpChunking, Manifest) {
   EXPECT_EQ(e->info().outputs[0].dtype, DType::I32);
 }
 
-TEST_F(MlpChunking, InAxis0OutAxis0) { checkAllSizes(*program, "scores", 100); }
+TEST_F(MlpChunking, InAxis0OutAxis0) {
+  expectMatchesOracleAtSizes(*program, "scores", kSizes, 100);
+}
 TEST_F(MlpChunking, InAxis1OutAxis0) {
-  checkAllSizes(*program, "scores_t", 200);
+  expectMatchesOracleAtSizes(*program, "scores_t", kSizes, 200);
 }
 TEST_F(MlpChunking, InAxis1OutAxis1) {
-  checkAllSizes(*program, "scores_tt", 300);
+  expectMatchesOracleAtSizes(*program, "scores_tt", kSizes, 300);
 }
 TEST_F(MlpChunking, InAxis0OutAxis1) {
-  checkAllSizes(*program, "scores_ot", 400);
+  expectMatchesOracleAtSizes(*program, "scores_ot", kSizes, 400);
 }
-TEST_F(MlpChunking, SumAfterChain) { checkAllSizes(*program, "totals", 500); }
+TEST_F(MlpChunking, SumAfterChain) {
+  expectMatchesOracleAtSizes(*program, "totals", kSizes, 500);
+}
 TEST_F(MlpChunking, ArgmaxAfterChainI32) {
-  checkAllSizes(*program, "labels", 600);
+  expectMatchesOracleAtSizes(*program, "labels", kSizes, 600);
 }
 
 // N = 0: the run succeeds, the outputs are empty ([0, 4] and [4, 0]), and no
@@ -124,16 +117,7 @@ TEST_F(MlpChunking, ChunkedRunEqualsOneByOne) {
   // barriers"), the partial one on its own.
   EXPECT_EQ(program->executable->stats().batchedChunks - before.batchedChunks,
             2u);
-  for (int64_t i = 0; i < n; ++i) {
-    std::vector<oracle::Array> one = inputs;
-    one[0] = oracle::stackAxis({oracle::sliceAxis(inputs[0], 0, i)}, 0, {8},
-                               oracle::DType::F32);
-    std::vector<oracle::Array> single;
-    ASSERT_TRUE(runEntry(*program, "scores", one, 1, single));
-    for (int k = 0; k < 4; ++k)
-      EXPECT_EQ(single[0].values[k], all[0].values[i * 4 + k])
-          << "example " << i << " score " << k;
-  }
+  EXPECT_TRUE(equalsOneByOne(*program, "scores", inputs, n, {8}));
 }
 
 // Statistics: one arena allocation after load, none per call; each call

@@ -363,6 +363,51 @@ matchesOracle(CompiledProgram &program, llvm::StringRef entryName,
   return ::testing::AssertionSuccess();
 }
 
+/// matchesOracle for each N of `sizes`, on random inputs seeded `seed + 10
+/// N` (randomBatchedInputs); each failure names its N.
+inline void expectMatchesOracleAtSizes(CompiledProgram &program,
+                                       llvm::StringRef entryName,
+                                       llvm::ArrayRef<int64_t> sizes,
+                                       uint64_t seed) {
+  for (int64_t n : sizes) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    std::vector<oracle::Array> inputs =
+        randomBatchedInputs(program, entryName, n, seed + 10 * n);
+    EXPECT_TRUE(matchesOracle(program, entryName, inputs, n));
+  }
+}
+
+/// Whether output 0 of `entryName` on `inputs` (n examples; input 0 mapped
+/// on axis 0 with per-example shape `exampleShape`, the others unmapped) is,
+/// bit for bit, what each example gives when run alone (N = 1). Output 0
+/// must be f32 with its batch axis first.
+inline ::testing::AssertionResult
+equalsOneByOne(CompiledProgram &program, llvm::StringRef entryName,
+               const std::vector<oracle::Array> &inputs, int64_t n,
+               const std::vector<int64_t> &exampleShape) {
+  std::vector<oracle::Array> all;
+  ::testing::AssertionResult ran = runEntry(program, entryName, inputs, n, all);
+  if (!ran)
+    return ran;
+  const size_t width = n ? all[0].values.size() / size_t(n) : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<oracle::Array> one = inputs;
+    one[0] = oracle::stackAxis({oracle::sliceAxis(inputs[0], 0, i)}, 0,
+                               exampleShape, oracle::DType::F32);
+    std::vector<oracle::Array> single;
+    ran = runEntry(program, entryName, one, 1, single);
+    if (!ran)
+      return ran;
+    for (size_t k = 0; k < width; ++k)
+      if (single[0].values[k] != all[0].values[i * width + k])
+        return ::testing::AssertionFailure()
+               << "'" << entryName.str() << "' example " << i << " value " << k
+               << ": " << single[0].values[k] << " alone, "
+               << all[0].values[i * width + k] << " in a batch of " << n;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 /// ceil(n / b).
 inline uint64_t ceilDiv(uint64_t n, uint64_t b) { return (n + b - 1) / b; }
 

@@ -47,46 +47,28 @@ export label0 = vmap(label, in_axes=(0, none, none), batch=64);
 // full chunk (64), then a full chunk and a partial one of each kind.
 const int64_t kSizes[] = {1, 15, 16, 17, 40, 63, 64, 65, 79, 80, 2 * 64 + 63};
 
-void checkAllSizes(CompiledProgram &program, llvm::StringRef entry,
-                   uint64_t seed) {
-  for (int64_t n : kSizes) {
-    SCOPED_TRACE("N = " + std::to_string(n));
-    std::vector<oracle::Array> inputs =
-        randomBatchedInputs(program, entry, n, seed + 10 * n);
-    EXPECT_TRUE(matchesOracle(program, entry, inputs, n));
-  }
+TEST_F(SlabChunking, EpilogueRoot) {
+  expectMatchesOracleAtSizes(*program, "layer0", kSizes, 1000);
 }
-
-TEST_F(SlabChunking, EpilogueRoot) { checkAllSizes(*program, "layer0", 1000); }
 TEST_F(SlabChunking, EpilogueRootOnAxis1) {
-  checkAllSizes(*program, "layer1", 2000);
+  expectMatchesOracleAtSizes(*program, "layer1", kSizes, 2000);
 }
 TEST_F(SlabChunking, ContractionRoot) {
-  checkAllSizes(*program, "project0", 3000);
+  expectMatchesOracleAtSizes(*program, "project0", kSizes, 3000);
 }
-TEST_F(SlabChunking, ArgmaxRootI32) { checkAllSizes(*program, "label0", 4000); }
+TEST_F(SlabChunking, ArgmaxRootI32) {
+  expectMatchesOracleAtSizes(*program, "label0", kSizes, 4000);
+}
 
 // The padded slab's real rows are what each example gives alone (a slab of
 // one row, computed one row at a time), bit for bit: the padding changes no
 // result, and the register tiles sum in the same order as a single row.
 TEST_F(SlabChunking, PaddedSlabEqualsOneByOne) {
   for (const char *entry : {"layer0", "project0"}) {
-    SCOPED_TRACE(entry);
     const int64_t n = 40;
     std::vector<oracle::Array> inputs =
         randomBatchedInputs(*program, entry, n, 77);
-    std::vector<oracle::Array> all;
-    ASSERT_TRUE(runEntry(*program, entry, inputs, n, all));
-    for (int64_t i = 0; i < n; ++i) {
-      std::vector<oracle::Array> one = inputs;
-      one[0] = oracle::stackAxis({oracle::sliceAxis(inputs[0], 0, i)}, 0, {24},
-                                 oracle::DType::F32);
-      std::vector<oracle::Array> single;
-      ASSERT_TRUE(runEntry(*program, entry, one, 1, single));
-      for (int k = 0; k < 40; ++k)
-        ASSERT_EQ(single[0].values[k], all[0].values[i * 40 + k])
-            << "example " << i << " column " << k;
-    }
+    EXPECT_TRUE(equalsOneByOne(*program, entry, inputs, n, {24}));
   }
 }
 
