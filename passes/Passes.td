@@ -521,9 +521,12 @@ def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
     body, for the workgroup whose ids (x, y, z) are three new trailing
     `index` arguments of the kernel (each induction variable = lower bound +
     id x step); the runtime calls the kernel once per workgroup on its
-    thread pool. Allocations (per-workgroup scratch) become 64-byte aligned
-    `memref.alloca`s at the kernel's entry, on the worker's stack, and their
-    total is recorded as `sched.scratch_bytes`.
+    thread pool. Allocations (per-workgroup scratch) become views of one
+    64-byte aligned `memref.alloca` at the kernel's entry, on the worker's
+    stack; buffers whose live intervals (over the kernel's ops in pre-order,
+    aliases from BufferViewFlowAnalysis) do not overlap share bytes, placed
+    by the arena planner's assignOffsets. Its size is recorded as
+    `sched.scratch_bytes`.
 
     ```mlir
     func.func private @rows(%x: memref<64x32xf32>, %out: memref<64x32xf32>,
@@ -533,8 +536,9 @@ def ArrCpuWorkgroups : Pass<"arr-cpu-workgroups", "::mlir::ModuleOp"> {
     func.func private @rows(%x: memref<64x32xf32>, %out: memref<64x32xf32>,
                             %n: index {sched.num_examples}, %wx: index, %wy: index, %wz: index)
         attributes {sched.kernel, sched.scratch_bytes = 1024 : i64, ...} {
-      %tile = memref.alloca() {alignment = 64 : i64} : memref<8x32xf32>
+      %scratch = memref.alloca() {alignment = 64 : i64} : memref<1024xi8>
       %i = affine.apply affine_map<()[s0] -> (s0 * 8)>()[%wx]
+      ... %tile = memref.view %scratch[%c0][] : memref<1024xi8> to memref<8x32xf32> ...
       ... the body for rows [%i, min(%i + 8, %n)) ...
     ```
   }];

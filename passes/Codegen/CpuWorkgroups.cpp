@@ -5,19 +5,23 @@
 // more `index` arguments, the workgroup's id along x, y and z, and each
 // induction variable is lower bound + id x step. The runtime calls the
 // kernel once per workgroup, on any thread of its pool. Allocations left in
-// the kernel (per-workgroup scratch) become `memref.alloca`s at its entry,
-// on the worker's stack; the kernel records their total in
+// the kernel (per-workgroup scratch) become views of one `memref.alloca` at
+// its entry, on the worker's stack: buffers that are never live at once
+// share bytes (scratchLiveIntervals, then BufferPlan.h's assignOffsets, as
+// for the arena). The kernel records the alloca's size in
 // `sched.scratch_bytes`, which must stay below `max-scratch-bytes`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialect/SchedDialect.h"
+#include "passes/BufferPlan.h"
 #include "passes/Codegen/BindingAccess.h"
 #include "passes/Codegen/WorkgroupLoop.h"
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -74,14 +78,14 @@ struct ArrCpuWorkgroupsPass
 
   LogicalResult scratchToStack(func::FuncOp kernel) {
     DataLayout layout = DataLayout::closest(kernel);
-    int64_t scratch = 0;
     SmallVector<memref::AllocOp> allocs;
     kernel.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-    OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+    // Each allocation's bytes: a dynamic size (the rows of the workgroup's
+    // last, partial tile) is bounded by the tile; the bound is allocated
+    // and the first rows viewed.
+    SmallVector<vmapc::BufferRequest> requests;
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
-      // A dynamic size (the rows of the workgroup's last, partial tile) is
-      // bounded by the tile: allocate the bound, view the first rows.
       SmallVector<int64_t> shape(type.getShape());
       auto sizes = alloc.getDynamicSizes().begin();
       for (int64_t &dim : shape) {
@@ -96,38 +100,116 @@ struct ArrCpuWorkgroupsPass
                                    "with no known bound");
         dim = *bound;
       }
-      auto staticType = MemRefType::get(shape, type.getElementType());
-      int64_t bytes =
-          staticType.getNumElements() *
-          int64_t(layout.getTypeSize(type.getElementType()).getFixedValue());
-      scratch += (bytes + 63) / 64 * 64;
-      Value replacement;
-      if (type.hasStaticShape()) {
-        auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), type);
-        alloca.setAlignment(64);
-        replacement = alloca;
-      } else {
-        // Bytes for the bound, viewed with the actual sizes.
-        auto bytesType = MemRefType::get({bytes}, b.getI8Type());
-        auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), bytesType);
-        alloca.setAlignment(64);
-        OpBuilder at(alloc);
-        Value zero = arith::ConstantIndexOp::create(at, alloc.getLoc(), 0);
-        replacement = memref::ViewOp::create(at, alloc.getLoc(), type, alloca,
-                                             zero, alloc.getDynamicSizes());
-      }
-      alloc.replaceAllUsesWith(replacement);
-      alloc.erase();
+      int64_t elements =
+          MemRefType::get(shape, type.getElementType()).getNumElements();
+      requests.push_back(
+          {elements *
+               int64_t(
+                   layout.getTypeSize(type.getElementType()).getFixedValue()),
+           {}});
     }
-    kernel.walk([](memref::DeallocOp dealloc) { dealloc.erase(); });
+    scratchLiveIntervals(kernel, allocs, requests);
+    std::optional<vmapc::OffsetAssignment> placed =
+        vmapc::assignOffsets(requests, kScratchAlignment);
+    if (!placed)
+      return kernel.emitOpError("has per-workgroup scratch too large to place");
+    int64_t scratch = llvm::alignTo(placed->arenaBytes, kScratchAlignment);
     if (scratch > maxScratchBytes)
       return kernel.emitOpError()
              << "needs " << scratch
              << " bytes of per-workgroup scratch, more than the limit of "
              << int64_t(maxScratchBytes) << " bytes";
+
+    // One stack buffer at the entry; each allocation a view at its offset.
+    OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+    Value arena;
+    if (scratch > 0) {
+      auto alloca = memref::AllocaOp::create(
+          b, kernel.getLoc(), MemRefType::get({scratch}, b.getI8Type()));
+      alloca.setAlignment(kScratchAlignment);
+      arena = alloca;
+    }
+    for (auto [alloc, offset] : llvm::zip(allocs, placed->offsets)) {
+      OpBuilder at(alloc);
+      Value byteShift =
+          arith::ConstantIndexOp::create(at, alloc.getLoc(), offset);
+      Value view =
+          memref::ViewOp::create(at, alloc.getLoc(), alloc.getType(), arena,
+                                 byteShift, alloc.getDynamicSizes());
+      alloc.replaceAllUsesWith(view);
+      alloc.erase();
+    }
+    kernel.walk([](memref::DeallocOp dealloc) { dealloc.erase(); });
     kernel->setAttr(vmapc::sched::SchedDialect::kScratchBytesAttrName,
                     b.getI64IntegerAttr(scratch));
     return success();
   }
+
+  /// Fills the live interval of each of `allocs` (the kernel's scratch) in
+  /// `requests`, over the kernel's ops numbered in pre-order: a buffer is
+  /// live from its allocation to the end of the last op, in the
+  /// allocation's block, that uses it or any alias of it (MLIR's
+  /// BufferViewFlowAnalysis: views, scf.if results, loop-carried values).
+  /// A use outside that block, or before the allocation in it (a value
+  /// carried to the next iteration of the loop around it), moves the
+  /// interval out to the op that holds the block, and so on up; a buffer
+  /// that escapes the kernel's body is live throughout. So the allocations
+  /// of the two branches of an scf.if never overlap, nor do a loop's
+  /// temporaries and the buffers allocated after it.
+  static void scratchLiveIntervals(func::FuncOp kernel,
+                                   ArrayRef<memref::AllocOp> allocs,
+                                   MutableArrayRef<vmapc::BufferRequest> out) {
+    llvm::DenseMap<Operation *, int64_t> index, last;
+    int64_t next = 0;
+    kernel.walk<WalkOrder::PreOrder>(
+        [&](Operation *op) { index[op] = next++; });
+    kernel.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      int64_t end = index[op];
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Operation &nested : block)
+            end = std::max(end, last[&nested]);
+      last[op] = end;
+    });
+    BufferViewFlowAnalysis aliases(kernel);
+    for (auto [alloc, request] : llvm::zip(allocs, out)) {
+      Operation *anchor = memref::AllocOp(alloc).getOperation();
+      // Order-independent below: a maximum and whether any use escapes.
+      BufferViewFlowAnalysis::ValueSetT all =
+          aliases.resolve(anchor->getResult(0));
+      Block *scope = alloc->getBlock();
+      while (true) {
+        int64_t end = index[anchor];
+        bool escapes = false;
+        for (Value alias : all) {
+          for (OpOperand &use : alias.getUses()) {
+            Operation *at = scope->findAncestorOpInBlock(*use.getOwner());
+            if (!at || index[at] < index[anchor]) {
+              escapes = true;
+              break;
+            }
+            end = std::max(end, last[at]);
+          }
+          if (escapes)
+            break;
+        }
+        if (!escapes) {
+          request.live = {index[anchor], end};
+          break;
+        }
+        Operation *holder = scope->getParentOp();
+        if (holder == kernel.getOperation()) {
+          request.live = {0, last[kernel]};
+          break;
+        }
+        anchor = holder;
+        scope = holder->getBlock();
+      }
+    }
+  }
+
+  /// Alignment of each scratch buffer's offset: a cache line, as the
+  /// arena's (BufferPlan.h).
+  static constexpr int64_t kScratchAlignment = 64;
 };
 } // namespace

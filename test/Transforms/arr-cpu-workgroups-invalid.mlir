@@ -1,11 +1,30 @@
 // RUN: vmapc-opt %s -split-input-file --arr-cpu-workgroups=max-scratch-bytes=1024 -verify-diagnostics
 
-// 1024 + 64 bytes of scratch, over a limit of 1024.
+// 1024 + 64 bytes of scratch live at once (%a is read after %b is
+// allocated), over a limit of 1024.
 // expected-error @+1 {{needs 1088 bytes of per-workgroup scratch, more than the limit of 1024 bytes}}
 func.func private @too_much_scratch(%out: memref<64xf32>) attributes {sched.kernel} {
+  %c0 = arith.constant 0 : index
   scf.forall (%i) = (0) to (64) step (8) {
     %a = memref.alloc() : memref<256xf32>
     %b = memref.alloc() : memref<1xf32>
+    %v = memref.load %a[%c0] : memref<256xf32>
+    memref.store %v, %b[%c0] : memref<1xf32>
+  }
+  return
+}
+
+// -----
+
+// The same two buffers one after the other share their bytes: 1024.
+func.func private @fits_one_after_the_other(%out: memref<64xf32>) attributes {sched.kernel} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 1.0 : f32
+  scf.forall (%i) = (0) to (64) step (8) {
+    %a = memref.alloc() : memref<256xf32>
+    memref.store %cst, %a[%c0] : memref<256xf32>
+    %b = memref.alloc() : memref<1xf32>
+    memref.store %cst, %b[%c0] : memref<1xf32>
   }
   return
 }

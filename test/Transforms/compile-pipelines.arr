@@ -5,7 +5,7 @@
 # slots of x and the output (the plan meets its lower bound).
 # RUN: vmapc-opt %s --arr-to-linalg-pipeline --arr-bufferize-pipeline | FileCheck %s
 # The kernel at x86-64-v3: tiled into workgroups of 8 examples, its rows'
-# intermediates on the stack, contractions as 4 x 16 register tiles of
+# intermediates views of one scratch buffer on the stack, contractions as 4 x 16 register tiles of
 # vector.contract (FMA after lowering).
 # RUN: vmapc-opt %s --arr-to-linalg-pipeline --arr-bufferize-pipeline \
 # RUN:   --arr-cpu-kernel-pipeline=isa=x86-64-v3 | FileCheck %s --check-prefix=KERNEL
@@ -32,7 +32,8 @@
 # KERNEL-SAME:      %{{.+}}: index {sched.num_examples}, %[[WX:.+]]: index, %{{.+}}: index, %{{.+}}: index)
 # KERNEL-SAME:      sched.kernel, sched.scratch_bytes = {{[0-9]+}} : i64, sched.workgroup_count = array<i64: -16, 1, 1>
 # KERNEL-NOT:    memref.alloc(
-# KERNEL:        memref.alloca() {alignment = 64 : i64} : memref<16x128xf32>
+# KERNEL:        %[[SCRATCH:.+]] = memref.alloca() {alignment = 64 : i64} : memref<{{[0-9]+}}xi8>
+# KERNEL:        memref.view %[[SCRATCH]][%{{.+}}][] : memref<{{[0-9]+}}xi8> to memref<16x128xf32>
 # KERNEL:        vector.contract {{.+}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 # KERNEL:        vector.transfer_write {{.+}} : vector<4x16xf32>, memref<4x16xf32, strided<[128, 1], offset: ?>>
 # KERNEL-NOT:    memref.alloc(
