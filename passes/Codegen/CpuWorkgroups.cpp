@@ -120,10 +120,11 @@ struct ArrCpuWorkgroupsPass
              << " bytes of per-workgroup scratch, more than the limit of "
              << int64_t(maxScratchBytes) << " bytes";
 
-    // One stack buffer at the entry; each allocation a view at its offset.
+    // One stack buffer at the entry (of 0 bytes when every allocation is
+    // empty); each allocation a view at its offset.
     OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
     Value arena;
-    if (scratch > 0) {
+    if (!allocs.empty()) {
       auto alloca = memref::AllocaOp::create(
           b, kernel.getLoc(), MemRefType::get({scratch}, b.getI8Type()));
       alloca.setAlignment(kScratchAlignment);
@@ -208,8 +209,8 @@ struct ArrCpuWorkgroupsPass
     }
   }
 
-  /// Alignment of each scratch buffer's offset: a cache line, as the
-  /// arena's (BufferPlan.h).
-  static constexpr int64_t kScratchAlignment = 64;
+  /// Alignment of each scratch buffer's offset: a cache line, as the CPU
+  /// arena's.
+  static constexpr int64_t kScratchAlignment = vmapc::kCpuArenaAlignment;
 };
 } // namespace

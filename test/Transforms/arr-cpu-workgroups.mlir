@@ -67,6 +67,12 @@
 // CHECK:           %[[OFFT:.+]] = arith.constant 64 : index
 // CHECK-NEXT:      memref.view %[[S]][%[[OFFT]]][] : memref<8192xi8> to memref<4xf32>
 
+// Allocations of 0 bytes (an empty axis) are views of an alloca of 0 bytes.
+// CHECK-LABEL: func.func private @empty(
+// CHECK-SAME:      sched.scratch_bytes = 0 : i64
+// CHECK-NEXT:    %[[E:.+]] = memref.alloca() {alignment = 64 : i64} : memref<0xi8>
+// CHECK:         memref.view %[[E]][%{{.+}}][] : memref<0xi8> to memref<0xf32>
+
 // Functions that are not kernels are left alone.
 // CHECK-LABEL: func.func @not_a_kernel(%{{[a-z0-9]+}}: memref<4xf32>)
 // CHECK-NEXT:    memref.alloc() : memref<4xf32>
@@ -134,6 +140,12 @@ func.func private @shared(%x: memref<64x32xf32>, %out: memref<64x32xf32>, %o4: m
   %after = memref.alloc() : memref<64x32xf32>
   memref.copy %x, %after : memref<64x32xf32> to memref<64x32xf32>
   memref.copy %after, %out : memref<64x32xf32> to memref<64x32xf32>
+  return
+}
+
+func.func private @empty(%out: memref<4xf32>) attributes {sched.kernel, sched.workgroup_count = array<i64: 1, 1, 1>} {
+  %z = memref.alloc() : memref<0xf32>
+  memref.copy %z, %z : memref<0xf32> to memref<0xf32>
   return
 }
 
