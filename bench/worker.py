@@ -30,11 +30,15 @@ request per line on stdin and answers one JSON line on stdout:
                                           saves the first)
   {"op": "memory", "batch": B}         -> JAX only: XLA's memory analysis of
                                           jit(vmap(f)) at batch B and at N
-  {"op": "compile_time", "batch": B}   -> JAX only: seconds of one
+  {"op": "compile_time", "batch": B}   -> JAX: seconds of one
                                           jit(vmap(f)).lower(specs at B)
                                           .compile() of the loaded program,
                                           fresh (caches cleared, a new
                                           function object)
+  {"op": "compile_time", "arr": PATH,
+   "cpu_isa": LEVEL}                   -> vmapc: seconds of one in-process
+                                          vmapc.compile(PATH, cpu_isa=LEVEL)
+                                          (no load needed first)
   {"op": "quit"}
 
 Replies carry "error" on failure; a JAX (vmapc) worker whose `import jax`
@@ -254,6 +258,24 @@ class Worker:
         return specs
 
     def compile_time(self, req):
+        if self.kind == "vmapc":
+            return self.vmapc_compile_time(req)
+        if self.kind != "jax":
+            raise ValueError("compile_time: a jax or vmapc worker's op")
+        return self.jax_compile_time(req)
+
+    def vmapc_compile_time(self, req):
+        """Wall seconds of one vmapc.compile(arr, cpu_isa=LEVEL) in this
+        process: the compiler as a library, with what `vmapc compile` pays
+        before main (loading and relocating libMLIR and libLLVM) already paid
+        at `import vmapc`, as JAX's compile_time has jax imported. The
+        artifact is built in memory and loaded on the CPU (dlopen of its
+        code object), as JAX's compile() returns a loaded executable."""
+        t0 = time.perf_counter()
+        self.vmapc.compile(req["arr"], cpu_isa=req["cpu_isa"])
+        return {"compile_s": time.perf_counter() - t0}
+
+    def jax_compile_time(self, req):
         """Wall seconds of jax.jit(jax.vmap(f)).lower(...).compile() at batch
         B, fresh: every JAX cache cleared (jax.clear_caches; the persistent
         compilation cache off) and a new function object, so nothing of an
