@@ -6,6 +6,7 @@
 #include "passes/GpuPipeline.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/TensorSubsetModels.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -52,7 +53,6 @@
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -73,6 +73,12 @@
 using namespace mlir;
 
 void vmapc::registerCompilerDialects(DialectRegistry &registry) {
+  // Upstream's tensor::registerSubsetOpInterfaceExternalModels with a fast
+  // slice comparison (TensorSubsetModels.h). First: an op keeps the first
+  // model of an interface attached to it, and a registration below (linalg's
+  // interface set) attaches upstream's too, as vmapc-opt's
+  // registerAllExtensions does.
+  registerTensorSubsetModels(registry);
   registry.insert<arr::ArrDialect, sched::SchedDialect>();
   sched::registerBufferizableOpInterfaceExternalModels(registry);
   arr::registerExternalBatchingModels(registry);
@@ -110,7 +116,6 @@ void vmapc::registerCompilerDialects(DialectRegistry &registry) {
   tensor::registerAllExtensions(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerInferTypeOpInterfaceExternalModels(registry);
-  tensor::registerSubsetOpInterfaceExternalModels(registry);
   tensor::registerTilingInterfaceExternalModels(registry);
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
