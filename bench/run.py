@@ -235,8 +235,10 @@ def time_compiles(tools, comp, jax_worker, runs, work, vmapc_worker=None,
             except RuntimeError as e:
                 if key == "jax":
                     jax_error = f"JAX compile failed: {e}"
-                else:
+                elif key == "inproc":
                     inproc_error = f"vmapc.compile failed: {e}"
+                else:
+                    raise
     if os.path.exists(tmp):
         os.remove(tmp)
     comp["compile_times"] = times
@@ -268,8 +270,11 @@ class WorkerProc:
         self.info = self.ask({"op": "hello"})
 
     def ask(self, req):
-        self.proc.stdin.write(json.dumps(req) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return {"error": "the worker process exited"}
         line = self.proc.stdout.readline()
         if not line:
             return {"error": "the worker process exited"}
@@ -1125,8 +1130,8 @@ def compile_table(comps, args):
         "`vmapc.compile(path, cpu_isa=host level)` in the Python package's "
         "worker process, the artifact built in memory and loaded (the "
         "compiler as a library: libMLIR and libLLVM loaded and relocated "
-        "once, at `import vmapc`, as JAX's column has jax imported; about "
-        "30-50 ms of every `vmapc compile` here is that loading and the "
+        "once, at `import vmapc`, as JAX's column has jax imported; the "
+        "difference from the host level's column is that loading and the "
         "process around it). in-process / JAX: that time over JAX's, the "
         "like-for-like ratio, shown beside the goal, which stays on the "
         "`vmapc compile` column. goal (issue 18): 3 levels "

@@ -75,9 +75,9 @@ using namespace mlir;
 void vmapc::registerCompilerDialects(DialectRegistry &registry) {
   // Upstream's tensor::registerSubsetOpInterfaceExternalModels with a fast
   // slice comparison (TensorSubsetModels.h). First: an op keeps the first
-  // model of an interface attached to it, and a registration below (linalg's
-  // interface set) attaches upstream's too, as vmapc-opt's
-  // registerAllExtensions does.
+  // model of an interface attached to it, and tensor::
+  // registerBufferizableOpInterfaceExternalModels below attaches upstream's
+  // too (as mlir::registerAllDialects does in vmapc-opt).
   registerTensorSubsetModels(registry);
   registry.insert<arr::ArrDialect, sched::SchedDialect>();
   sched::registerBufferizableOpInterfaceExternalModels(registry);

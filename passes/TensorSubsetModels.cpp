@@ -14,9 +14,8 @@ namespace {
 /// Whether two components of a slice are equal; failure when value bounds
 /// cannot tell.
 FailureOr<bool> areEqualComponents(OpFoldResult a, OpFoldResult b) {
-  // The same value is equal to itself: LLVM 22's value bounds can fail to
-  // say so (the induction variable of an scf.for whose bounds hold
-  // floordivs, for one).
+  // The same value is equal to itself; value bounds answers failure when
+  // the value's constraints cannot all hold (a loop that never runs).
   if (a == b)
     return true;
   std::optional<int64_t> constantA = getConstantIntValue(a);

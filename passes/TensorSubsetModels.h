@@ -1,5 +1,4 @@
-//===- TensorSubsetModels.h - subset interfaces of tensor slices -*- C++
-//-*-===//
+//===- TensorSubsetModels.h - subsets of tensor slices ---------*- C++ -*-===//
 //
 // The SubsetOpInterface, SubsetExtractionOpInterface and
 // SubsetInsertionOpInterface models of `tensor.extract_slice`,
@@ -15,11 +14,11 @@
 // `--arr-bufferize-kernels` (perf, 2026-12-05). Here a component that is the
 // same value or two constants on both sides is decided at once, and only the
 // others go to value bounds. The answer is upstream's wherever upstream
-// decides; besides, the same value is always equal to itself, which value
-// bounds fails to prove for the induction variable of an scf.for of step 4
-// and a dynamic bound (then an insert_slice that writes back the row it
-// read, in a CPU kernel of an artifact that also has CUDA code, was taken
-// for a different subset and its destination for read).
+// decides. Besides, the same value is always equal to itself, where value
+// bounds answers failure for a value whose constraints cannot all hold: the
+// index of a loop that never runs (in a CPU kernel of an artifact that also
+// has CUDA code, the MLP 784's, such a loop's insert_slice was taken for a
+// write of a different subset, and the output binding for read).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,10 +38,14 @@ namespace vmapc {
 /// is the one it keeps).
 void registerTensorSubsetModels(mlir::DialectRegistry &registry);
 
-/// Whether `a` and `b` have equal offsets, sizes and strides:
-/// ValueBoundsConstraintSet::areEquivalentSlices's answer (true, false, or
-/// failure when value bounds cannot decide), with components that are the
-/// same value or two constants decided without a constraint set.
+/// Whether `a` and `b` (of the same rank) have equal offsets, sizes and
+/// strides: true, false, or failure when a component cannot be decided.
+/// Components are compared in order, offsets first, and the first that is
+/// undecided or unequal gives the answer, as in ValueBoundsConstraintSet::
+/// areEquivalentSlices; a component that is the same value on both sides
+/// is equal, two constants are compared, and only the others go to value
+/// bounds. So the answer is upstream's wherever upstream decides, and where
+/// upstream fails on a same-value component this may answer true or false.
 mlir::FailureOr<bool> areEquivalentSlices(const mlir::HyperrectangularSlice &a,
                                           const mlir::HyperrectangularSlice &b);
 } // namespace vmapc

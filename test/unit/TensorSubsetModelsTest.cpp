@@ -95,6 +95,7 @@ TEST_F(SliceComparison, AgreesWithUpstreamWhereUpstreamDecides) {
   EXPECT_GE(decided, 30);
 }
 
+// Value bounds decides these too; the same answers must come without it.
 TEST_F(SliceComparison, DecidesSameValuesAndConstants) {
   // The same offset %i, size %n, and 4 as an attribute or %c4.
   EXPECT_EQ(answer(vmapc::areEquivalentSlices(slice(0), slice(1))), "true");
@@ -116,11 +117,11 @@ TEST_F(SliceComparison, UnrelatedOffsetsStayUndecided) {
 }
 
 TEST_F(SliceComparison, CompilerContextUsesTheseModels) {
-  // The loop over a remainder's full 4-row tiles, as a peeled CPU kernel
-  // has: LLVM 22's value bounds cannot prove its induction variable equal
-  // to itself (the bounds' floordivs and min), so upstream's models would call
-  // this extract/insert pair different subsets (and bufferization would copy);
-  // these models call it equal.
+  // The loop over the full 4-row tiles of a remainder of at most 4 rows, as
+  // a peeled CPU kernel has: it never runs, so value bounds finds its
+  // index's constraints infeasible and answers failure even for the index
+  // against itself. Upstream's models would call this extract/insert pair
+  // different subsets; these models call it equal.
   OwningOpRef<ModuleOp> loop =
       parseSourceString<ModuleOp>(R"mlir(
 func.func @g(%t: tensor<?x10xf32>, %n: index, %wg: index) -> tensor<?x10xf32> {
@@ -169,6 +170,57 @@ func.func @g(%t: tensor<?x10xf32>, %n: index, %wg: index) -> tensor<?x10xf32> {
       cast<SubsetOpInterface>(back.getOperation())
           .operatesOnEquivalentSubset(
               cast<SubsetOpInterface>(extracts[0].getOperation()), sameTensor));
+}
+
+TEST_F(SliceComparison, InsertionModelsBuildTheExtraction) {
+  auto sameTensor = [](Value a, Value b) { return a == b; };
+  auto insertion = cast<SubsetInsertionOpInterface>(insert.getOperation());
+  EXPECT_EQ(insertion.getSourceOperand().get(), insert.getSource());
+  EXPECT_EQ(insertion.getDestinationOperand().get(), insert.getDest());
+  // The dynamic offset %loaded and size %n, then the destination.
+  SmallVector<Value> needed =
+      insertion.getValuesNeededToBuildSubsetExtraction();
+  ASSERT_EQ(needed.size(), 3u);
+  EXPECT_EQ(needed[0], insert.getOffsets()[0]);
+  EXPECT_EQ(needed[1], insert.getSizes()[0]);
+  EXPECT_EQ(needed[2], insert.getDest());
+  OpBuilder builder(insert);
+  Value built = insertion.buildSubsetExtraction(builder, insert.getLoc());
+  auto extract = built.getDefiningOp<tensor::ExtractSliceOp>();
+  ASSERT_TRUE(extract);
+  EXPECT_EQ(extract.getSource(), insert.getDest());
+  EXPECT_EQ(extract.getType(), insert.getSourceType());
+  EXPECT_TRUE(insertion.isEquivalentSubset(built, sameTensor));
+  extract.erase();
+
+  // parallel_insert_slice: its destination is the shared output, the
+  // subset an extract_slice of the same output at the same place reads.
+  OwningOpRef<ModuleOp> forall =
+      parseSourceString<ModuleOp>(R"mlir(
+func.func @h(%t: tensor<8x10xf32>, %u: tensor<8x10xf32>) -> tensor<8x10xf32> {
+  %r = scf.forall (%k) in (2) shared_outs(%o = %t) -> tensor<8x10xf32> {
+    %i = affine.apply affine_map<(d0) -> (d0 * 4)>(%k)
+    %read = tensor.extract_slice %o[%i, 0] [4, 10] [1, 1] : tensor<8x10xf32> to tensor<4x10xf32>
+    %elsewhere = tensor.extract_slice %u[%i, 0] [4, 10] [1, 1] : tensor<8x10xf32> to tensor<4x10xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %read into %o[%i, 0] [4, 10] [1, 1] : tensor<4x10xf32> into tensor<8x10xf32>
+    }
+  }
+  return %r : tensor<8x10xf32>
+})mlir",
+                                  ParserConfig(&context));
+  ASSERT_TRUE(forall);
+  SmallVector<tensor::ExtractSliceOp> reads;
+  tensor::ParallelInsertSliceOp write;
+  forall->walk([&](tensor::ExtractSliceOp op) { reads.push_back(op); });
+  forall->walk([&](tensor::ParallelInsertSliceOp op) { write = op; });
+  ASSERT_EQ(reads.size(), 2u);
+  auto parallel = cast<SubsetInsertionOpInterface>(write.getOperation());
+  EXPECT_EQ(parallel.getSourceOperand().get(), write.getSource());
+  EXPECT_EQ(parallel.getDestinationOperand().get(), write.getDest());
+  EXPECT_TRUE(parallel.isEquivalentSubset(reads[0].getResult(), sameTensor));
+  // The same place of another tensor is not the same subset.
+  EXPECT_FALSE(parallel.isEquivalentSubset(reads[1].getResult(), sameTensor));
 }
 
 } // namespace
