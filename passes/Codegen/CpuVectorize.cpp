@@ -307,6 +307,7 @@ struct ArrCpuVectorizePass
 
     // 1. Rows.
     linalg::LinalgOp scopeRoot = findRootIn(*scope);
+    int64_t slabRows = 0;
     if (linalg::LinalgOp root = scopeRoot) {
       int64_t rows = hasContraction(*scope) ? kContractionSlabRows : 1;
       // No more rows than a workgroup has examples (-T: T examples).
@@ -314,6 +315,7 @@ struct ArrCpuVectorizePass
               sched::SchedDialect::kWorkgroupCountAttrName);
           count && !count.empty() && count[0] < 0)
         rows = std::min(rows, -count[0]);
+      slabRows = rows;
       FailureOr<scf::ForOp> slabLoop = tileRows(rewriter, root, rows);
       if (failed(slabLoop))
         return failure();
@@ -337,9 +339,12 @@ struct ArrCpuVectorizePass
     }
     peelMarkedLoops(rewriter, kernel);
     canonicalize(kernel);
-    // The rows a peeled remainder leaves: in register tiles of rowTile
-    // rows while they last (a slab's remainder may hold many), then one
-    // at a time.
+    // The rows a peeled remainder leaves, fewer than a slab: in register
+    // tiles of rowTile rows while they last (a slab's remainder may hold
+    // many), then one at a time. A slab of at most rowTile rows (a
+    // workgroup of that few examples: CUDA's tiling in an artifact for both
+    // targets, a small batch) leaves a remainder no register tile fits: its
+    // tile loop would never run.
     auto dynamicRoots = [&] {
       SmallVector<linalg::LinalgOp> roots;
       kernel.walk([&](scf::ForOp loop) {
@@ -351,7 +356,8 @@ struct ArrCpuVectorizePass
       return roots;
     };
     for (int64_t rows : {target.rowTile, int64_t(1)}) {
-      if (rows > 1 && !(scopeRoot && hasContraction(*scope)))
+      if (rows > 1 &&
+          (!(scopeRoot && hasContraction(*scope)) || rows >= slabRows))
         continue;
       for (linalg::LinalgOp root : dynamicRoots())
         if (failed(tileRows(rewriter, root, rows)))
