@@ -116,14 +116,12 @@ TEST_F(SliceComparison, UnrelatedOffsetsStayUndecided) {
   EXPECT_EQ(answer(vmapc::areEquivalentSlices(slice(0), slice(4))), "failure");
 }
 
-TEST_F(SliceComparison, CompilerContextUsesTheseModels) {
-  // The loop over the full 4-row tiles of a remainder of at most 4 rows, as
-  // a peeled CPU kernel has: it never runs, so value bounds finds its
-  // index's constraints infeasible and answers failure even for the index
-  // against itself. Upstream's models would call this extract/insert pair
-  // different subsets; these models call it equal.
-  OwningOpRef<ModuleOp> loop =
-      parseSourceString<ModuleOp>(R"mlir(
+/// The loop over the full 4-row tiles of a remainder of at most 4 rows, as
+/// a peeled CPU kernel had: it never runs, so value bounds finds its index's
+/// constraints infeasible and answers failure even for the index against
+/// itself. Upstream's models call its extract/insert pair different
+/// subsets; these models call it equal.
+constexpr const char *kNeverRunningLoop = R"mlir(
 func.func @g(%t: tensor<?x10xf32>, %n: index, %wg: index) -> tensor<?x10xf32> {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -140,8 +138,13 @@ func.func @g(%t: tensor<?x10xf32>, %n: index, %wg: index) -> tensor<?x10xf32> {
     scf.yield %s : tensor<?x10xf32>
   }
   return %r : tensor<?x10xf32>
-})mlir",
-                                  ParserConfig(&context));
+})mlir";
+
+/// Whether the models attached in `context` take %row and %back of
+/// kNeverRunningLoop for the same subset (and %other for another).
+void expectTheseModels(MLIRContext &context) {
+  OwningOpRef<ModuleOp> loop =
+      parseSourceString<ModuleOp>(kNeverRunningLoop, ParserConfig(&context));
   ASSERT_TRUE(loop);
   SmallVector<tensor::ExtractSliceOp> extracts;
   tensor::InsertSliceOp back;
@@ -170,6 +173,21 @@ func.func @g(%t: tensor<?x10xf32>, %n: index, %wg: index) -> tensor<?x10xf32> {
       cast<SubsetOpInterface>(back.getOperation())
           .operatesOnEquivalentSubset(
               cast<SubsetOpInterface>(extracts[0].getOperation()), sameTensor));
+}
+
+// A compile's context (registerCompilerDialects).
+TEST_F(SliceComparison, CompilerContextUsesTheseModels) {
+  expectTheseModels(context);
+}
+
+// vmapc-opt's (registerAllDialects: every upstream extension too, upstream's
+// subset models among them, registered after these).
+TEST(SliceComparisonOpt, OptContextUsesTheseModels) {
+  DialectRegistry registry;
+  vmapc::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  expectTheseModels(context);
 }
 
 TEST_F(SliceComparison, InsertionModelsBuildTheExtraction) {
