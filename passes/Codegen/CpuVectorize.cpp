@@ -341,10 +341,11 @@ struct ArrCpuVectorizePass
     canonicalize(kernel);
     // The rows a peeled remainder leaves, fewer than a slab: in register
     // tiles of rowTile rows while they last (a slab's remainder may hold
-    // many), then one at a time. A slab of at most rowTile rows (a
-    // workgroup of that few examples: CUDA's tiling in an artifact for both
-    // targets, a small batch) leaves a remainder no register tile fits: its
-    // tile loop would never run.
+    // many), then one at a time. Row tiles only where they fit: not in the
+    // remainder of a slab of at most rowTile rows (a workgroup of that few
+    // examples: CUDA's tiling in an artifact for both targets, a small
+    // batch), whose tile loop would never run, nor in a kernel that does
+    // not contract (slabs of one row).
     auto dynamicRoots = [&] {
       SmallVector<linalg::LinalgOp> roots;
       kernel.walk([&](scf::ForOp loop) {
@@ -356,8 +357,7 @@ struct ArrCpuVectorizePass
       return roots;
     };
     for (int64_t rows : {target.rowTile, int64_t(1)}) {
-      if (rows > 1 &&
-          (!(scopeRoot && hasContraction(*scope)) || rows >= slabRows))
+      if (rows > 1 && rows >= slabRows)
         continue;
       for (linalg::LinalgOp root : dynamicRoots())
         if (failed(tileRows(rewriter, root, rows)))

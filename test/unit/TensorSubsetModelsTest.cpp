@@ -30,6 +30,31 @@ std::string answer(FailureOr<bool> result) {
   return failed(result) ? "failure" : *result ? "true" : "false";
 }
 
+/// The accessed slice of an extract_slice, insert_slice or
+/// parallel_insert_slice.
+HyperrectangularSlice sliceOf(Operation *op) {
+  return HyperrectangularSlice(cast<OffsetSizeAndStrideOpInterface>(op));
+}
+
+/// `source` parsed, with its extract_slice ops in order and its one
+/// insertion of kind InsertOp.
+template <typename InsertOp> struct ParsedSlices {
+  OwningOpRef<ModuleOp> module;
+  SmallVector<tensor::ExtractSliceOp> extracts;
+  InsertOp insert;
+};
+template <typename InsertOp>
+ParsedSlices<InsertOp> parseSlices(const char *source, MLIRContext &context) {
+  ParsedSlices<InsertOp> parsed;
+  parsed.module = parseSourceString<ModuleOp>(source, ParserConfig(&context));
+  if (parsed.module) {
+    parsed.module->walk(
+        [&](tensor::ExtractSliceOp op) { parsed.extracts.push_back(op); });
+    parsed.module->walk([&](InsertOp op) { parsed.insert = op; });
+  }
+  return parsed;
+}
+
 class SliceComparison : public ::testing::Test {
 protected:
   SliceComparison() : context(registry()) {
@@ -67,10 +92,7 @@ func.func @f(%t: tensor<?x?xf32>, %i: index, %j: index,
     return r;
   }
 
-  HyperrectangularSlice slice(int i) {
-    return HyperrectangularSlice(
-        cast<OffsetSizeAndStrideOpInterface>(slices[i].getOperation()));
-  }
+  HyperrectangularSlice slice(int i) { return sliceOf(slices[i]); }
 
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
@@ -143,17 +165,10 @@ func.func @g(%t: tensor<?x10xf32>, %n: index, %wg: index) -> tensor<?x10xf32> {
 /// Whether the models attached in `context` take %row and %back of
 /// kNeverRunningLoop for the same subset (and %other for another).
 void expectTheseModels(MLIRContext &context) {
-  OwningOpRef<ModuleOp> loop =
-      parseSourceString<ModuleOp>(kNeverRunningLoop, ParserConfig(&context));
+  auto [loop, extracts, back] =
+      parseSlices<tensor::InsertSliceOp>(kNeverRunningLoop, context);
   ASSERT_TRUE(loop);
-  SmallVector<tensor::ExtractSliceOp> extracts;
-  tensor::InsertSliceOp back;
-  loop->walk([&](tensor::ExtractSliceOp op) { extracts.push_back(op); });
-  loop->walk([&](tensor::InsertSliceOp op) { back = op; });
   ASSERT_EQ(extracts.size(), 2u);
-  auto sliceOf = [](Operation *op) {
-    return HyperrectangularSlice(cast<OffsetSizeAndStrideOpInterface>(op));
-  };
 
   ASSERT_TRUE(failed(ValueBoundsConstraintSet::areEquivalentSlices(
       &context, sliceOf(back), sliceOf(extracts[0]))))
@@ -213,8 +228,8 @@ TEST_F(SliceComparison, InsertionModelsBuildTheExtraction) {
 
   // parallel_insert_slice: its destination is the shared output, the
   // subset an extract_slice of the same output at the same place reads.
-  OwningOpRef<ModuleOp> forall =
-      parseSourceString<ModuleOp>(R"mlir(
+  auto [forall, reads, write] = parseSlices<tensor::ParallelInsertSliceOp>(
+      R"mlir(
 func.func @h(%t: tensor<8x10xf32>, %u: tensor<8x10xf32>) -> tensor<8x10xf32> {
   %r = scf.forall (%k) in (2) shared_outs(%o = %t) -> tensor<8x10xf32> {
     %i = affine.apply affine_map<(d0) -> (d0 * 4)>(%k)
@@ -226,12 +241,8 @@ func.func @h(%t: tensor<8x10xf32>, %u: tensor<8x10xf32>) -> tensor<8x10xf32> {
   }
   return %r : tensor<8x10xf32>
 })mlir",
-                                  ParserConfig(&context));
+      context);
   ASSERT_TRUE(forall);
-  SmallVector<tensor::ExtractSliceOp> reads;
-  tensor::ParallelInsertSliceOp write;
-  forall->walk([&](tensor::ExtractSliceOp op) { reads.push_back(op); });
-  forall->walk([&](tensor::ParallelInsertSliceOp op) { write = op; });
   ASSERT_EQ(reads.size(), 2u);
   auto parallel = cast<SubsetInsertionOpInterface>(write.getOperation());
   EXPECT_EQ(parallel.getSourceOperand().get(), write.getSource());
