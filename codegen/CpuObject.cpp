@@ -25,17 +25,64 @@
 
 using namespace mlir;
 
-/// LLVM's optimisation of the kernels: the O2 pipeline with loop unrolling
-/// and the loop vectorizer, without the SLP vectorizer and interleaving.
-/// The kernels arrive vectorized, tiled and peeled by the MLIR pipeline;
-/// what LLVM adds is unrolling of the register-tile loops (the kNN, the
-/// loop row: 3x slower without) and the vectorization of the loops MLIR
-/// leaves scalar (the histogram's: 5x slower without). O3's extra passes
-/// and SLP found nothing in the bench's kernels (times equal within noise)
-/// and took more than half of the kNN's compile time at x86-64-v4 (0.30 s
-/// against 0.13 s).
-static void optimizeKernels(llvm::Module &module,
-                            llvm::TargetMachine &machine) {
+/// LLVM's optimisation of the kernels: O2's function simplification,
+/// loop vectorizer and unroller, without the passes that find nothing in
+/// code the MLIR pipeline has already vectorized, tiled and peeled. What
+/// LLVM adds is unrolling of the register-tile loops (the kNN, the loop
+/// row: 3x slower without) and the vectorization of the loops MLIR leaves
+/// scalar (the histogram's: 5x slower without).
+///
+/// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
+/// LLVM 22) in O2's order, less: SLP vectorization and interleaving (O3's
+/// extra passes and SLP found nothing in the bench's kernels and took more
+/// than half of the kNN's compile time at x86-64-v4); the passes for what
+/// the kernels never hold (coroutines, OpenMP, switches, libcalls, tail
+/// calls, attributes across calls, globals); the scalar passes that found
+/// nothing in the bench's kernels (jump threading, correlated propagation,
+/// reassociation, constraint elimination, SCCP, BDCE, ADCE, merged
+/// loads and stores, loop unswitching, loop distribution, loop load
+/// elimination); and four of O2's eight InstCombines, keeping the ones
+/// after mem2reg, after GVN (without it the kNN runs 1.7x slower), after
+/// the loop vectorizer and after the unroller. Against O2 on the bench's
+/// programs at x86-64-v3: 26% less time in the optimizer, 14% less in all
+/// of LLVM (the code generator's time unchanged), every program's run time
+/// within 5%, this machine's noise (bench/RESULTS.md, 2026-12-05 night).
+static constexpr llvm::StringLiteral kKernelPipeline =
+    // Per function: the MLIR lowering's descriptors and allocas to SSA.
+    "function("
+    "simplifycfg,sroa<modify-cfg>,early-cse,mem2reg,"
+    "instcombine<max-iterations=1;no-verify-fixpoint>,"
+    "simplifycfg),"
+    // Each kernel inlined into its exported wrapper, then simplified with
+    // its loops rotated, their invariants hoisted and constant trip counts
+    // unrolled.
+    "cgscc(devirt<4>(inline,function<no-rerun>("
+    "sroa<modify-cfg>,early-cse<memssa>,simplifycfg,"
+    "loop-mssa("
+    "loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+    "loop-rotate,licm<allowspeculation>),"
+    "simplifycfg,"
+    "loop(loop-idiom,indvars,loop-deletion,loop-unroll-full),"
+    "sroa<modify-cfg>,vector-combine,gvn,"
+    "instcombine<max-iterations=1;no-verify-fixpoint>,"
+    "memcpyopt,dse,"
+    "loop-mssa(licm<allowspeculation>),"
+    "simplifycfg<hoist-common-insts;sink-common-insts>))),"
+    "globaldce,"
+    // The loops MLIR left scalar vectorized, the register tiles unrolled.
+    "function("
+    "loop(loop-rotate,loop-deletion),inject-tli-mappings,"
+    "loop-vectorize<interleave-forced-only>,"
+    "instcombine<max-iterations=1;no-verify-fixpoint>,"
+    "simplifycfg<no-keep-loops;hoist-common-insts;sink-common-insts>,"
+    "vector-combine,loop-unroll<O2>,sroa<preserve-cfg>,"
+    "instcombine<max-iterations=1;no-verify-fixpoint>,"
+    "loop-mssa(licm<allowspeculation>),"
+    "simplifycfg),"
+    "globaldce";
+
+static llvm::Error optimizeKernels(llvm::Module &module,
+                                   llvm::TargetMachine &machine) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = true;
   tuning.LoopVectorization = true;
@@ -51,9 +98,13 @@ static void optimizeKernels(llvm::Module &module,
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  llvm::ModulePassManager pipeline =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  llvm::ModulePassManager pipeline;
+  // The text is this file's, the pass names LLVM's: an error here is a
+  // build against another LLVM, not the user's.
+  if (llvm::Error error = builder.parsePassPipeline(pipeline, kKernelPipeline))
+    return error;
   pipeline.run(module, modules);
+  return llvm::Error::success();
 }
 
 /// Whether every symbol `object` (an x86-64 ELF relocatable) leaves
@@ -125,7 +176,9 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
-  optimizeKernels(*llvmModule, *machine);
+  if (llvm::Error error = optimizeKernels(*llvmModule, *machine))
+    return module.emitError("LLVM rejects the kernel pass pipeline: ")
+           << llvm::toString(std::move(error));
 
   llvm::SmallVector<char, 0> object;
   {
