@@ -25,28 +25,29 @@
 
 using namespace mlir;
 
-/// LLVM's optimisation of the kernels: O2's function simplification,
-/// loop vectorizer and unroller, without the passes that find nothing in
-/// code the MLIR pipeline has already vectorized, tiled and peeled. What
-/// LLVM adds is unrolling of the register-tile loops (the kNN, the loop
-/// row: 3x slower without) and the vectorization of the loops MLIR leaves
+/// LLVM's optimisation of the kernels: O2's function simplification and
+/// loop vectorizer, without the passes that find nothing in code the MLIR
+/// pipeline has already vectorized, tiled and peeled. What LLVM adds is the
+/// clean-up of the lowering (descriptors, address arithmetic, invariants
+/// out of loops), full unrolling of short constant loops (the DP-SGD step
+/// 10% slower without), and the vectorization of the loops MLIR leaves
 /// scalar (the histogram's: 5x slower without).
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
-/// LLVM 22) in O2's order, less: SLP vectorization and interleaving (O3's
-/// extra passes and SLP found nothing in the bench's kernels and took more
-/// than half of the kNN's compile time at x86-64-v4); the passes for what
-/// the kernels never hold (coroutines, OpenMP, switches, libcalls, tail
-/// calls, attributes across calls, globals); the scalar passes that found
-/// nothing in the bench's kernels (jump threading, correlated propagation,
-/// reassociation, constraint elimination, SCCP, BDCE, ADCE, merged
-/// loads and stores, loop unswitching, loop distribution, loop load
-/// elimination); and four of O2's eight InstCombines, keeping the ones
-/// after mem2reg, after GVN (without it the kNN runs 1.7x slower), after
-/// the loop vectorizer and after the unroller. Against O2 on the bench's
-/// programs at x86-64-v3: 26% less time in the optimizer, 14% less in all
-/// of LLVM (the code generator's time unchanged), every program's run time
-/// within 5%, this machine's noise (bench/RESULTS.md, 2026-12-05 night).
+/// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
+/// partial and runtime unroller (none of them changed a bench program's
+/// run time; the unroller took 20% of the code generator's time); the
+/// passes for what the kernels never hold (coroutines, OpenMP, switches,
+/// libcalls, tail calls, attributes across calls, globals); the scalar
+/// passes that found nothing in the bench's kernels (jump threading,
+/// correlated propagation, reassociation, constraint elimination, SCCP,
+/// BDCE, ADCE, merged loads and stores, loop unswitching, loop distribution,
+/// loop load elimination); and four of O2's eight InstCombines, keeping the
+/// ones after mem2reg, after GVN (without it the kNN runs 1.7x slower),
+/// after the loop vectorizer and the last. Against O2 on the bench's programs
+/// at x86-64-v3: a third less time in the optimizer, a fifth less in the code
+/// generator, every program's run time within 5%, this machine's noise
+/// (bench/RESULTS.md, 2026-12-05 night).
 static constexpr llvm::StringLiteral kKernelPipeline =
     // Per function: the MLIR lowering's descriptors and allocas to SSA.
     "function("
@@ -69,13 +70,13 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg<hoist-common-insts;sink-common-insts>))),"
     "globaldce,"
-    // The loops MLIR left scalar vectorized, the register tiles unrolled.
+    // The loops MLIR left scalar vectorized.
     "function("
     "loop(loop-rotate,loop-deletion),inject-tli-mappings,"
     "loop-vectorize<interleave-forced-only>,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
     "simplifycfg<no-keep-loops;hoist-common-insts;sink-common-insts>,"
-    "vector-combine,loop-unroll<O2>,sroa<preserve-cfg>,"
+    "vector-combine,sroa<preserve-cfg>,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg),"
