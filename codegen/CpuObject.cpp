@@ -31,12 +31,14 @@ using namespace mlir;
 /// clean-up of the lowering (descriptors, address arithmetic, invariants
 /// out of loops), full unrolling of short constant loops (the DP-SGD step
 /// 10% slower without), and the vectorization of the loops MLIR leaves
-/// scalar (the histogram's: 5x slower without).
+/// scalar (the histogram's: 5x slower without), unrolled at run time (the
+/// histogram 35% slower on one thread without).
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
 /// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
-/// partial and runtime unroller (none of them changed a bench program's
-/// run time; the unroller took 20% of the code generator's time); the
+/// partial unrolling of loops with a known trip count (none of them
+/// changed a bench program's run time; partial unrolling took 20% of the
+/// code generator's time); the
 /// passes for what the kernels never hold (coroutines, OpenMP, switches,
 /// libcalls, tail calls, attributes across calls, globals); the scalar
 /// passes that found nothing in the bench's kernels (jump threading,
@@ -44,9 +46,9 @@ using namespace mlir;
 /// BDCE, ADCE, merged loads and stores, loop unswitching, loop distribution,
 /// loop load elimination); and four of O2's eight InstCombines, keeping the
 /// ones after mem2reg, after GVN (without it the kNN runs 1.7x slower),
-/// after the loop vectorizer and the last. Against O2 on the bench's programs
-/// at x86-64-v3: a third less time in the optimizer, a fifth less in the code
-/// generator, every program's run time within 5%, this machine's noise
+/// after the loop vectorizer and after the unroller. Against O2 on the bench's
+/// programs at x86-64-v3: a third less time in the optimizer, a fifth less in
+/// the code generator, every program's run time within 5%, this machine's noise
 /// (bench/RESULTS.md, 2026-12-05 night).
 static constexpr llvm::StringLiteral kKernelPipeline =
     // Per function: the MLIR lowering's descriptors and allocas to SSA.
@@ -70,13 +72,13 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg<hoist-common-insts;sink-common-insts>))),"
     "globaldce,"
-    // The loops MLIR left scalar vectorized.
+    // The loops MLIR left scalar vectorized and unrolled at run time.
     "function("
     "loop(loop-rotate,loop-deletion),inject-tli-mappings,"
     "loop-vectorize<interleave-forced-only>,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
     "simplifycfg<no-keep-loops;hoist-common-insts;sink-common-insts>,"
-    "vector-combine,sroa<preserve-cfg>,"
+    "vector-combine,loop-unroll<O2;no-partial>,sroa<preserve-cfg>,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg),"
