@@ -36,20 +36,20 @@ using namespace mlir;
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
 /// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
-/// partial unrolling of loops with a known trip count (none of them
-/// changed a bench program's run time; partial unrolling took 20% of the
-/// code generator's time); the
-/// passes for what the kernels never hold (coroutines, OpenMP, switches,
-/// libcalls, tail calls, attributes across calls, globals); the scalar
-/// passes that found nothing in the bench's kernels (jump threading,
-/// correlated propagation, reassociation, constraint elimination, SCCP,
-/// BDCE, ADCE, merged loads and stores, loop unswitching, loop distribution,
-/// loop load elimination); and four of O2's eight InstCombines, keeping the
-/// ones after mem2reg, after GVN (without it the kNN runs 1.7x slower),
-/// after the loop vectorizer and after the unroller. Against O2 on the bench's
-/// programs at x86-64-v3: a third less time in the optimizer, a fifth less in
-/// the code generator, every program's run time within 5%, this machine's noise
-/// (bench/RESULTS.md, 2026-12-05 night).
+/// partial unrolling of loops with a known trip count (none of them changed
+/// a bench program's run time; partial unrolling took 20% of the code
+/// generator's time); the passes for what the kernels never hold
+/// (coroutines, OpenMP, switches, libcalls, tail calls, attributes across
+/// calls, globals); the scalar passes that found nothing in the bench's
+/// kernels (jump threading, correlated propagation, reassociation,
+/// constraint elimination, SCCP, BDCE, ADCE, merged loads and stores, loop
+/// unswitching, loop distribution, loop load elimination); and four of O2's
+/// eight InstCombines, keeping the ones after mem2reg, after GVN (without it
+/// the kNN runs 1.7x slower), after the loop vectorizer and after the
+/// unroller. Against O2 on the bench's 16 programs at x86-64-v3: 29% less
+/// time in the optimizer, 17% less in the code generator, every program's
+/// run time within 5%, this machine's noise (bench/RESULTS.md, 2026-12-05
+/// night).
 static constexpr llvm::StringLiteral kKernelPipeline =
     // Per function: the MLIR lowering's descriptors and allocas to SSA.
     "function("
@@ -86,6 +86,7 @@ static constexpr llvm::StringLiteral kKernelPipeline =
 
 static llvm::Error optimizeKernels(llvm::Module &module,
                                    llvm::TargetMachine &machine) {
+  // O2's tuning, for what the pipeline's text leaves to it.
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = true;
   tuning.LoopVectorization = true;
