@@ -86,7 +86,8 @@ static constexpr llvm::StringLiteral kKernelPipeline =
 
 static llvm::Error optimizeKernels(llvm::Module &module,
                                    llvm::TargetMachine &machine) {
-  // O2's tuning, for what the pipeline's text leaves to it.
+  // The tuning the kernels had under O2 (no SLP, no interleaving), for
+  // whatever the pipeline's text leaves unsaid.
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = true;
   tuning.LoopVectorization = true;
