@@ -835,6 +835,38 @@ def ArrNvvmExternDynamicShared
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ArrConvertKernelsToLLVM
+    : Pass<"arr-convert-kernels-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Converts CPU kernels to the LLVM dialect in one conversion";
+  let description = [{
+    Input: kernels of 1-D vector, arith, math, memref, func, cf and ub ops
+    (after `convert-scf-to-cf` in `--arr-to-llvm-pipeline`); output: the
+    LLVM dialect, no unrealized casts left. Fails, naming the op, on any op
+    that has no conversion.
+
+    What `convert-vector-to-llvm{reassociate-fp-reductions}`,
+    `finalize-memref-to-llvm`, `convert-math-to-llvm`,
+    `convert-arith-to-llvm`, `convert-func-to-llvm{use-bare-ptr-memref-call-conv}`,
+    `convert-cf-to-llvm`, `convert-ub-to-llvm` and
+    `reconcile-unrealized-casts` do one after another, with one type
+    converter, one pattern set and one walk: upstream's vector-to-vector
+    lowerings first (as `convert-vector-to-llvm` applies them), then a single
+    partial conversion of every dialect's patterns. Eight walks and seven
+    rounds of casts between them took about a quarter of the CPU pipeline's
+    MLIR time. Functions take bare pointers for their memrefs: the kernel
+    ABI of `--arr-emit-cpu-kernels`.
+
+    ```mlir
+    func.func @k(%a: memref<16xf32>) {
+      %v = vector.load %a[%c0] : memref<16xf32>, vector<8xf32>
+    // becomes
+    llvm.func @k(%a: !llvm.ptr) {
+      %v = llvm.load %p {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Adds the C entry point `vmapc_kernel_NAME` of every kernel";
   let description = [{
@@ -842,8 +874,8 @@ def ArrEmitCpuKernels : Pass<"arr-emit-cpu-kernels", "::mlir::ModuleOp"> {
     conversions to LLVM); output: the same plus a C entry point per kernel.
     Fails on any earlier stage, naming what to run first.
 
-    On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
-    calling convention: for each kernel `@k` (pointers for its bindings,
+    On the LLVM dialect, after `arr-convert-kernels-to-llvm` (bare-pointer
+    calling convention): for each kernel `@k` (pointers for its bindings,
     i64s for its scalars and its three workgroup ids), adds
     `llvm.func @vmapc_kernel_k(%bindings: !llvm.ptr, %scalars: !llvm.ptr,
     %x: i64, %y: i64, %z: i64)`, which loads each binding and scalar from
@@ -934,7 +966,7 @@ def ArrCpuLowerVectors : Pass<"arr-cpu-lower-vectors", "::mlir::ModuleOp"> {
     (`arith.mulf` + `arith.addf` with `contract`, which LLVM fuses into an
     FMA where the ISA has one), multi-dimensional reductions to 1-D
     reductions, transposes to shuffles, broadcasts, shape casts and
-    transfers to 1-D loads and stores, ready for `convert-vector-to-llvm`.
+    transfers to 1-D loads and stores, ready for `arr-convert-kernels-to-llvm`.
 
     ```mlir
     %c = vector.contract {...} %a, %b, %acc : vector<8x4xf32>, vector<4x16xf32> into vector<8x16xf32>

@@ -2,7 +2,7 @@
 //
 // `--arr-cpu-lower-vectors`: on bufferized kernels, the high-level vector
 // ops that vectorization made become 1-D vector arithmetic, loads and
-// stores, which `convert-vector-to-llvm` then maps to LLVM vectors (the
+// stores, which `arr-convert-kernels-to-llvm` then maps to LLVM vectors (the
 // order of upstream's vector lowering, as IREE's LLVMCPU vector lowering
 // runs it): contractions to outer products, outer products to
 // multiply-adds, multi-dimensional reductions to 1-D reductions, transposes

@@ -6,8 +6,8 @@
 //   void vmapc_kernel_NAME(void *const *bindings, const int64_t *scalars,
 //                          int64_t wg_x, int64_t wg_y, int64_t wg_z);
 //
-// On the LLVM dialect, after `convert-func-to-llvm` with the bare-pointer
-// calling convention, a kernel takes one pointer per binding, one i64 per
+// On the LLVM dialect, after `arr-convert-kernels-to-llvm` (bare-pointer
+// calling convention), a kernel takes one pointer per binding, one i64 per
 // scalar and the three workgroup ids; the wrapper loads the pointers and
 // scalars from the two arrays and calls it. The kernel itself becomes
 // internal, so that LLVM inlines it into the wrapper.
