@@ -841,8 +841,9 @@ def ArrConvertKernelsToLLVM
   let description = [{
     Input: kernels of 1-D vector, arith, math, memref, func, cf and ub ops
     (after `convert-scf-to-cf` in `--arr-to-llvm-pipeline`); output: the
-    LLVM dialect, no unrealized casts left. Fails, naming the op, on any op
-    that has no conversion.
+    LLVM dialect, no unrealized casts left. Fails on an earlier or later
+    stage (as `arr-cpu-lower-vectors`), naming what to run first, and,
+    naming the op, on any op that has no conversion.
 
     What `convert-vector-to-llvm{reassociate-fp-reductions}`,
     `finalize-memref-to-llvm`, `convert-math-to-llvm`,

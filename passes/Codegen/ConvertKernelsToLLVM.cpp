@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/Stages.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -104,6 +105,11 @@ struct ArrConvertKernelsToLLVMPass
     : vmapc::impl::ArrConvertKernelsToLLVMBase<ArrConvertKernelsToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The range of arr-cpu-lower-vectors, which comes first.
+    if (failed(vmapc::checkStage(module, getArgument(),
+                                 vmapc::Stage::Dispatched,
+                                 vmapc::Stage::Kernels)))
+      return signalPassFailure();
     MLIRContext *ctx = module.getContext();
     lowerVectorsForLLVM(module);
 
