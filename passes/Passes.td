@@ -928,7 +928,10 @@ def ArrCpuVectorize : Pass<"arr-cpu-vectorize", "::mlir::ModuleOp"> {
 
     In every kernel, on tensors after `--arr-tile-workgroups`: the root is
     tiled by rows with its producers fused in (one slice each), the last
-    rows of a partial workgroup peeled so that every shape is static; each
+    rows of a partial workgroup peeled so that every shape is static (a
+    kernel that contracts: slabs of 64 rows, a partial one computed in the
+    static code of a full one on padded inputs, each op's tiles of rows
+    stopped at the rows its users read; passes/Codegen/PadSlab.h); each
     op is then cut into register tiles by its kind (passes/Codegen/
     TileSizes.h: elementwise, contraction along the output's innermost
     dimension, reduction along a contiguous dimension, argmin/argmax),

@@ -11,11 +11,11 @@
 //    layers. `m` is a slab of kContractionSlabRows rows when the kernel
 //    contracts (a weight panel is loaded once for the slab's register
 //    tiles), else 1. A slab of a dynamic row count (a partial chunk's last
-//    workgroup) is computed at its full size, its inputs padded
-//    (PadSlab.h), or, with fewer than a quarter of its rows, one row at a
-//    time; any other partial row loop is peeled (register tiles of
-//    rowTile rows while they last, then single rows), so that every op in
-//    a row loop has a static shape.
+//    workgroup) is computed in the static code of a full one, its inputs
+//    padded, each op's loop over its register tiles of rows stopped at the
+//    rows it needs (PadSlab.h); any other partial row loop is peeled
+//    (register tiles of rowTile rows while they last, then single rows),
+//    so that every op in a row loop has a static shape.
 // 2. Per op, a strategy by kind (passes/Codegen/TileSizes.h):
 //    - argmin/argmax: vector code of our own (ArgReduce.h);
 //    - elementwise: the output's innermost dimension in tiles of 4 vectors;
@@ -72,8 +72,8 @@ using namespace vmapc;
 
 namespace {
 
-/// The fewest rows of a slab that padSlabRows computes at full size (a
-/// smaller slab keeps its peeled partial version).
+/// The fewest rows of a slab that padSlabRows pads (a smaller slab keeps its
+/// peeled partial version).
 constexpr int64_t kMinPaddedSlabRows = 16;
 
 /// Attribute on the tile loops of one op that may need peeling.
@@ -136,6 +136,23 @@ FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return failure();
+  // The loop over a padded slab's rows (PadSlab.h): the tiled loops are the
+  // op's loops of a tile size, outermost first, in `interchange`'s order.
+  if (auto rowLoop = op->getAttrOfType<DenseI64ArrayAttr>(kSlabRowLoopAttr)) {
+    int64_t row = rowLoop[0];
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> order =
+        interchange.empty()
+            ? llvm::to_vector(llvm::seq<int64_t>(tileSizes.size()))
+            : llvm::to_vector(interchange);
+    llvm::erase_if(order, [&](int64_t l) { return tileSizes[l] == 0; });
+    auto position = llvm::find(order, row) - order.begin();
+    if (row < int64_t(ranges.size()) && position < int64_t(order.size()) &&
+        order.size() == tiled->loops.size() &&
+        (ranges[row] == rowLoop[1] || ShapedType::isDynamic(ranges[row])))
+      tiled->loops[position]->setAttr(kSlabRowTilesAttr,
+                                      rewriter.getUnitAttr());
+  }
   rewriter.replaceOp(op, tiled->replacements);
   for (LoopLikeOpInterface loop : tiled->loops)
     loop->setAttr(kPeelAttr, rewriter.getUnitAttr());
@@ -319,22 +336,19 @@ struct ArrCpuVectorizePass
       FailureOr<scf::ForOp> slabLoop = tileRows(rewriter, root, rows);
       if (failed(slabLoop))
         return failure();
-      // A slab's rows of a dynamic count: one version for full and partial
-      // slabs (PadSlab.h), and one for fewer than a quarter of a slab's
-      // rows, one row at a time (the least code of any version).
+      // A slab's rows of a dynamic count (a static count's last slab is
+      // peeled to its static size): one version for full and partial slabs
+      // (PadSlab.h).
       if (*slabLoop && rows >= kMinPaddedSlabRows &&
+          !getConstantIntValue(slabLoop->getUpperBound()) &&
           hasContraction(*slabLoop->getBody()))
-        if (FailureOr<PaddedSlab> padded = padSlabRows(
-                rewriter, *slabLoop, rows, rows / 4, kCpuMaxWorkgroupScratch);
+        if (FailureOr<PaddedSlab> padded =
+                padSlabRows(rewriter, *slabLoop, rows, kCpuMaxWorkgroupScratch);
             succeeded(padded)) {
           (*slabLoop)->removeAttr(kPeelAttr);
           (*slabLoop)->removeAttr(kRowLoopAttr);
           if (failed(tileRealRows(rewriter, *padded)))
             return failure();
-          if (linalg::LinalgOp fewRowsRoot =
-                  findRootIn(*padded->fewRows.thenBlock()))
-            if (failed(tileRows(rewriter, fewRowsRoot, 1)))
-              return failure();
         }
     }
     peelMarkedLoops(rewriter, kernel);
@@ -380,6 +394,14 @@ struct ArrCpuVectorizePass
           return failure();
     }
     peelMarkedLoops(rewriter, kernel);
+    // Before canonicalization inlines the peeled remainder tiles.
+    SmallVector<scf::ForOp> paddedSlabs;
+    kernel.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kPaddedSlabAttr))
+        paddedSlabs.push_back(loop);
+    });
+    for (scf::ForOp slab : paddedSlabs)
+      boundSlabRowTiles(rewriter, slab);
     canonicalize(kernel);
 
     // 3. Resolve panel indices, fold unit dimensions, vectorize, hoist.
@@ -445,9 +467,12 @@ struct ArrCpuVectorizePass
     for (scf::ForOp loop : loops) // Innermost first (post-order walk).
       hoistLoopInvariantSubsets(rewriter,
                                 cast<LoopLikeOpInterface>(loop.getOperation()));
-    kernel.walk([](scf::ForOp loop) {
-      loop->removeAttr(kRowLoopAttr);
-      loop->removeAttr(kPeelAttr);
+    kernel.walk([](Operation *op) {
+      for (StringRef name :
+           {StringRef(kRowLoopAttr), StringRef(kPeelAttr),
+            StringRef(kPaddedSlabAttr), StringRef(kSlabRowLoopAttr),
+            StringRef(kSlabRowTilesAttr)})
+        op->removeAttr(name);
     });
     return success();
   }

@@ -5,9 +5,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace vmapc;
@@ -49,7 +50,7 @@ static SmallVector<OpFoldResult> withSize(ArrayRef<OpFoldResult> sizes,
 /// An upper bound on the bytes of per-workgroup scratch that the slab loop
 /// `loop` (rows of count `rows`) needs once padded to `slabRows` = S rows:
 /// each slice of rows it writes before it reads (an intermediate, a
-/// destination) S rows, and one row more for the branch of few rows; each
+/// destination) S rows; each
 /// input slice it reads 2 S rows (its padded copy, and the second copy that
 /// one-shot bufferization makes of it: the scf.if that joins the copy with
 /// the in-place view of the input puts both in one alias set, so the
@@ -70,14 +71,13 @@ static int64_t paddedScratchBytes(scf::ForOp loop, Value rows,
                         : type.getDimSize(d);
     bool written = slice.getSource().getDefiningOp<tensor::EmptyOp>() ||
                    !elementsRead(slice.getResult());
-    bytes += (written ? slabRows + 1 : 2 * slabRows) * rowBytes;
+    bytes += (written ? slabRows : 2 * slabRows) * rowBytes;
   });
   return bytes;
 }
 
 FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
                                          scf::ForOp loop, int64_t slabRows,
-                                         int64_t fewRowsBelow,
                                          int64_t maxScratchBytes) {
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
@@ -126,48 +126,19 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
   if (paddedScratchBytes(loop, rows, slabRows) > maxScratchBytes)
     return failure();
 
-  // if rows < fewRowsBelow { the body as it was } else { the body at S
-  // rows }.
   Location loc = loop.getLoc();
-  SmallVector<Operation *> slabOps;
-  for (Operation *op = rowsDef->getNextNode(); op != yield;
-       op = op->getNextNode())
-    slabOps.push_back(op);
   rewriter.setInsertionPointAfter(rowsDef);
   Value slab = arith::ConstantIndexOp::create(rewriter, loc, slabRows);
   auto partialSlab = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::slt, rows, slab);
-  Value bound = arith::ConstantIndexOp::create(rewriter, loc, fewRowsBelow);
-  Value fewRows = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::slt, rows, bound);
-  rewriter.setInsertionPoint(yield);
-  auto branches = scf::IfOp::create(rewriter, loc, yield.getOperandTypes(),
-                                    fewRows, /*withElseRegion=*/true);
-  Block *padded = branches.elseBlock();
-  for (Operation *op : slabOps)
-    op->moveBefore(padded, padded->end());
-  rewriter.setInsertionPointToEnd(padded);
-  auto paddedYield = scf::YieldOp::create(rewriter, loc, yield.getOperands());
-  rewriter.modifyOpInPlace(yield,
-                           [&] { yield->setOperands(branches.getResults()); });
-  {
-    IRMapping mapping;
-    rewriter.setInsertionPointToEnd(branches.thenBlock());
-    for (Operation &op : padded->without_terminator())
-      rewriter.clone(op, mapping);
-    SmallVector<Value> results;
-    for (Value value : paddedYield.getOperands())
-      results.push_back(mapping.lookupOrDefault(value));
-    scf::YieldOp::create(rewriter, loc, results);
-  }
   PaddedSlab result;
-  result.fewRows = branches;
 
-  // The padded branch. Ops that keep the real row count: the slices of
-  // the inputs' real rows, the insertion of the results' real rows, and
-  // the roots that need not be padded (below) with the fills of their
-  // outputs.
+  // Ops that keep the real row count: the test for a partial slab, the
+  // slices of the inputs' real rows, the insertion of the results' real
+  // rows, and the roots that need not be padded (below) with the fills of
+  // their outputs.
   llvm::SmallPtrSet<Operation *, 16> realRows;
+  realRows.insert(partialSlab);
   SmallVector<OpFoldResult> zeros, ones;
   auto unitOffsets = [&](int64_t rank) {
     zeros.assign(rank, rewriter.getIndexAttr(0));
@@ -197,10 +168,10 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
     auto tensor = dyn_cast<RankedTensorType>(type);
     return tensor && tensor.getNumDynamicDims() <= 1;
   };
-  for (Value yielded : paddedYield.getOperands()) {
+  for (Value yielded : yield.getOperands()) {
     auto insert = yielded.getDefiningOp<tensor::InsertSliceOp>();
     auto root = insert.getSource().getDefiningOp<linalg::LinalgOp>();
-    if (!root || root->getBlock() != padded || reducesAlongOutput(root) ||
+    if (!root || root->getBlock() != body || reducesAlongOutput(root) ||
         !llvm::all_of(root->getOperandTypes(), atMostOneDynamicDim) ||
         llvm::is_contained(result.realRowRoots, root))
       continue;
@@ -233,7 +204,7 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
   // into the destination by a linalg.copy that the caller tiles one row at
   // a time (a vector copy per row, where an insert_slice of dynamic rows
   // would bufferize to a memref.copy of scalar loops).
-  for (Value yielded : paddedYield.getOperands()) {
+  for (Value yielded : yield.getOperands()) {
     auto insert = yielded.getDefiningOp<tensor::InsertSliceOp>();
     realRows.insert(insert);
     if (llvm::is_contained(result.realRowRoots,
@@ -253,7 +224,7 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
         insert, [&] { insert.getSourceMutable().assign(copy->getResult(0)); });
   }
   SmallVector<tensor::ExtractSliceOp> slices;
-  for (auto slice : padded->getOps<tensor::ExtractSliceOp>()) {
+  for (auto slice : body->getOps<tensor::ExtractSliceOp>()) {
     Value source = slice.getSource();
     bool ofKernel = loop.isDefinedOutsideOfLoop(source) ||
                     llvm::is_contained(loop.getRegionIterArgs(), source);
@@ -298,10 +269,12 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
           rewriter, loc, rowType, slice.getSource(), slice.getMixedOffsets(),
           withSize(sizes, dim, rewriter.getIndexAttr(1)),
           slice.getMixedStrides());
-      Value repeated =
-          linalg::BroadcastOp::create(rewriter, loc, row0, init,
-                                      ArrayRef<int64_t>{int64_t(dim)})
-              ->getResult(0);
+      auto broadcast = linalg::BroadcastOp::create(
+          rewriter, loc, row0, init, ArrayRef<int64_t>{int64_t(dim)});
+      // Only the rows that the slab's ops read (boundSlabRowTiles).
+      broadcast->setAttr(kSlabRowLoopAttr, rewriter.getDenseI64ArrayAttr(
+                                               {int64_t(dim), slabRows}));
+      Value repeated = broadcast->getResult(0);
       unitOffsets(slice.getType().getRank());
       auto copyIn = tensor::InsertSliceOp::create(
           rewriter, loc, slice.getResult(), repeated, zeros, sizes, ones);
@@ -320,12 +293,133 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
       return !realRows.contains(use.getOwner());
     });
   }
-  // Every other size of rows in the padded branch is S.
-  Region &paddedRegion = branches.getElseRegion();
+  // Every other size of rows in the slab is S.
   rewriter.replaceUsesWithIf(rows, slab, [&](OpOperand &use) {
     Operation *owner = use.getOwner();
-    return paddedRegion.isAncestor(owner->getParentRegion()) &&
-           !realRows.contains(owner);
+    return body->findAncestorOpInBlock(*owner) && !realRows.contains(owner);
   });
+  // Each op of the slab with its loop over the rows (its one dynamic loop
+  // until the types are folded) and S, and the slab loop itself, for
+  // boundSlabRowTiles.
+  for (auto op : body->getOps<linalg::LinalgOp>()) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::count_if(ranges, ShapedType::isDynamic) != 1)
+      continue;
+    int64_t rowLoop =
+        llvm::find_if(ranges, ShapedType::isDynamic) - ranges.begin();
+    op->setAttr(kSlabRowLoopAttr,
+                rewriter.getDenseI64ArrayAttr({rowLoop, slabRows}));
+  }
+  loop->setAttr(kPaddedSlabAttr, rewriter.getUnitAttr());
   return result;
+}
+
+/// A top-level op of a slab's body that reads rows of its operands where
+/// its result has them (a view of them).
+static bool isRowView(Operation *op) {
+  return isa<tensor::CastOp, tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp>(op);
+}
+
+void vmapc::boundSlabRowTiles(RewriterBase &rewriter, scf::ForOp slabLoop) {
+  Block *body = slabLoop.getBody();
+  Location loc = slabLoop.getLoc();
+  std::optional<int64_t> slabRows = getConstantIntValue(slabLoop.getStep());
+  if (!slabRows)
+    return;
+  SmallVector<Operation *> ops;
+  for (Operation &op : body->without_terminator())
+    ops.push_back(&op);
+  // The slab's real rows, r = min(S, ub - iv), and the index arithmetic of
+  // each op's bound, at the start of the body.
+  rewriter.setInsertionPointToStart(body);
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  Value slab = constant(*slabRows);
+  Value rows = arith::MinSIOp::create(
+      rewriter, loc, slab,
+      arith::SubIOp::create(rewriter, loc, slabLoop.getUpperBound(),
+                            slabLoop.getInductionVar()));
+  OpBuilder::InsertPoint arithmetic = rewriter.saveInsertionPoint();
+
+  // The rows each top-level op computes of its results (absent: all S),
+  // last op first, so that an op's users are known before it.
+  DenseMap<Operation *, Value> computed;
+  for (Operation *op : llvm::reverse(ops)) {
+    auto insert = dyn_cast<tensor::InsertSliceOp>(op);
+    if (insert && !insert.getSourceType().hasStaticShape()) {
+      computed[op] = rows; // A result's real rows.
+      continue;
+    }
+    // The rows its users read: the most any of them computes, at least r.
+    rewriter.restoreInsertionPoint(arithmetic);
+    llvm::SetVector<Operation *> users;
+    for (Value result : op->getResults())
+      if (isa<RankedTensorType>(result.getType()))
+        for (Operation *user : result.getUsers())
+          users.insert(body->findAncestorOpInBlock(*user));
+    if (!llvm::all_of(users,
+                      [&](Operation *user) { return computed.contains(user); }))
+      continue;
+    Value need = rows;
+    for (Operation *user : users)
+      need = arith::MaxSIOp::create(rewriter, loc, need, computed[user]);
+    if (isRowView(op)) {
+      computed[op] = need;
+      continue;
+    }
+    // Its loops over register tiles of rows: from 0 in steps of t, and the
+    // peeled remainder tile.
+    SmallVector<scf::ForOp> rowTiles;
+    bool staticSteps = true;
+    op->walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kSlabRowTilesAttr))
+        return;
+      loop->removeAttr(kSlabRowTilesAttr);
+      rowTiles.push_back(loop);
+      staticSteps &= getConstantIntValue(loop.getStep()) &&
+                     getConstantIntValue(loop.getLowerBound());
+    });
+    if (rowTiles.empty() || !staticSteps)
+      continue;
+    // Each loop over its rows' register tiles runs its tiles of t rows up
+    // to the first that ends at or past `need`: the op computes
+    // min(S, roundup(need, t)) rows, of which those past r are discarded.
+    int64_t tileRows = 1;
+    for (scf::ForOp loop : rowTiles)
+      tileRows = std::max(tileRows, *getConstantIntValue(loop.getStep()));
+    Value tile = constant(tileRows);
+    Value roundedUp = arith::MulIOp::create(
+        rewriter, loc,
+        arith::DivUIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, need, constant(tileRows - 1)),
+            tile),
+        tile);
+    computed[op] = arith::MinSIOp::create(rewriter, loc, slab, roundedUp);
+    for (scf::ForOp loop : rowTiles) {
+      rewriter.setInsertionPoint(loop);
+      if (*getConstantIntValue(loop.getLowerBound()) == 0) {
+        Value bound =
+            arith::MinSIOp::create(rewriter, loc, loop.getUpperBound(), need);
+        rewriter.modifyOpInPlace(
+            loop, [&] { loop.getUpperBoundMutable().assign(bound); });
+        continue;
+      }
+      // A peeled remainder tile (static): only where it holds rows needed.
+      Value run = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sgt, need, loop.getLowerBound());
+      auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), run,
+                                     /*withElseRegion=*/true);
+      rewriter.replaceAllUsesWith(loop.getResults(), guard.getResults());
+      if (guard.thenBlock()->empty()) {
+        rewriter.setInsertionPointToEnd(guard.thenBlock());
+        scf::YieldOp::create(rewriter, loc, loop.getResults());
+        rewriter.setInsertionPointToEnd(guard.elseBlock());
+        scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+      }
+      rewriter.moveOpBefore(loop, guard.thenBlock()->getTerminator());
+    }
+  }
 }

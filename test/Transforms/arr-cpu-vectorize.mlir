@@ -6,37 +6,44 @@
 // with x [64] and w [64, 32], and max over 1000 values.
 
 // exp(x @ w) at AVX-512: the workgroup's rows as one slab (up to 64 rows;
-// here its 16). A slab of fewer than 16 / 4 rows takes them one at a time;
-// any other is computed as 16 rows (passes/Codegen/PadSlab.h): x read in
-// place when the slab is full, else from a copy of its rows padded to 16
-// (those past its own repeat its first), cut into register tiles of 8 rows
-// inside each 32-column panel of w (the panel serves every tile of the
-// slab), each an 8 x 32 accumulator carried as a vector through the 64
-// steps of the reduction. The exp, the root, reads the slab's real rows
-// only, as vectors of 32, and writes them in place.
+// here its 16), full or partial in one version (passes/Codegen/PadSlab.h):
+// x read in place when the slab is full, else from a copy of its rows
+// padded to 16 (those past its own repeat its first), cut into register
+// tiles of 8 rows inside each 32-column panel of w (the panel serves every
+// tile of the slab), each an 8 x 32 accumulator carried as a vector through
+// the 64 steps of the reduction. The exp, the root, reads the slab's real
+// rows R only, as vectors of 32, and writes them in place. Each op's loop
+// over its tiles stops at the rows its users read: the contraction's at R
+// (NEEDC, at least R), so it computes R rounded up to 8 rows (ROWS8), and
+// the padded copy of x holds those.
 // V4-LABEL: func.func private @e_dispatch_0(
 // V4:         scf.forall
 // V4:           scf.for
+// V4:             %[[R:.+]] = arith.minsi %{{.+}}, %c16
+// V4:             %[[UP:.+]] = arith.addi %[[NEEDC:.+]], %c7
+// V4-NEXT:        %[[TILES:.+]] = arith.divui %[[UP]], %c8
+// V4-NEXT:        %[[ROUNDED:.+]] = arith.muli %[[TILES]], %c8
+// V4-NEXT:        %[[ROWS8:.+]] = arith.minsi %[[ROUNDED]], %c16
+// V4-NEXT:        %[[NEEDX:.+]] = arith.maxsi %[[R]], %[[ROWS8]]
 // V4:             %[[ROWS:.+]] = affine.min
 // V4:             %[[PARTIAL:.+]] = arith.cmpi slt, %[[ROWS]], %c16
-// V4:             %[[FEW:.+]] = arith.cmpi slt, %[[ROWS]], %c4
-// V4:             scf.if %[[FEW]]
-// V4:               scf.for %{{.+}} = %c0 to %[[ROWS]] step %c1
-// V4:                 vector.contract {{.+}} : vector<1x1xf32>, vector<1x32xf32> into vector<1x32xf32>
-// V4:                 math.exp %{{.+}} : vector<32xf32>
+// V4:             %[[X:.+]] = scf.if %[[PARTIAL]] -> (tensor<16x64xf32>)
+// V4:               %[[COPIED:.+]] = arith.minsi %[[NEEDX]], %c16
+// V4-NEXT:          scf.for %{{.+}} = %c0 to %[[COPIED]] step %c1
+// V4:               tensor.insert_slice %{{.+}} into %{{.+}}[0, 0] [%[[ROWS]], 64] [1, 1] : tensor<?x64xf32> into tensor<16x64xf32>
 // V4:             } else {
-// V4:               %[[X:.+]] = scf.if %[[PARTIAL]] -> (tensor<16x64xf32>)
-// V4:                 tensor.insert_slice %{{.+}} into %{{.+}}[0, 0] [%[[ROWS]], 64] [1, 1] : tensor<?x64xf32> into tensor<16x64xf32>
-// V4:               } else {
-// V4:                 tensor.extract_slice {{.+}} [16, 64] [1, 1] : tensor<?x64xf32> to tensor<16x64xf32>
-// V4:               scf.for %{{.+}} = %c0 to %c16 step %c8
-// V4:                 scf.for %{{.+}} = %c0 to %c64 step %c1 iter_args(%{{.+}} = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<8x32xf32>, vector<8x32xf32>)
-// V4:                   vector.transfer_read %[[X]]{{.+}} : tensor<16x64xf32>, vector<8x1xf32>
-// V4:                   vector.transfer_read {{.+}} : tensor<64x32xf32>, vector<1x32xf32>
-// V4:                   vector.contract {{.+}} %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// V4:               scf.for %{{.+}} = %c0 to %[[ROWS]] step %c1
-// V4:                 vector.transfer_read {{.+}} : tensor<16x32xf32>, vector<32xf32>
-// V4:                 math.exp %{{.+}} : vector<32xf32>
+// V4:               tensor.extract_slice {{.+}} [16, 64] [1, 1] : tensor<?x64xf32> to tensor<16x64xf32>
+// V4:             %[[TILED:.+]] = arith.minsi %[[NEEDC]], %c16
+// V4-NEXT:        scf.for %{{.+}} = %c0 to %[[TILED]] step %c8
+// V4:               scf.for %{{.+}} = %c0 to %c64 step %c1 iter_args(%{{.+}} = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<8x32xf32>, vector<8x32xf32>)
+// V4:                 vector.transfer_read %[[X]]{{.+}} : tensor<16x64xf32>, vector<8x1xf32>
+// V4:                 vector.transfer_read {{.+}} : tensor<64x32xf32>, vector<1x32xf32>
+// V4:                 vector.contract {{.+}} %[[ACC]] : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// V4:             %[[REAL:.+]] = arith.minsi %[[ROWS]], %[[R]]
+// V4-NEXT:        scf.for %{{.+}} = %c0 to %[[REAL]] step %c1
+// V4:               vector.transfer_read {{.+}} : tensor<16x32xf32>, vector<32xf32>
+// V4:               math.exp %{{.+}} : vector<32xf32>
+// V4-NOT:         vector<1x1xf32>
 // V4-NOT:     linalg.
 // V4-LABEL: func.func private @m_dispatch_0(
 // The max: 64 lanes over the first 960 values, the last 40 in a vector of

@@ -49,12 +49,14 @@
 # bytes after the last.
 # KERNEL-LABEL: func.func private @f_dispatch_1(
 # KERNEL-SAME:      %[[PW:[a-z0-9]+]]: memref<16x784x32xf32>
-# A workgroup of fewer than 16 rows runs them one at a time; any other is
-# computed as 64 rows (passes/Codegen/PadSlab.h), read in place when it has
-# 64, else from a copy padded to 64 rows.
+# Every workgroup is computed in the code of a 64-row slab
+# (passes/Codegen/PadSlab.h), read in place when it has 64 rows, else from a
+# copy padded to 64 rows; the 14-row tiles run only up to the rows needed
+# (NEED), and the last tile of 8 rows only where they reach past 56.
 # KERNEL:         scf.if %{{.+}} -> (memref<64x784xf32, strided<[784, 1], offset: ?>>)
 # KERNEL:         scf.for %{{.+}} = %c0 to %c512 step %c32
-# KERNEL-NEXT:      scf.for %{{.+}} = %c0 to %c56 step %c14
+# KERNEL-NEXT:      %[[TILES:.+]] = arith.minsi %[[NEED:.+]], %c56
+# KERNEL-NEXT:      scf.for %{{.+}} = %c0 to %[[TILES]] step %c14
 # KERNEL:             %[[PANEL:.+]] = memref.subview %[[PW]][%{{.+}}, 0, %{{.+}}] [1, 784, 32] [1, 1, 1]
 # KERNEL:             scf.for %{{.+}} = %c0 to %c784 step %c1
 # KERNEL-NEXT:          memref.subview %[[PANEL]][0, %{{.+}}, 0] [1, 1, 32]
@@ -62,8 +64,10 @@
 # KERNEL:               vector.transfer_read %{{.+}} : memref<64x784xf32, strided<[784, 1], offset: ?>>, vector<14x1xf32>
 # KERNEL-NEXT:          vector.transfer_read %{{.+}} : memref<1x32xf32, strided<[25088, 1], offset: ?>>, vector<1x32xf32>
 # KERNEL-NEXT:          vector.contract {{.+}} : vector<14x1xf32>, vector<1x32xf32> into vector<14x32xf32>
-# KERNEL:           memref.subview %[[PW]][%{{.+}}, 0, %{{.+}}] [1, 784, 32] [1, 1, 1]
-# KERNEL:           vector.contract {{.+}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+# KERNEL:           %[[LAST:.+]] = arith.cmpi sgt, %[[NEED]], %c56
+# KERNEL-NEXT:      scf.if %[[LAST]]
+# KERNEL:             memref.subview %[[PW]][%{{.+}}, 0, %{{.+}}] [1, 784, 32] [1, 1, 1]
+# KERNEL:             vector.contract {{.+}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 #
 # AVX2's tiles of 6 x 16 (ten per slab, then one of 4 rows): two per panel
 # (16 divides 32).
@@ -85,7 +89,7 @@ export f = vmap(layer, in_axes=(0, none, none, none), batch=64);
 # KERNEL-LABEL: func.func private @g_dispatch_1(
 # KERNEL-SAME:      memref<32x64x32xf32>
 # KERNEL-NOT:     vector<14x
-# KERNEL:         scf.for %{{.+}} = %c0 to %c64 step %c8
+# KERNEL:         scf.for %{{.+}} = %c0 to %{{.+}} step %c8
 # KERNEL:           arith.subf %{{.+}} : vector<8x32xf32>
 # KERNEL-NOT:     vector<14x
 

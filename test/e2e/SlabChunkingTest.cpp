@@ -3,15 +3,20 @@
 //
 // A kernel that contracts computes its workgroup's rows as one slab of 64
 // (passes/Codegen/PadSlab.h): a partial chunk's last workgroup of r rows is
-// computed at 64 rows on inputs padded with copies of its first row when
-// r >= 16, and one row at a time below. This suite runs such kernels at
-// every kind of N around those bounds (few rows, padded, full, a full chunk
-// and a padded one), with an epilogue as the root (tanh(x @ w + b), written
-// in place for the real rows only), the contraction as the root (x @ w,
-// copied out of the padded slab), an argmax after it (i32), and the
-// examples on axis 1 in and out (staged), against the oracle's
-// per-example loop; the padded slab equals each example run alone, bit for
-// bit; and a slab whose padding would pass the scratch limit is not padded.
+// computed in the same static code on inputs padded with copies of its
+// first row, each op's loop over its register tiles of rows (4, 6, 8 or 14
+// rows by ISA level and op) stopped at the rows its users read, and a
+// peeled last tile (64 = 10 x 6 + 4 at AVX2, 4 x 14 + 8 at AVX-512) run
+// only where they reach it. This suite runs such kernels at every kind of
+// N around those bounds (within one tile, at and past tile boundaries,
+// into the last tile, full, a full chunk and a padded one), with an
+// epilogue as the root (tanh(x @ w + b), written in place for the real rows
+// only), the contraction as the root (x @ w, copied out of the padded
+// slab), an argmax after it (i32), a weight read in panels (the taller
+// tiles), and the examples on axis 1 in and out (staged), against the
+// oracle's per-example loop; the padded slab equals each example run alone,
+// bit for bit; and a slab whose padding would pass the scratch limit is not
+// padded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,16 +41,23 @@ fn project(x: f32[24], w: f32[24, 40]) -> f32[40] {
 fn label(x: f32[24], w: f32[24, 40], b: f32[40]) -> i32 {
   return argmax(x @ w + b);
 }
+fn paneled(x: f32[512], w: f32[512, 40], b: f32[40]) -> f32[40] {
+  return tanh(x @ w + b);
+}
 export layer0 = vmap(layer, in_axes=(0, none, none), batch=64);
 export layer1 = vmap(layer, in_axes=(1, none, none), out_axes=1, batch=64);
 export project0 = vmap(project, in_axes=(0, none), batch=64);
 export label0 = vmap(label, in_axes=(0, none, none), batch=64);
+export paneled0 = vmap(paneled, in_axes=(0, none, none), batch=64);
 )arr";
 };
 
-// Few rows (1, 15), the least padded slab (16) and more (17, 40, 63), a
-// full chunk (64), then a full chunk and a partial one of each kind.
-const int64_t kSizes[] = {1, 15, 16, 17, 40, 63, 64, 65, 79, 80, 2 * 64 + 63};
+// Within the first tile (1, 3), at and past tile boundaries of 4, 6, 8
+// and 14 rows (4 to 9, 14, 15, 16, 17, 40), into the last tile (55 to 63:
+// past 56 and 60), a full chunk (64), then a full chunk and a partial one
+// of each kind.
+const int64_t kSizes[] = {1,  3,  4,  5,  6,  7,  8,  9,  14, 15, 16, 17,
+                          40, 55, 56, 57, 60, 61, 63, 64, 65, 79, 80, 191};
 
 TEST_F(SlabChunking, EpilogueRoot) {
   expectMatchesOracleAtSizes(*program, "layer0", kSizes, 1000);
@@ -58,6 +70,23 @@ TEST_F(SlabChunking, ContractionRoot) {
 }
 TEST_F(SlabChunking, ArgmaxRootI32) {
   expectMatchesOracleAtSizes(*program, "label0", kSizes, 4000);
+}
+// With an absolute tolerance for the oracle's sums of 512 products.
+TEST_F(SlabChunking, PanelRowTiles) {
+  for (int64_t n : kSizes) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    std::vector<oracle::Array> inputs =
+        randomBatchedInputs(*program, "paneled0", n, 6000 + n);
+    llvm::Expected<std::vector<oracle::Array>> expected =
+        oracle::evaluatePerExample(program->exported("paneled0"), inputs);
+    ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+    std::vector<oracle::Array> actual;
+    ASSERT_TRUE(runEntry(*program, "paneled0", inputs, n, actual));
+    ASSERT_EQ(actual.size(), 1u);
+    std::string why;
+    EXPECT_TRUE(oracle::allClose((*expected)[0], actual[0], 1e-5, 1e-4, &why))
+        << why;
+  }
 }
 
 // The padded slab's real rows are what each example gives alone (a slab of
