@@ -405,6 +405,35 @@ struct ArrCpuVectorizePass
     canonicalize(kernel);
 
     // 3. Resolve panel indices, fold unit dimensions, vectorize, hoist.
+    // An op the vectorizer declines stays a loop; its reasons are not the
+    // user's errors. `ndExtract`: its reads by index (`tensor.extract`) of
+    // a row become vector loads.
+    auto vectorizeOp = [&](linalg::LinalgOp op, bool ndExtract) {
+      rewriter.setInsertionPoint(op);
+      ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<linalg::VectorizationResult> result =
+          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
+                            /*inputScalableVecDims=*/{}, ndExtract);
+      if (succeeded(result))
+        rewriter.replaceOp(op, result->replacements);
+    };
+    // A padded copy's tiles (a row of the input each, read by index) first:
+    // folding their unit row dimension would drop the attribute that names
+    // them. Only where the rows are not the innermost loop: a tile along
+    // them reads through the select of row 0, no contiguous load (it stays
+    // a loop).
+    SmallVector<linalg::LinalgOp> paddedCopies;
+    kernel.walk([&](linalg::LinalgOp op) {
+      auto rowLoop = op->getAttrOfType<DenseI64ArrayAttr>(kSlabRowLoopAttr);
+      if (op->hasAttr(kPaddedCopyAttr) && rowLoop &&
+          rowLoop[0] + 1 < int64_t(op.getNumLoops()) &&
+          op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          isSmallEnough(op))
+        paddedCopies.push_back(op);
+    });
+    for (linalg::LinalgOp op : paddedCopies)
+      vectorizeOp(op, /*ndExtract=*/true);
     SmallVector<linalg::GenericOp> panelReaders;
     kernel.walk([&](linalg::GenericOp op) {
       if (readsPanels(op))
@@ -436,18 +465,7 @@ struct ArrCpuVectorizePass
         if (!readsRowsAlongInnermostLoop(op))
           continue;
       }
-      rewriter.setInsertionPoint(op);
-      // An op the vectorizer declines stays a loop; its reasons are not the
-      // user's errors.
-      ScopedDiagnosticHandler quiet(kernel.getContext(),
-                                    [](Diagnostic &) { return success(); });
-      // A gather's rows become vector loads (n-D tensor.extract).
-      FailureOr<linalg::VectorizationResult> result =
-          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
-                            /*inputScalableVecDims=*/{},
-                            /*vectorizeNDExtract=*/gather);
-      if (succeeded(result))
-        rewriter.replaceOp(op, result->replacements);
+      vectorizeOp(op, /*ndExtract=*/gather); // A gather's rows.
     }
     {
       RewritePatternSet patterns(kernel.getContext());

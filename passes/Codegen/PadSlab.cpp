@@ -49,12 +49,8 @@ static SmallVector<OpFoldResult> withSize(ArrayRef<OpFoldResult> sizes,
 
 /// An upper bound on the bytes of per-workgroup scratch that the slab loop
 /// `loop` (rows of count `rows`) needs once padded to `slabRows` = S rows:
-/// each slice of rows it writes before it reads (an intermediate, a
-/// destination) S rows; each
-/// input slice it reads 2 S rows (its padded copy, and the second copy that
-/// one-shot bufferization makes of it: the scf.if that joins the copy with
-/// the in-place view of the input puts both in one alias set, so the
-/// copy's write counts as a write to the read-only input).
+/// S rows for each slice of rows it holds (an intermediate, a destination,
+/// an input's padded copy).
 static int64_t paddedScratchBytes(scf::ForOp loop, Value rows,
                                   int64_t slabRows) {
   int64_t bytes = 0;
@@ -69,9 +65,7 @@ static int64_t paddedScratchBytes(scf::ForOp loop, Value rows,
         rowBytes *= ShapedType::isDynamic(type.getDimSize(d))
                         ? int64_t(1) << 20
                         : type.getDimSize(d);
-    bool written = slice.getSource().getDefiningOp<tensor::EmptyOp>() ||
-                   !elementsRead(slice.getResult());
-    bytes += (written ? slabRows : 2 * slabRows) * rowBytes;
+    bytes += slabRows * rowBytes;
   });
   return bytes;
 }
@@ -263,23 +257,46 @@ FailureOr<PaddedSlab> vmapc::padSlabRows(RewriterBase &rewriter,
       rewriter.setInsertionPointToStart(base.thenBlock());
       Value init =
           tensor::EmptyOp::create(rewriter, loc, slabSizes, elementType);
-      RankedTensorType rowType =
-          RankedTensorType::Builder(slice.getType()).dropDim(dim);
-      Value row0 = tensor::ExtractSliceOp::create(
-          rewriter, loc, rowType, slice.getSource(), slice.getMixedOffsets(),
-          withSize(sizes, dim, rewriter.getIndexAttr(1)),
-          slice.getMixedStrides());
-      auto broadcast = linalg::BroadcastOp::create(
-          rewriter, loc, row0, init, ArrayRef<int64_t>{int64_t(dim)});
-      // Only the rows that the slab's ops read (boundSlabRowTiles).
-      broadcast->setAttr(kSlabRowLoopAttr, rewriter.getDenseI64ArrayAttr(
-                                               {int64_t(dim), slabRows}));
-      Value repeated = broadcast->getResult(0);
-      unitOffsets(slice.getType().getRank());
-      auto copyIn = tensor::InsertSliceOp::create(
-          rewriter, loc, slice.getResult(), repeated, zeros, sizes, ones);
-      realRows.insert(copyIn);
-      scf::YieldOp::create(rewriter, loc, copyIn.getResult());
+      // One op writes the copy into a fresh tensor: row i of the input's
+      // slice below r, else its row 0, and only as far as the slab's ops
+      // read (boundSlabRowTiles). (A broadcast of row 0 and then an
+      // insert_slice of the r real rows was two writes to the tensor that
+      // the scf.if joins with the read-only input: one-shot bufferization
+      // copied all S rows once more before the second.)
+      int64_t rank = slice.getType().getRank();
+      SmallVector<Value> offsets = getValueOrCreateConstantIndexOp(
+          rewriter, loc, slice.getMixedOffsets());
+      SmallVector<Value> strides = getValueOrCreateConstantIndexOp(
+          rewriter, loc, slice.getMixedStrides());
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value source = slice.getSource();
+      auto copyIn = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{init.getType()}, ValueRange{},
+          ValueRange{init},
+          ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location bodyLoc, ValueRange) {
+            SmallVector<Value> indices;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value index = linalg::IndexOp::create(b, bodyLoc, d);
+              if (d == int64_t(dim)) {
+                auto real = arith::CmpIOp::create(
+                    b, bodyLoc, arith::CmpIPredicate::ult, index, rows);
+                realRows.insert(real);
+                index = arith::SelectOp::create(b, bodyLoc, real, index, zero);
+              }
+              indices.push_back(arith::AddIOp::create(
+                  b, bodyLoc, offsets[d],
+                  arith::MulIOp::create(b, bodyLoc, index, strides[d])));
+            }
+            Value element =
+                tensor::ExtractOp::create(b, bodyLoc, source, indices);
+            linalg::YieldOp::create(b, bodyLoc, element);
+          });
+      copyIn->setAttr(kSlabRowLoopAttr,
+                      rewriter.getDenseI64ArrayAttr({int64_t(dim), slabRows}));
+      copyIn->setAttr(kPaddedCopyAttr, rewriter.getUnitAttr());
+      scf::YieldOp::create(rewriter, loc, copyIn.getResult(0));
       rewriter.setInsertionPointToStart(base.elseBlock());
       Value inPlace = tensor::ExtractSliceOp::create(
           rewriter, loc, slice.getSource(), slice.getMixedOffsets(), slabSizes,

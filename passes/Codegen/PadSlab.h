@@ -14,7 +14,8 @@
 //   r = min(S, rows left)
 //   every input slice of r rows is read as S rows: in place when r = S,
 //   else copied into an S-row tensor whose rows past r repeat row 0 (a real
-//   example: no row computes on values that no example holds); every
+//   example: no row computes on values that no example holds), by one op
+//   that reads row i of the input below r and row 0 past it; every
 //   intermediate is S rows; a root that is not a contraction (an epilogue)
 //   computes the r real rows into the destination, a contraction root S
 //   rows of which r are copied there.
@@ -50,6 +51,10 @@ namespace vmapc {
 constexpr llvm::StringLiteral kSlabRowLoopAttr = "arr.slab_row_loop";
 /// On a row tile loop (above), for boundSlabRowTiles.
 constexpr llvm::StringLiteral kSlabRowTilesAttr = "arr.slab_row_tiles";
+/// On the op that writes a partial slab's padded copy of an input (it reads
+/// the input by `tensor.extract`, rows past r from row 0): its register
+/// tiles read rows, vectorized as contiguous loads.
+constexpr llvm::StringLiteral kPaddedCopyAttr = "arr.padded_copy";
 /// On a slab loop that padSlabRows rewrote.
 constexpr llvm::StringLiteral kPaddedSlabAttr = "arr.padded_slab";
 

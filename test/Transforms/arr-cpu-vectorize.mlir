@@ -8,7 +8,8 @@
 // exp(x @ w) at AVX-512: the workgroup's rows as one slab (up to 64 rows;
 // here its 16), full or partial in one version (passes/Codegen/PadSlab.h):
 // x read in place when the slab is full, else from a copy of its rows
-// padded to 16 (those past its own repeat its first), cut into register
+// padded to 16 (row i read from row i, or from row 0 past its own: one
+// vector load per row), cut into register
 // tiles of 8 rows inside each 32-column panel of w (the panel serves every
 // tile of the slab), each an 8 x 32 accumulator carried as a vector through
 // the 64 steps of the reduction. The exp, the root, reads the slab's real
@@ -29,8 +30,10 @@
 // V4:             %[[PARTIAL:.+]] = arith.cmpi slt, %[[ROWS]], %c16
 // V4:             %[[X:.+]] = scf.if %[[PARTIAL]] -> (tensor<16x64xf32>)
 // V4:               %[[COPIED:.+]] = arith.minsi %[[NEEDX]], %c16
-// V4-NEXT:          scf.for %{{.+}} = %c0 to %[[COPIED]] step %c1
-// V4:               tensor.insert_slice %{{.+}} into %{{.+}}[0, 0] [%[[ROWS]], 64] [1, 1] : tensor<?x64xf32> into tensor<16x64xf32>
+// V4-NEXT:          scf.for %[[I:.+]] = %c0 to %[[COPIED]] step %c1
+// V4-NEXT:            %[[REAL:.+]] = arith.cmpi ult, %[[I]], %[[ROWS]]
+// V4-NEXT:            arith.select %[[REAL]], %[[I]], %c0
+// V4:                 vector.transfer_read {{.+}} : tensor<16x64xf32>, vector<1x64xf32>
 // V4:             } else {
 // V4:               tensor.extract_slice {{.+}} [16, 64] [1, 1] : tensor<?x64xf32> to tensor<16x64xf32>
 // V4:             %[[TILED:.+]] = arith.minsi %[[NEEDC]], %c16

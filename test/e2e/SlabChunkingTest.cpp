@@ -101,22 +101,22 @@ TEST_F(SlabChunking, PaddedSlabEqualsOneByOne) {
   }
 }
 
-// An input so wide that its padded copies and the slab's intermediates
-// would pass the 1 MiB of per-workgroup scratch (1500 floats a row: 2 x 64
-// rows of copies, 768 KiB, beside 512 KiB of hidden layer): the slab keeps
-// its partial version instead of being padded, and compiles and runs as
-// before.
+// An input so wide that its padded copy and the slab's intermediates would
+// pass the 1 MiB of per-workgroup scratch (2048 floats a row: 64 rows of
+// copy, 512 KiB, beside 256 KiB of hidden layer and the hidden layer's
+// 256 KiB of tanh): the slab keeps its partial version instead of being
+// padded, and compiles and runs as before.
 class WideSlabChunking : public CompiledOnceSuite<WideSlabChunking> {
 public:
   static inline const char *const kProgramSource = R"arr(
-fn wide(x: f32[1500], w1: f32[1500, 1024], b1: f32[1024], w2: f32[1024, 10]) -> f32[10] {
+fn wide(x: f32[2048], w1: f32[2048, 1024], b1: f32[1024], w2: f32[1024, 10]) -> f32[10] {
   return tanh(x @ w1 + b1) @ w2;
 }
 export wide0 = vmap(wide, in_axes=(0, none, none, none), batch=64);
 )arr";
 };
 
-// Against the oracle with an absolute tolerance for its sums of 1500 and
+// Against the oracle with an absolute tolerance for its sums of 2048 and
 // 1024 products (outputs of magnitude ~20, float32 rounding ~1e-5 of that;
 // matchesOracle's 1e-5 relative bound is for short sums).
 TEST_F(WideSlabChunking, CompilesWithinTheScratchAndMatches) {
