@@ -489,7 +489,7 @@ struct ArrCpuVectorizePass
       for (StringRef name :
            {StringRef(kRowLoopAttr), StringRef(kPeelAttr),
             StringRef(kPaddedSlabAttr), StringRef(kSlabRowLoopAttr),
-            StringRef(kSlabRowTilesAttr)})
+            StringRef(kSlabRowTilesAttr), StringRef(kPaddedCopyAttr)})
         op->removeAttr(name);
     });
     return success();

@@ -29,6 +29,27 @@ namespace {
 
 constexpr int64_t kBatch = 64;
 
+/// `entry`'s one output at N = `n` (random inputs seeded `seed`) against the
+/// oracle, within a relative 1e-5 and an absolute `absTolerance` (for sums
+/// of hundreds of products, whose float32 rounding grows with their length,
+/// where matchesOracle's bounds are for short sums).
+void expectMatchesOracleWithin(CompiledProgram &program, llvm::StringRef entry,
+                               int64_t n, uint64_t seed, double absTolerance) {
+  SCOPED_TRACE("N = " + std::to_string(n));
+  std::vector<oracle::Array> inputs =
+      randomBatchedInputs(program, entry, n, seed);
+  llvm::Expected<std::vector<oracle::Array>> expected =
+      oracle::evaluatePerExample(program.exported(entry), inputs);
+  ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+  std::vector<oracle::Array> actual;
+  ASSERT_TRUE(runEntry(program, entry, inputs, n, actual));
+  ASSERT_EQ(actual.size(), 1u);
+  std::string why;
+  EXPECT_TRUE(
+      oracle::allClose((*expected)[0], actual[0], 1e-5, absTolerance, &why))
+      << why;
+}
+
 class SlabChunking : public CompiledOnceSuite<SlabChunking> {
 public:
   static inline const char *const kProgramSource = R"arr(
@@ -73,20 +94,8 @@ TEST_F(SlabChunking, ArgmaxRootI32) {
 }
 // With an absolute tolerance for the oracle's sums of 512 products.
 TEST_F(SlabChunking, PanelRowTiles) {
-  for (int64_t n : kSizes) {
-    SCOPED_TRACE("N = " + std::to_string(n));
-    std::vector<oracle::Array> inputs =
-        randomBatchedInputs(*program, "paneled0", n, 6000 + n);
-    llvm::Expected<std::vector<oracle::Array>> expected =
-        oracle::evaluatePerExample(program->exported("paneled0"), inputs);
-    ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
-    std::vector<oracle::Array> actual;
-    ASSERT_TRUE(runEntry(*program, "paneled0", inputs, n, actual));
-    ASSERT_EQ(actual.size(), 1u);
-    std::string why;
-    EXPECT_TRUE(oracle::allClose((*expected)[0], actual[0], 1e-5, 1e-4, &why))
-        << why;
-  }
+  for (int64_t n : kSizes)
+    expectMatchesOracleWithin(*program, "paneled0", n, 6000 + n, 1e-4);
 }
 
 // The padded slab's real rows are what each example gives alone (a slab of
@@ -120,20 +129,8 @@ export wide0 = vmap(wide, in_axes=(0, none, none, none), batch=64);
 // 1024 products (outputs of magnitude ~20, float32 rounding ~1e-5 of that;
 // matchesOracle's 1e-5 relative bound is for short sums).
 TEST_F(WideSlabChunking, CompilesWithinTheScratchAndMatches) {
-  for (int64_t n : {int64_t(5), int64_t(40), int64_t(64)}) {
-    SCOPED_TRACE("N = " + std::to_string(n));
-    std::vector<oracle::Array> inputs =
-        randomBatchedInputs(*program, "wide0", n, 5000 + n);
-    llvm::Expected<std::vector<oracle::Array>> expected =
-        oracle::evaluatePerExample(program->exported("wide0"), inputs);
-    ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
-    std::vector<oracle::Array> actual;
-    ASSERT_TRUE(runEntry(*program, "wide0", inputs, n, actual));
-    ASSERT_EQ(actual.size(), 1u);
-    std::string why;
-    EXPECT_TRUE(oracle::allClose((*expected)[0], actual[0], 1e-5, 1e-3, &why))
-        << why;
-  }
+  for (int64_t n : {int64_t(5), int64_t(40), int64_t(64)})
+    expectMatchesOracleWithin(*program, "wide0", n, 5000 + n, 1e-3);
 }
 
 } // namespace
