@@ -17,8 +17,9 @@
 //         scaling: upstream flushes denormal results to zero, runs its
 //         polynomial far outside its interval near overflow and rounds with
 //         `math.floor`,
-//   tanh  our own: an odd polynomial near 0, 1 - 2 / (exp(2|x|) + 1) beyond
-//         (upstream's rational is off by up to 6.9 ulp and not 1 at inf),
+//   tanh  our own: (1 - t) / (1 + t) with t = exp(-2|x|) = 2^k (1 + p) and
+//         p = e^r - 1 kept relative (upstream's rational is off by up to 6.9
+//         ulp and not 1 at inf),
 //   powf  log2 and exp2 in f64, so that y * log2(x) keeps the bits that an
 //         f32 exp(y * log(x)) loses; C99's special cases by selects,
 //   sin, cos, log1p, expm1, erf
@@ -68,37 +69,46 @@ using arith::CmpIPredicate;
 // exp
 //===----------------------------------------------------------------------===//
 
-/// exp(x) = 2^k * e^r, k = round(x / ln 2), r = x - k ln 2 in [-ln 2 / 2,
-/// ln 2 / 2] (Cody and Waite: ln 2 = C1 + C2 with C1 of 9 bits, so k * C1 and
-/// x - k * C1 are exact), e^r = 1 + r + r^2 P(r) with Cephes' `expf`
-/// coefficients, where 1 + r is kept as s + t exactly (Fast2Sum) and the
-/// small t + r^2 P(r) is added to s last: one rounding of magnitude 1 instead
-/// of two (the plain form reaches 1.01 ulp with FMA). For x in [-104, 89];
-/// the caller scales e^r by 2^k.
-struct ReducedExp {
-  /// e^r.
-  Value expR;
-  /// k as an i32: the bits of k + 1.5 * 2^23 less those of 1.5 * 2^23, an
-  /// integer also for a NaN x (converting the f32 k would be poison).
+/// x = k ln 2 + r with k = round(x / ln 2), |r| <= ln 2 / 2 (Cody and Waite:
+/// ln 2 = C1 + C2 with C1 of 9 bits, so k * C1 and x - k * C1 are exact).
+/// k is rounded by adding 1.5 * 2^23 to x log2(e) (one multiply-add: an
+/// integer, to nearest even, for |x log2(e)| < 2^22), and is returned as an
+/// i32: the bits of that sum less those of 1.5 * 2^23, an integer also for a
+/// NaN x (converting the f32 k would be poison).
+struct Ln2Reduction {
+  Value r;
   Value k;
 };
-ReducedExp reducedExp(Elementwise &e, Value x) {
-  // k = round(x * log2(e)): adding 1.5 * 2^23 rounds to an integer (to
-  // nearest even) for |x * log2(e)| < 2^22.
+Ln2Reduction reduceByLn2(Elementwise &e, Value x) {
   Value shift = e.f32(0x1.8p23);
-  Value shiftedK = e.add(e.mul(x, e.f32(M_LOG2E)), shift);
+  Value shiftedK = e.fma(x, e.f32(M_LOG2E), shift);
   Value k = e.sub(shiftedK, shift);
   Value r = e.fma(k, e.f32(-0.693359375), x);
   r = e.fma(k, e.f32(2.12194440e-4), r);
+  Value kInt = e.subi(e.bitcast(e.i32Type(), shiftedK), e.i32(0x4b400000));
+  return {r, kInt};
+}
 
+/// exp(x) = 2^k * e^r (reduceByLn2), e^r = 1 + r + r^2 P(r) with Cephes'
+/// `expf` coefficients, where 1 + r is kept as s + t exactly (Fast2Sum) and
+/// the small t + r^2 P(r) is added to s last: one rounding of magnitude 1
+/// instead of two (the plain form reaches 1.01 ulp with FMA). For x in
+/// [-104, 89]; the caller scales e^r by 2^k.
+struct ReducedExp {
+  /// e^r.
+  Value expR;
+  /// k as an i32.
+  Value k;
+};
+ReducedExp reducedExp(Elementwise &e, Value x) {
+  auto [r, k] = reduceByLn2(e, x);
   Value p =
       e.polynomial(r, {5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2,
                        8.3334519073e-3, 1.3981999507e-3, 1.9875691500e-4});
   Value one = e.f32(1.0);
   Value sum = e.add(one, r);
   Value error = e.add(e.sub(one, sum), r);
-  Value kInt = e.subi(e.bitcast(e.i32Type(), shiftedK), e.i32(0x4b400000));
-  return {e.add(sum, e.fma(e.mul(r, r), p, error)), kInt};
+  return {e.add(sum, e.fma(e.mul(r, r), p, error)), k};
 }
 
 /// exp(x) as reducedExp gives it, with 2^k applied as 2^k1 * 2^k2 (k1 =
@@ -216,14 +226,21 @@ struct LogApproximation : OpRewritePattern<math::LogOp> {
 // tanh
 //===----------------------------------------------------------------------===//
 
-/// tanh(x) = x + x^3 P(x^2) for |x| < 0.55, P of degree 5 interpolating
-/// (tanh(s) - s) / s^3 at Chebyshev nodes of [0, 0.55^2] (error below 4e-10);
-/// beyond, tanh(x) = ±(1 - 2 / (e^2|x| + 1)), which rounds to 1 from |x| =
-/// 9.01 on. |x| is clamped to 9.5 first (a NaN passes), so e^2|x| needs
-/// neither exp's clamps nor its two-factor scaling: y = 2|x| is in [0, 19]
-/// and 2^k (k <= 28) is one normal factor, and e^y is bit for bit exp's
-/// (ExpApproximation) at half the scaling's cost. The result takes x's sign;
-/// NaN gives NaN.
+/// tanh(x) = sign(x) (1 - t) / (1 + t) with t = e^-2|x|, one formula for every
+/// x (no branch for small |x|, so no polynomial of x^2 beside the exp's): |x|
+/// is clamped to 9.5 (where tanh rounds to 1 from 9.01 on; a NaN passes), y =
+/// -2|x| in [-19, 0] is reduced as exp's is (reduceByLn2), y = k ln 2 + r with
+/// |r| <= ln 2 / 2, and p = e^r - 1 = r + r^2 (1/2 + r Q(r)), Q of degree 4
+/// fitted to (e^r - 1 - r - r^2 / 2) / r^3 with weight r^2 (least squares at
+/// Chebyshev nodes of [-0.3466, 0.3466]; r^2 times its error below 1e-9), so
+/// that p keeps its relative accuracy as r goes to 0. With s = 2^k (k in [-28,
+/// 0]; s - 1 and s + 1 are exact for k >= -23, and below, 1 - t rounds to 1
+/// anyway): 1 - t = -(s p + s - 1) and 1 + t = s p + s + 1, one multiply-add
+/// each (or s p once and two adds: LLVM shares the product), and their
+/// quotient: 1.91 ulp at most with FMA, 1.94 without (every f32, docs/math.md),
+/// with about half the operations of a polynomial near 0 beside
+/// 1 - 2 / (e^2|x| + 1). For a tiny or denormal x, r = p = y and the result is
+/// y / 2 = x exactly. The quotient (at most 0) takes x's sign; NaN gives NaN.
 struct TanhApproximation : OpRewritePattern<math::TanhOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -234,26 +251,24 @@ struct TanhApproximation : OpRewritePattern<math::TanhOp> {
       return rewriter.notifyMatchFailure(op, "not f32");
     Elementwise e(rewriter, op.getLoc(), x);
 
-    Value x2 = e.mul(x, x);
-    Value p =
-        e.polynomial(x2, {-3.333333330e-01, 1.333332420e-01, -5.396470046e-02,
-                          2.181844924e-02, -8.526333377e-03, 2.526391065e-03});
-    Value small = e.fma(e.mul(x, x2), p, x);
-
     // min(|x|, 9.5) with a NaN kept: one minps (which returns its second
     // operand when either is NaN).
     Value ax = e.abs(x);
     Value bound = e.f32(9.5);
     Value clamped = e.select(e.cmp(CmpFPredicate::OGT, ax, bound), bound, ax);
-    auto [expR, k] = reducedExp(e, e.add(clamped, clamped));
-    Value exp2x = e.mul(expR, e.f32PowerOfTwo(k));
-    Value large =
-        e.sub(e.f32(1.0), e.div(e.f32(2.0), e.add(exp2x, e.f32(1.0))));
+    Value y = e.mul(clamped, e.f32(-2.0));
 
-    // The sign of x also for x = -0, where small is +0.
-    Value result =
-        e.select(e.cmp(CmpFPredicate::OLT, ax, e.f32(0.55)), small, large);
-    rewriter.replaceOpWithNewOp<math::CopySignOp>(op, result, x);
+    auto [r, k] = reduceByLn2(e, y);
+    Value q = e.polynomial(r, {0x1.555556p-3, 0x1.5554fp-5, 0x1.1110b2p-7,
+                               0x1.6d427cp-10, 0x1.a16f1ap-13});
+    Value half = e.fma(r, q, e.f32(0.5));
+    Value expm1R = e.fma(e.mul(r, r), half, r);
+    Value scale = e.f32PowerOfTwo(k);
+    Value one = e.f32(1.0);
+    Value tMinusOne = e.fma(scale, expm1R, e.sub(scale, one));
+    Value onePlusT = e.fma(scale, expm1R, e.add(scale, one));
+    rewriter.replaceOpWithNewOp<math::CopySignOp>(
+        op, e.div(tMinusOne, onePlusT), x);
     return success();
   }
 };

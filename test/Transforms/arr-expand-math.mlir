@@ -20,10 +20,11 @@
 // RUN:   | FileCheck %s --check-prefix=AVX2
 
 // exp: clamp (by compares that are false for a NaN, so a NaN passes),
-// round x log2(e) with the 1.5 * 2^23 shift, Cody-Waite reduction and
-// polynomial as contractible multiply-adds, k from the bits of the shifted
-// sum (no fptosi), 2^k from bits; the NaN comes out of the arithmetic, with
-// no select on x at the end (for AVX2 one vmaxps and one vminps, no blend).
+// round x log2(e) with the 1.5 * 2^23 shift (one multiply-add), Cody-Waite
+// reduction and polynomial as contractible multiply-adds, k from the bits of
+// the shifted sum (no fptosi), 2^k from bits; the NaN comes out of the
+// arithmetic, with no select on x at the end (for AVX2 one vmaxps and one
+// vminps, no blend).
 // CHECK-LABEL: func.func @exp_vector(
 // CHECK-SAME:    %[[X:.+]]: vector<16xf32>
 // CHECK-NOT:     {{math\.|call}}
@@ -31,7 +32,7 @@
 // CHECK-DAG:     %[[SHIFT:.+]] = arith.constant dense<0x4B400000> : vector<16xf32>
 // CHECK-DAG:     %[[SHIFT_BITS:.+]] = arith.constant dense<1262485504> : vector<16xi32>
 // CHECK:         arith.cmpf olt, %[[X]], %[[LO]] : vector<16xf32>
-// CHECK:         %[[S:.+]] = arith.addf %{{.+}}, %[[SHIFT]] : vector<16xf32>
+// CHECK:         %[[S:.+]] = arith.addf %{{.+}}, %[[SHIFT]] fastmath<contract> : vector<16xf32>
 // CHECK:         %[[K:.+]] = arith.subf %[[S]], %[[SHIFT]] : vector<16xf32>
 // CHECK:         arith.mulf %[[K]], %{{.+}} fastmath<contract> : vector<16xf32>
 // CHECK:         %[[BITS:.+]] = arith.bitcast %[[S]] : vector<16xf32> to vector<16xi32>
@@ -123,27 +124,31 @@ func.func @log_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// tanh: the odd polynomial below 0.55, 1 - 2 / (exp(2|x|) + 1) above, |x|
-// clamped to 9.5 first (a NaN kept: the select's order is minps'), so that
-// its exp needs no clamp and one scaling (2^k from the bits of k + 1.5 * 2^23,
-// no fptosi), the sign of x on the result.
+// tanh: (1 - t) / (1 + t) with t = e^-2|x| = 2^k (1 + p), |x| clamped to 9.5
+// first (a NaN kept: the select's order is minps'); p = e^r - 1 from r, and
+// 2^k from the bits of k + 1.5 * 2^23 (no fptosi); 1 - t and 1 + t one
+// multiply-add each from 2^k - 1 and 2^k + 1; one formula for every x (no
+// select after the division), the sign of x on the quotient.
 // CHECK-LABEL: func.func @tanh_vector(
 // CHECK-SAME:    %[[X:.+]]: vector<16xf32>
 // CHECK-NOT:     {{math\.(tanh|exp|fma)|call}}
-// CHECK-DAG:     %[[SWITCH:.+]] = arith.constant dense<5.500000e-01> : vector<16xf32>
 // CHECK-DAG:     %[[BOUND:.+]] = arith.constant dense<9.500000e+00> : vector<16xf32>
+// CHECK-DAG:     %[[MINUS_TWO:.+]] = arith.constant dense<-2.000000e+00> : vector<16xf32>
 // CHECK-DAG:     %[[SHIFT_BITS:.+]] = arith.constant dense<1262485504> : vector<16xi32>
+// CHECK-DAG:     %[[ONE:.+]] = arith.constant dense<1.000000e+00> : vector<16xf32>
 // CHECK:         %[[AX:.+]] = math.absf %[[X]] : vector<16xf32>
 // CHECK:         %[[ABOVE:.+]] = arith.cmpf ogt, %[[AX]], %[[BOUND]] : vector<16xf32>
 // CHECK:         %[[CLAMPED:.+]] = arith.select %[[ABOVE]], %[[BOUND]], %[[AX]]
-// CHECK:         arith.addf %[[CLAMPED]], %[[CLAMPED]] : vector<16xf32>
+// CHECK:         arith.mulf %[[CLAMPED]], %[[MINUS_TWO]] : vector<16xf32>
 // CHECK-NOT:     arith.fptosi
 // CHECK:         arith.subi %{{.+}}, %[[SHIFT_BITS]] : vector<16xi32>
 // CHECK-NOT:     arith.fptosi
-// CHECK:         arith.divf
-// CHECK:         %[[SMALL:.+]] = arith.cmpf olt, %[[AX]], %[[SWITCH]] : vector<16xf32>
-// CHECK:         %[[SEL:.+]] = arith.select %[[SMALL]]
-// CHECK:         %[[R:.+]] = math.copysign %[[SEL]], %[[X]] : vector<16xf32>
+// CHECK:         %[[SCALE:.+]] = arith.bitcast %{{.+}} : vector<16xi32> to vector<16xf32>
+// CHECK:         arith.subf %[[SCALE]], %[[ONE]] : vector<16xf32>
+// CHECK:         arith.addf %[[SCALE]], %[[ONE]] : vector<16xf32>
+// CHECK:         %[[Q:.+]] = arith.divf
+// CHECK-NOT:     arith.select
+// CHECK:         %[[R:.+]] = math.copysign %[[Q]], %[[X]] : vector<16xf32>
 // CHECK-NOT:     {{math\.(tanh|exp|fma)|call}}
 // CHECK:         return %[[R]]
 
