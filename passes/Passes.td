@@ -1160,8 +1160,8 @@ def ArrExpandMath : Pass<"arr-expand-math"> {
     exp is Cephes' `expf` polynomial with our own reduction and scaling
     (denormal results, exact overflow); log is Cephes' `logf` (the
     operations of upstream's `LogApproximation`) with denormal inputs scaled
-    into the normal range; tanh is an odd polynomial below 0.55 and
-    1 - 2 / (exp(2|x|) + 1) above; powf computes y * log2|x| and its exp2 in
+    into the normal range; tanh is (1 - t) / (1 + t) with t = exp(-2|x|)
+    from a polynomial of e^r - 1 (one formula for every x); powf computes y * log2|x| and its exp2 in
     f64 and keeps every special case of C's `powf`. sin and cos (Cody-Waite
     reduction with three parts of pi/2, Taylor series), log1p (log of the
     exact 1 + x), expm1 (2^n expm1(r) + 2^n - 1) and erf (two Chebyshev
