@@ -126,7 +126,7 @@ static LogicalResult lowerCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
     return failure();
   cpu.tiled = readKernels(*cpu.module);
   PassManager llvm(context);
-  buildKernelsToLLVMPipeline(llvm);
+  buildKernelsToLLVMPipeline(llvm, cpu.level);
   return runPipeline(llvm, *cpu.module, verifyEachPass);
 }
 

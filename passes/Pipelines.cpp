@@ -3,6 +3,7 @@
 #include "passes/Pipelines.h"
 
 #include "passes/BufferPlan.h"
+#include "passes/Codegen/TileSizes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -87,7 +88,7 @@ void vmapc::buildCpuKernelPipeline(OpPassManager &pm, StringRef isa,
   pm.addPass(createArrCpuWorkgroups());
 }
 
-void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm) {
+void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm, StringRef isa) {
   pm.addPass(createArrCpuLowerVectors());
   pm.addPass(createCanonicalizerPass());
   ArrCopiesToLinalgOptions stridedCopies;
@@ -97,7 +98,10 @@ void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm) {
   VectorTransferToSCFOptions vectorToSCF;
   vectorToSCF.enableFullUnroll(true);
   pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
-  pm.addPass(createArrExpandMath());
+  ArrExpandMathOptions math;
+  std::optional<VectorIsa> vectorIsa = VectorIsa::named(isa);
+  math.fusedMultiplyAdd = vectorIsa && vectorIsa->fusedMultiplyAdd;
+  pm.addPass(createArrExpandMath(math));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -108,7 +112,7 @@ void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm) {
 
 void vmapc::buildArrToLLVMPipeline(OpPassManager &pm, StringRef isa) {
   buildCpuKernelPipeline(pm, isa);
-  buildKernelsToLLVMPipeline(pm);
+  buildKernelsToLLVMPipeline(pm, isa);
 }
 
 void vmapc::buildCompileCpuPipeline(OpPassManager &pm, StringRef isa) {

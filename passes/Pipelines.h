@@ -63,9 +63,11 @@ void buildCpuKernelPipeline(mlir::OpPassManager &pm,
                             int64_t maxWorkgroupScratch = 0);
 
 /// CPU kernels → LLVM dialect: vector ops lowered for the CPU, f32 exp, log,
-/// tanh and pow as polynomials (arr-expand-math), and the C entry
-/// `vmapc_kernel_NAME` and descriptor of each kernel.
-void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm);
+/// tanh and pow as polynomials (arr-expand-math, in the forms that suit
+/// whether `isa` has FMA), and the C entry `vmapc_kernel_NAME` and
+/// descriptor of each kernel.
+void buildKernelsToLLVMPipeline(mlir::OpPassManager &pm,
+                                llvm::StringRef isa = "x86-64");
 
 /// buildCpuKernelPipeline then buildKernelsToLLVMPipeline.
 void buildArrToLLVMPipeline(mlir::OpPassManager &pm,

@@ -143,8 +143,9 @@ SmallVector<VectorIsa, 3> VectorIsa::all() {
   //   2).
   // A body with more than a multiply-add (the kNN's (q - r)^2) keeps the
   // smaller tile: its temporaries would spill.
-  return {VectorIsa{"x86-64", 4, 4, 8, 6}, VectorIsa{"x86-64-v3", 8, 4, 16, 6},
-          VectorIsa{"x86-64-v4", 16, 8, 32, 14}};
+  return {VectorIsa{"x86-64", 4, 4, 8, 6, /*fusedMultiplyAdd=*/false},
+          VectorIsa{"x86-64-v3", 8, 4, 16, 6, /*fusedMultiplyAdd=*/true},
+          VectorIsa{"x86-64-v4", 16, 8, 32, 14, /*fusedMultiplyAdd=*/true}};
 }
 
 /// The loop `p` of a panel's column index `p mod kPanelWidth`, if `e` is one.

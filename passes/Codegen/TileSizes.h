@@ -59,6 +59,9 @@ struct VectorIsa {
   /// one broadcast and the B row (BLIS's 6x16 on AVX2, 14x32 on AVX-512),
   /// for an operand read in panels, in a slab of at least 4 such tiles.
   int64_t mulAddRowTile = 4;
+  /// Whether the level has FMA (AVX2's and AVX-512's vfmadd): a `contract`
+  /// multiply and add become one instruction with one rounding.
+  bool fusedMultiplyAdd = false;
 
   static std::optional<VectorIsa> named(llvm::StringRef name);
   /// Every level, baseline first.

@@ -1,4 +1,6 @@
 // RUN: vmapc-opt %s --arr-expand-math -split-input-file | FileCheck %s
+// RUN: vmapc-opt %s --arr-expand-math=fused-multiply-add=true \
+// RUN:   -split-input-file | FileCheck %s --check-prefix=FUSED
 // RUN: vmapc-opt %s --arr-expand-math --convert-vector-to-llvm \
 // RUN:   --convert-math-to-llvm --convert-arith-to-llvm --convert-func-to-llvm \
 // RUN:   --reconcile-unrealized-casts -split-input-file \
@@ -42,6 +44,21 @@
 // CHECK:         %[[SCALED:.+]] = arith.mulf %{{.+}}, %{{.+}} : vector<16xf32>
 // CHECK-NEXT:    %[[R:.+]] = arith.mulf %[[SCALED]], %{{.+}} : vector<16xf32>
 // CHECK-NEXT:    return %[[R]]
+
+// With FMA, e^r is 1 + r (1 + r S(r)): S's four Horner steps, then two
+// multiply-adds onto 1, and no Fast2Sum (no 1 - (1 + r)).
+// FUSED-LABEL: func.func @exp_vector(
+// FUSED-DAG:     %[[HALF:.+]] = arith.constant dense<0.49999994> : vector<16xf32>
+// FUSED-DAG:     %[[ONE:.+]] = arith.constant dense<1.000000e+00> : vector<16xf32>
+// FUSED:         %[[S:.+]] = arith.addf %{{.+}}, %[[HALF]] fastmath<contract> : vector<16xf32>
+// FUSED-NEXT:    %[[RS:.+]] = arith.mulf %[[R:.+]], %[[S]] fastmath<contract> : vector<16xf32>
+// FUSED-NEXT:    %[[Q:.+]] = arith.addf %[[RS]], %[[ONE]] fastmath<contract> : vector<16xf32>
+// FUSED-NEXT:    %[[RQ:.+]] = arith.mulf %[[R]], %[[Q]] fastmath<contract> : vector<16xf32>
+// FUSED-NEXT:    %[[EXPR:.+]] = arith.addf %[[RQ]], %[[ONE]] fastmath<contract> : vector<16xf32>
+// FUSED-NOT:     arith.subf
+// FUSED:         %[[SCALED:.+]] = arith.mulf %[[EXPR]], %{{.+}} : vector<16xf32>
+// FUSED-NEXT:    %[[RES:.+]] = arith.mulf %[[SCALED]], %{{.+}} : vector<16xf32>
+// FUSED-NEXT:    return %[[RES]]
 
 // LLVM-LABEL: llvm.func @exp_vector(
 // LLVM-NOT:     {{llvm.call|llvm.intr.(exp|floor|fma)}}
