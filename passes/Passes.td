@@ -1160,11 +1160,12 @@ def ArrExpandMath : Pass<"arr-expand-math"> {
     exp is Cephes' `expf` polynomial with our own reduction and scaling
     (denormal results, exact overflow); with `fused-multiply-add` (a target
     with FMA), e^r is 1 + r (1 + r S(r)) by two multiply-adds instead of
-    Cephes' compensated sum, which without FMA would reach 1.18 ulp; log is Cephes' `logf` (the
-    operations of upstream's `LogApproximation`) with denormal inputs scaled
-    into the normal range; tanh is (1 - t) / (1 + t) with t = exp(-2|x|)
-    from a polynomial of e^r - 1 (one formula for every x); powf computes y * log2|x| and its exp2 in
-    f64 and keeps every special case of C's `powf`. sin and cos (Cody-Waite
+    Cephes' compensated sum (this form would reach 1.18 ulp without FMA).
+    log is Cephes' `logf` (the operations of upstream's `LogApproximation`)
+    with denormal inputs scaled into the normal range; tanh is
+    (1 - t) / (1 + t) with t = exp(-2|x|) from a polynomial of e^r - 1 (one
+    formula for every x); powf computes y * log2|x| and its exp2 in f64 and
+    keeps every special case of C's `powf`. sin and cos (Cody-Waite
     reduction with three parts of pi/2, Taylor series), log1p (log of the
     exact 1 + x), expm1 (2^n expm1(r) + 2^n - 1) and erf (two Chebyshev
     interpolants) compute in f64 and round once; floor, ceil and roundeven
