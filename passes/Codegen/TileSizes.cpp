@@ -61,8 +61,16 @@ WorkgroupTiling vmapc::chooseWorkgroupTiling(linalg::LinalgOp root,
   for (Operation *op : producers)
     total = std::min<int64_t>(total + iterations(op), int64_t(1) << 50);
   int64_t work = std::max<int64_t>(total / std::max<int64_t>(extent, 1), 1);
+  // A CPU workgroup grows until it has that work or takes the whole loop: a
+  // dispatch too small to share is one workgroup, which the calling thread
+  // runs with no hand-off to the pool. (The histogram's loop step, 4
+  // workgroups of about 100 ns each when a workgroup stopped at 64 rows,
+  // took 2-3.5x longer on two threads than on one: each step handed its
+  // workgroups and their rows of the carry from core to core.) A CUDA block
+  // takes at most 64 steps.
+  int64_t maxTile = target == "cuda" || extent <= 0 ? 64 : extent;
   int64_t tile = 1;
-  while (tile < 64 && tile * work < minWork)
+  while (tile < maxTile && tile * work < minWork)
     tile *= 2;
   bool contracts =
       reducesAlongOutput(root) || llvm::any_of(producers, [](Operation *op) {

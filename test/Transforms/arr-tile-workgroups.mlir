@@ -43,6 +43,15 @@
 // CHECK:         scf.forall (%{{.+}}) = (0) to (%[[N1]]) step (64)
 // CHECK:           linalg.matmul {sched.batch_loop = 0 : i64}
 
+// A dispatch too small to share (a histogram's step: 32 iterations per
+// example, 8192 for all 256) is one workgroup over the whole chunk, which
+// the calling thread runs with no hand-off to the pool; it stopped at 64
+// rows (4 workgroups) before.
+// CHECK-LABEL: func.func private @bins_dispatch_0(
+// CHECK-SAME:      %[[N2:[a-z0-9]+]]: index {sched.num_examples})
+// CHECK-SAME:      sched.workgroup_count = array<i64: -256, 1, 1>
+// CHECK:         scf.forall (%{{.+}}) = (0) to (%[[N2]]) step (256)
+
 // For CUDA a workgroup is a block. A block that reduces takes up to 64
 // rows, as many as keep its fused intermediates within 48 KiB of shared
 // memory: softmax's exp is 16 KiB per row, so 2 rows; w @ w's 64 rows in
@@ -52,6 +61,10 @@
 // CUDA:         scf.forall (%{{.+}}) = (0) to (%arg2) step (2)
 // CUDA-LABEL: func.func private @mm_dispatch_0(
 // CUDA-SAME:      sched.workgroup_count = array<i64: 1, 1, 1>
+// A block takes at most 64 rows however little each does: the tiny
+// dispatch's 32 iterations per example reach a block's 256 threads with 8.
+// CUDA-LABEL: func.func private @bins_dispatch_0(
+// CUDA-SAME:      sched.workgroup_count = array<i64: -8, 1, 1>
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
@@ -100,6 +113,18 @@ module {
     %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<64x64xf32>) -> tensor<64x64xf32>
     %4 = linalg.matmul {sched.batch_loop = 0 : i64} ins(%0, %1 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%3 : tensor<64x64xf32>) -> tensor<64x64xf32>
     bufferization.materialize_in_destination %4 in writable %arg2 : (tensor<64x64xf32>, memref<64x64xf32>) -> ()
+    return
+  }
+  func.func private @bins_dispatch_0(%arg0: memref<256x32xi32>, %arg1: memref<256x32xi32>, %arg2: index {sched.num_examples}) attributes {sched.kernel} {
+    %c1 = arith.constant 1 : i32
+    %0 = bufferization.to_tensor %arg0 restrict : memref<256x32xi32> to tensor<256x32xi32>
+    %1 = bufferization.to_tensor %arg1 restrict writable : memref<256x32xi32> to tensor<256x32xi32>
+    %2 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<256x32xi32>) outs(%1 : tensor<256x32xi32>) attrs =  {sched.batch_loop = 0 : i64} {
+    ^bb0(%in: i32, %out: i32):
+      %3 = arith.addi %in, %c1 : i32
+      linalg.yield %3 : i32
+    } -> tensor<256x32xi32>
+    bufferization.materialize_in_destination %2 in writable %arg1 : (tensor<256x32xi32>, memref<256x32xi32>) -> ()
     return
   }
 }
