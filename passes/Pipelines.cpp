@@ -89,7 +89,11 @@ void vmapc::buildCpuKernelPipeline(OpPassManager &pm, StringRef isa,
 }
 
 void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm, StringRef isa) {
-  pm.addPass(createArrCpuLowerVectors());
+  std::optional<VectorIsa> vectorIsa = VectorIsa::named(isa);
+  ArrCpuLowerVectorsOptions lowering;
+  // AVX's 8-lane shuffles: the levels with 8 or more f32 lanes.
+  lowering.avxShuffles = vectorIsa && vectorIsa->vectorWidth >= 8;
+  pm.addPass(createArrCpuLowerVectors(lowering));
   pm.addPass(createCanonicalizerPass());
   ArrCopiesToLinalgOptions stridedCopies;
   stridedCopies.stridedOnly = true;
@@ -99,7 +103,6 @@ void vmapc::buildKernelsToLLVMPipeline(OpPassManager &pm, StringRef isa) {
   vectorToSCF.enableFullUnroll(true);
   pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
   ArrExpandMathOptions math;
-  std::optional<VectorIsa> vectorIsa = VectorIsa::named(isa);
   math.fusedMultiplyAdd = vectorIsa && vectorIsa->fusedMultiplyAdd;
   pm.addPass(createArrExpandMath(math));
   pm.addPass(memref::createExpandStridedMetadataPass());

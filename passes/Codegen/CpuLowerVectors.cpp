@@ -8,6 +8,13 @@
 // multiply-adds, multi-dimensional reductions to 1-D reductions, transposes
 // to shuffles, broadcasts, shape casts and transfers to loads and stores.
 //
+// With `avx-shuffles` (the AVX levels, x86-64-v3 and -v4), an 8 x 8 f32
+// transpose is the 24 two-input shuffles of 8-lane rows that AVX code
+// transposes with (unpcklps/unpckhps, shufps, vperm2f128), instead of
+// upstream's shuffle of the whole 64-lane vector, which LLVM's instruction
+// selection takes apart slowly (the cosine's compile 11% faster, attention's
+// 7%, run time unchanged; bench/RESULTS.md, 2026-12-06, fourth session).
+//
 // A multiply-add is emitted as `arith.mulf` + `arith.addf` with the
 // `contract` fast-math flag rather than `vector.fma`: LLVM fuses them into
 // an FMA where the ISA level has one (x86-64-v3, x86-64-v4) and keeps a
@@ -20,9 +27,12 @@
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/X86Vector/Transforms.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace vmapc {
@@ -49,8 +59,100 @@ struct FmaToContractedMulAdd : OpRewritePattern<vector::FMAOp> {
   }
 };
 
+/// vector.transpose of vector<8x8xf32> (or 1 x ... x 8 x 8) → the AVX 8 x 8
+/// transpose: rows
+/// interleaved in pairs (unpacklo/unpackhi), then in 64-bit pairs (shufps
+/// 0x44 and 0xEE), then 128-bit halves swapped across rows i and i + 4
+/// (vperm2f128 0x20 and 0x31): 24 shuffles of two 8-lane vectors, each one
+/// AVX instruction. The shuffles are x86vector's AVX2 helpers, which emit
+/// vector.shuffle (its own transpose8x8xf32 blends with inline assembly).
+struct Transpose8x8F32ToAvxShuffles : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    // Leading unit dimensions (a 1 x 8 x 8 tile) are kept in place.
+    VectorType type = op.getSourceVectorType();
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> shape = type.getShape();
+    ArrayRef<int64_t> permutation = op.getPermutation();
+    bool leadingKept =
+        rank >= 2 &&
+        llvm::all_of(llvm::seq<int64_t>(0, rank - 2), [&](int64_t d) {
+          return shape[d] == 1 && permutation[d] == d;
+        });
+    if (!leadingKept || shape.take_back(2) != ArrayRef<int64_t>{8, 8} ||
+        type.isScalable() || !type.getElementType().isF32() ||
+        permutation.take_back(2) != ArrayRef<int64_t>{rank - 1, rank - 2})
+      return rewriter.notifyMatchFailure(op, "not an 8 x 8 f32 transpose");
+    namespace avx = x86vector::avx2::intrin;
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    // The position of row i: the leading zeros, then i.
+    SmallVector<int64_t> position(rank - 1, 0);
+    Value rows[8], pairs[8], quads[8];
+    for (int64_t i = 0; i < 8; ++i) {
+      position.back() = i;
+      rows[i] = vector::ExtractOp::create(b, op.getVector(), position);
+    }
+    for (int i = 0; i < 8; i += 2) {
+      pairs[i] = avx::mm256UnpackLoPs(b, rows[i], rows[i + 1]);
+      pairs[i + 1] = avx::mm256UnpackHiPs(b, rows[i], rows[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+      quads[i] = avx::mm256ShufflePs(b, pairs[i], pairs[i + 2], 0x44);
+      quads[i + 1] = avx::mm256ShufflePs(b, pairs[i], pairs[i + 2], 0xEE);
+      quads[i + 2] = avx::mm256ShufflePs(b, pairs[i + 1], pairs[i + 3], 0x44);
+      quads[i + 3] = avx::mm256ShufflePs(b, pairs[i + 1], pairs[i + 3], 0xEE);
+    }
+    Value result = ub::PoisonOp::create(b, type);
+    for (int64_t i = 0; i < 4; ++i) {
+      Value low = avx::mm256Permute2f128Ps(b, quads[i], quads[i + 4], 0x20);
+      Value high = avx::mm256Permute2f128Ps(b, quads[i], quads[i + 4], 0x31);
+      position.back() = i;
+      result = vector::InsertOp::create(b, low, result, position);
+      position.back() = i + 4;
+      result = vector::InsertOp::create(b, high, result, position);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// vector.transpose [1, 0] of a vector<K> broadcast to M x K → K splats
+/// of M lanes, row i the splat of lane i: the vectorizer's broadcast of a
+/// per-row value along a tile's columns, which the generic lowering would
+/// flatten into one shuffle of M x K lanes.
+struct TransposedBroadcastToSplats : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getVector().getDefiningOp<vector::BroadcastOp>();
+    VectorType result = op.getResultVectorType();
+    if (!broadcast || result.getRank() != 2 || result.isScalable() ||
+        op.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return rewriter.notifyMatchFailure(op, "not a transposed 2-D broadcast");
+    auto source = dyn_cast<VectorType>(broadcast.getSourceType());
+    if (!source || source.getRank() != 1 ||
+        source.getDimSize(0) != result.getDimSize(0))
+      return rewriter.notifyMatchFailure(op, "not a row broadcast");
+    Location loc = op.getLoc();
+    auto rowType =
+        VectorType::get({result.getDimSize(1)}, result.getElementType());
+    Value transposed = ub::PoisonOp::create(rewriter, loc, result);
+    for (int64_t i = 0; i < result.getDimSize(0); ++i) {
+      Value lane =
+          vector::ExtractOp::create(rewriter, loc, broadcast.getSource(), i);
+      Value row = vector::BroadcastOp::create(rewriter, loc, rowType, lane);
+      transposed = vector::InsertOp::create(rewriter, loc, row, transposed, i);
+    }
+    rewriter.replaceOp(op, transposed);
+    return success();
+  }
+};
+
 struct ArrCpuLowerVectorsPass
     : vmapc::impl::ArrCpuLowerVectorsBase<ArrCpuLowerVectorsPass> {
+  using ArrCpuLowerVectorsBase::ArrCpuLowerVectorsBase;
+
   void runOnOperation() override {
     if (failed(vmapc::checkStage(getOperation(), getArgument(),
                                  vmapc::Stage::Dispatched,
@@ -68,6 +170,7 @@ struct ArrCpuLowerVectorsPass
         vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
         vector::populateVectorMultiReductionLoweringPatterns(
             patterns, vector::VectorMultiReductionLowering::InnerReduction);
+        patterns.add<TransposedBroadcastToSplats>(ctx, /*benefit=*/10);
         if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
           return signalPassFailure();
       }
@@ -77,6 +180,13 @@ struct ArrCpuLowerVectorsPass
         vector::populateVectorOuterProductLoweringPatterns(patterns);
         vector::populateVectorTransposeLoweringPatterns(
             patterns, vector::VectorTransposeLowering::Shuffle16x16);
+        if (avxShuffles) {
+          patterns.add<Transpose8x8F32ToAvxShuffles>(ctx, /*benefit=*/10);
+          x86vector::avx2::populateSpecializedTransposeLoweringPatterns(
+              patterns,
+              x86vector::avx2::LoweringOptions().setTransposeOptions(
+                  x86vector::avx2::TransposeLoweringOptions().lower4x8xf32()));
+        }
         vector::populateVectorBroadcastLoweringPatterns(patterns);
         vector::populateVectorShapeCastLoweringPatterns(patterns);
         vector::populateVectorMaskOpLoweringPatterns(patterns);
