@@ -8,12 +8,14 @@
 // multiply-adds, multi-dimensional reductions to 1-D reductions, transposes
 // to shuffles, broadcasts, shape casts and transfers to loads and stores.
 //
-// With `avx-shuffles` (the AVX levels, x86-64-v3 and -v4), an 8 x 8 f32
-// transpose is the 24 two-input shuffles of 8-lane rows that AVX code
-// transposes with (unpcklps/unpckhps, shufps, vperm2f128), instead of
-// upstream's shuffle of the whole 64-lane vector, which LLVM's instruction
-// selection takes apart slowly (the cosine's compile 11% faster, attention's
-// 7%, run time unchanged; bench/RESULTS.md, 2026-12-06, fourth session).
+// With `avx-shuffles` (the AVX levels, x86-64-v3 and -v4), 8 x 8 and 4 x 8
+// f32 transposes are the two-input shuffles of 8-lane rows that AVX code
+// transposes with (unpcklps/unpckhps, shufps, vperm2f128), and at every
+// level a transposed broadcast of a row is one splat per row, instead of
+// upstream's shuffle of the whole flattened vector (64 or 32 lanes), which
+// LLVM's instruction selection takes apart slowly: the cosine's host-level
+// compile 8.6% faster, attention's 4%, run time unchanged or faster
+// (bench/RESULTS.md, 2026-12-06, fourth session).
 //
 // A multiply-add is emitted as `arith.mulf` + `arith.addf` with the
 // `contract` fast-math flag rather than `vector.fma`: LLVM fuses them into
@@ -59,13 +61,13 @@ struct FmaToContractedMulAdd : OpRewritePattern<vector::FMAOp> {
   }
 };
 
-/// vector.transpose of vector<8x8xf32> (or 1 x ... x 8 x 8) → the AVX 8 x 8
-/// transpose: rows
-/// interleaved in pairs (unpacklo/unpackhi), then in 64-bit pairs (shufps
-/// 0x44 and 0xEE), then 128-bit halves swapped across rows i and i + 4
-/// (vperm2f128 0x20 and 0x31): 24 shuffles of two 8-lane vectors, each one
-/// AVX instruction. The shuffles are x86vector's AVX2 helpers, which emit
-/// vector.shuffle (its own transpose8x8xf32 blends with inline assembly).
+/// vector.transpose of vector<8x8xf32> (or 1 x ... x 8 x 8) → the AVX
+/// 8 x 8 transpose: rows interleaved in pairs (unpacklo/unpackhi), then in
+/// 64-bit pairs (shufps 0x44 and 0xEE), then the 128-bit halves of rows i
+/// and i + 4 (vperm2f128 0x20 and 0x31): 24 shuffles of two 8-lane vectors,
+/// one AVX instruction each. The shuffles are x86vector's AVX2 helpers,
+/// which emit vector.shuffle (x86vector's own 8 x 8 pattern blends with
+/// inline assembly).
 struct Transpose8x8F32ToAvxShuffles : OpRewritePattern<vector::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::TransposeOp op,

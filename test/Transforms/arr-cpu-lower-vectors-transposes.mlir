@@ -59,6 +59,26 @@ func.func private @t1x8x8(%m: memref<1x8x8xf32>, %o: memref<1x8x8xf32>) attribut
 
 // -----
 
+// A 4 x 8 transpose at the AVX levels is x86vector's: 12 shuffles of 8-lane
+// rows, each result row a 4-lane half of one of them.
+// AVX-LABEL: func.func private @t4x8(
+// AVX-NOT:     vector<32xf32>
+// AVX-COUNT-12: vector.shuffle {{.+}} : vector<8xf32>, vector<8xf32>
+// AVX-COUNT-8: vector.insert %{{.+}}, %{{.+}} [{{[0-7]}}] : vector<4xf32> into vector<8x4xf32>
+// GENERIC-LABEL: func.func private @t4x8(
+// GENERIC:       vector.shuffle {{.+}} : vector<32xf32>, vector<32xf32>
+
+func.func private @t4x8(%m: memref<4x8xf32>, %o: memref<8x4xf32>) attributes {sched.kernel} {
+  %c0 = arith.constant 0 : index
+  %p = ub.poison : f32
+  %v = vector.transfer_read %m[%c0, %c0], %p {in_bounds = [true, true]} : memref<4x8xf32>, vector<4x8xf32>
+  %t = vector.transpose %v, [1, 0] : vector<4x8xf32> to vector<8x4xf32>
+  vector.transfer_write %t, %o[%c0, %c0] {in_bounds = [true, true]} : vector<8x4xf32>, memref<8x4xf32>
+  return
+}
+
+// -----
+
 // A transposed broadcast of a row (the vectorizer's per-row value spread
 // along a tile's columns) is one splat per row, at every level: row i of
 // the 4 x 16 result is lane i broadcast to 16 lanes, with no shuffle.
