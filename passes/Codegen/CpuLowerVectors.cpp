@@ -10,11 +10,10 @@
 //
 // With `avx-shuffles` (the AVX levels, x86-64-v3 and -v4), 8 x 8 and 4 x 8
 // f32 transposes are the two-input shuffles of 8-lane rows that AVX code
-// transposes with (unpcklps/unpckhps, shufps, vperm2f128), and at every
-// level a transposed broadcast of a row is one splat per row, instead of
+// transposes with (unpcklps/unpckhps, shufps, vperm2f128) instead of
 // upstream's shuffle of the whole flattened vector (64 or 32 lanes), which
-// LLVM's instruction selection takes apart slowly: the cosine's host-level
-// compile 8.6% faster, attention's 4%, run time unchanged or faster
+// LLVM's instruction selection takes apart slowly: the host-level compile
+// of the cosine 7.7% faster, of attention 7%, run time unchanged or faster
 // (bench/RESULTS.md, 2026-12-06, fourth session).
 //
 // A multiply-add is emitted as `arith.mulf` + `arith.addf` with the
@@ -119,38 +118,6 @@ struct Transpose8x8F32ToAvxShuffles : OpRewritePattern<vector::TransposeOp> {
   }
 };
 
-/// vector.transpose [1, 0] of a vector<K> broadcast to M x K → K splats
-/// of M lanes, row i the splat of lane i: the vectorizer's broadcast of a
-/// per-row value along a tile's columns, which the generic lowering would
-/// flatten into one shuffle of M x K lanes.
-struct TransposedBroadcastToSplats : OpRewritePattern<vector::TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(vector::TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto broadcast = op.getVector().getDefiningOp<vector::BroadcastOp>();
-    VectorType result = op.getResultVectorType();
-    if (!broadcast || result.getRank() != 2 || result.isScalable() ||
-        op.getPermutation() != ArrayRef<int64_t>{1, 0})
-      return rewriter.notifyMatchFailure(op, "not a transposed 2-D broadcast");
-    auto source = dyn_cast<VectorType>(broadcast.getSourceType());
-    if (!source || source.getRank() != 1 ||
-        source.getDimSize(0) != result.getDimSize(0))
-      return rewriter.notifyMatchFailure(op, "not a row broadcast");
-    Location loc = op.getLoc();
-    auto rowType =
-        VectorType::get({result.getDimSize(1)}, result.getElementType());
-    Value transposed = ub::PoisonOp::create(rewriter, loc, result);
-    for (int64_t i = 0; i < result.getDimSize(0); ++i) {
-      Value lane =
-          vector::ExtractOp::create(rewriter, loc, broadcast.getSource(), i);
-      Value row = vector::BroadcastOp::create(rewriter, loc, rowType, lane);
-      transposed = vector::InsertOp::create(rewriter, loc, row, transposed, i);
-    }
-    rewriter.replaceOp(op, transposed);
-    return success();
-  }
-};
-
 struct ArrCpuLowerVectorsPass
     : vmapc::impl::ArrCpuLowerVectorsBase<ArrCpuLowerVectorsPass> {
   using ArrCpuLowerVectorsBase::ArrCpuLowerVectorsBase;
@@ -172,7 +139,6 @@ struct ArrCpuLowerVectorsPass
         vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
         vector::populateVectorMultiReductionLoweringPatterns(
             patterns, vector::VectorMultiReductionLowering::InnerReduction);
-        patterns.add<TransposedBroadcastToSplats>(ctx, /*benefit=*/10);
         if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
           return signalPassFailure();
       }

@@ -76,29 +76,3 @@ func.func private @t4x8(%m: memref<4x8xf32>, %o: memref<8x4xf32>) attributes {sc
   vector.transfer_write %t, %o[%c0, %c0] {in_bounds = [true, true]} : vector<8x4xf32>, memref<8x4xf32>
   return
 }
-
-// -----
-
-// A transposed broadcast of a row (the vectorizer's per-row value spread
-// along a tile's columns) is one splat per row, at every level: row i of
-// the 4 x 16 result is lane i broadcast to 16 lanes, with no shuffle.
-// AVX-LABEL: func.func private @b(
-// AVX-NOT:     vector.shuffle
-// AVX:         %[[L2:.+]] = memref.load %{{.+}}[%c2] : memref<4xf32>
-// AVX-NEXT:    %[[B2:.+]] = vector.broadcast %[[L2]] : f32 to vector<16xf32>
-// AVX-NEXT:    vector.insert %[[B2]], %{{.+}} [2] : vector<16xf32> into vector<4x16xf32>
-// AVX-NOT:     vector.shuffle
-// GENERIC-LABEL: func.func private @b(
-// GENERIC-NOT:   vector.shuffle
-// GENERIC-COUNT-4: vector.broadcast %{{.+}} : f32 to vector<16xf32>
-// GENERIC-NOT:   vector.shuffle
-
-func.func private @b(%m: memref<4xf32>, %o: memref<4x16xf32>) attributes {sched.kernel} {
-  %c0 = arith.constant 0 : index
-  %p = ub.poison : f32
-  %v = vector.transfer_read %m[%c0], %p {in_bounds = [true]} : memref<4xf32>, vector<4xf32>
-  %b = vector.broadcast %v : vector<4xf32> to vector<16x4xf32>
-  %t = vector.transpose %b, [1, 0] : vector<16x4xf32> to vector<4x16xf32>
-  vector.transfer_write %t, %o[%c0, %c0] {in_bounds = [true, true]} : vector<4x16xf32>, memref<4x16xf32>
-  return
-}
