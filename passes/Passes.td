@@ -973,7 +973,7 @@ def ArrCpuLowerVectors : Pass<"arr-cpu-lower-vectors", "::mlir::ModuleOp"> {
     transfers to 1-D loads and stores, ready for `arr-convert-kernels-to-llvm`.
     With `avx-shuffles` (set for x86-64-v3 and -v4), an 8 x 8 f32 transpose
     becomes the 24 AVX shuffles of 8-lane rows (unpack, shufps, vperm2f128)
-    rather than one shuffle of 64 lanes.
+    and a 4 x 8 one x86vector's 12, rather than one shuffle of 64 (32) lanes.
 
     ```mlir
     %c = vector.contract {...} %a, %b, %acc : vector<8x4xf32>, vector<4x16xf32> into vector<8x16xf32>
@@ -984,8 +984,8 @@ def ArrCpuLowerVectors : Pass<"arr-cpu-lower-vectors", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"avxShuffles", "avx-shuffles", "bool", /*default=*/"false",
-           "Lower 8 x 8 f32 transposes to AVX's 8-lane shuffles (the levels "
-           "with AVX: x86-64-v3, x86-64-v4)">,
+           "Lower 8 x 8 and 4 x 8 f32 transposes to AVX's 8-lane shuffles "
+           "(the levels with AVX: x86-64-v3, x86-64-v4)">,
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect",
