@@ -62,7 +62,8 @@ void buildCpuKernelPipeline(mlir::OpPassManager &pm,
                             llvm::StringRef isa = "x86-64",
                             int64_t maxWorkgroupScratch = 0);
 
-/// CPU kernels → LLVM dialect: vector ops lowered for the CPU, f32 exp, log,
+/// CPU kernels → LLVM dialect: vector ops lowered for the CPU (8 x 8 and
+/// 4 x 8 transposes as AVX's shuffles where `isa` has AVX), f32 exp, log,
 /// tanh and pow as polynomials (arr-expand-math, in the forms that suit
 /// whether `isa` has FMA), and the C entry `vmapc_kernel_NAME` and
 /// descriptor of each kernel.
