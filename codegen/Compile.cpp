@@ -5,6 +5,7 @@
 
 #include "codegen/CpuObject.h"
 #include "codegen/CudaObject.h"
+#include "codegen/SplitKernels.h"
 #include "dialect/Limits.h"
 #include "dialect/SchedDialect.h"
 #include "passes/Codegen/TileSizes.h"
@@ -21,6 +22,8 @@
 
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
+
+#include <atomic>
 
 using namespace mlir;
 using namespace vmapc;
@@ -109,6 +112,13 @@ struct CpuLevel {
   std::string level;
   OwningOpRef<ModuleOp> module;
   std::vector<KernelInfo> tiled;
+  /// The lowered module's kernels, split for the LLVM half (splitKernels;
+  /// none: the module is compiled whole), an object file of each part, and
+  /// how many parts are still being compiled.
+  SmallVector<OwningOpRef<ModuleOp>> parts;
+  std::vector<std::string> objects;
+  std::vector<char> objectOk;
+  std::atomic<size_t> pending{0};
   CodeObject object;
   bool ok = false;
 };
@@ -130,15 +140,34 @@ static LogicalResult lowerCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
   return runPipeline(llvm, *cpu.module, verifyEachPass);
 }
 
-/// Compiles the lowered `cpu.module` into the level's shared object: the
-/// LLVM half (translation, LLVM's pipeline, instruction selection, the
-/// link), in its own LLVMContext.
-static void emitCpuLevel(CpuLevel &cpu) {
+/// The module of part `index` of a level (the lowered module itself when
+/// it was not split).
+static ModuleOp partOf(CpuLevel &cpu, size_t index) {
+  return cpu.parts.empty() ? *cpu.module : *cpu.parts[index];
+}
+
+/// Compiles part `index` of the lowered `cpu.module` into an object file:
+/// the LLVM half (translation, LLVM's pipeline, instruction selection), in
+/// its own LLVMContext. Part 0 defines the level's symbol.
+static void emitCpuPart(CpuLevel &cpu, size_t index) {
+  FailureOr<std::string> object =
+      emitCpuObjectFile(partOf(cpu, index), cpu.level,
+                        /*withLevelSymbol=*/index == 0);
+  if (failed(object))
+    return;
+  cpu.objects[index] = std::move(*object);
+  cpu.objectOk[index] = 1;
+}
+
+/// Links the level's objects, in part order, into its shared object.
+static void linkCpuLevel(CpuLevel &cpu) {
+  if (llvm::is_contained(cpu.objectOk, 0))
+    return;
   cpu.object.kind = CodeKind::CpuElf;
   cpu.object.level = cpu.level;
   cpu.object.cpuFeatures = featuresOf(cpu.level);
-  cpu.ok =
-      succeeded(emitCpuSharedObject(*cpu.module, cpu.level, &cpu.object.bytes));
+  cpu.ok = succeeded(
+      linkCpuSharedObject(*cpu.module, cpu.objects, &cpu.object.bytes));
 }
 
 /// Adds one CPU code object per ISA level of `isaLevels` to `artifact`,
@@ -170,16 +199,30 @@ static LogicalResult addCpuObjects(ModuleOp module,
   // x86 target, set up before they start.
   module.getContext()->loadAllAvailableDialects();
   initializeCpuTarget();
-  // Two tasks per level, its MLIR half and then its LLVM half, queued when
-  // the first ends: with fewer threads than levels, a thread that finishes
-  // a level's MLIR half takes the next level's while the other threads run
-  // LLVM, instead of one thread compiling two whole levels after the others
-  // are done (three levels on two threads: 1.5 levels' time, not 2).
+  // Tasks per level: its MLIR half; then, queued when that ends, the LLVM
+  // half of each part of its kernels (splitKernels), the last of which to
+  // end links the level. With fewer threads than tasks, a thread that
+  // finishes a level's MLIR half takes the next level's while the other
+  // threads run LLVM, instead of one thread compiling two whole levels
+  // after the others are done (three levels on two threads: 1.5 levels'
+  // time, not 2), and one level alone (`--cpu-isa`) compiles its kernels
+  // on every core.
   llvm::StdThreadPool pool(llvm::hardware_concurrency(threads));
   for (CpuLevel &cpu : cpus)
     pool.async([&pool, &cpu, maxWorkgroupScratch, verifyEachPass] {
-      if (succeeded(lowerCpuLevel(cpu, maxWorkgroupScratch, verifyEachPass)))
-        pool.async([&cpu] { emitCpuLevel(cpu); });
+      if (failed(lowerCpuLevel(cpu, maxWorkgroupScratch, verifyEachPass)))
+        return;
+      cpu.parts = splitKernels(*cpu.module);
+      size_t count = std::max<size_t>(cpu.parts.size(), 1);
+      cpu.objects.resize(count);
+      cpu.objectOk.assign(count, 0);
+      cpu.pending = count;
+      for (size_t index = 0; index < count; ++index)
+        pool.async([&cpu, index] {
+          emitCpuPart(cpu, index);
+          if (cpu.pending.fetch_sub(1) == 1)
+            linkCpuLevel(cpu);
+        });
     });
   pool.wait();
   for (auto [index, cpu] : llvm::enumerate(cpus)) {

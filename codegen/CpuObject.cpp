@@ -150,8 +150,9 @@ void vmapc::initializeCpuTarget() {
   llvm::InitializeNativeTargetAsmPrinter();
 }
 
-LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
-                                         std::string *sharedObject) {
+FailureOr<std::string> vmapc::emitCpuObjectFile(ModuleOp module,
+                                                StringRef level,
+                                                bool withLevelSymbol) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "vmapc");
@@ -159,12 +160,14 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
     return module.emitError("cannot translate the module to LLVM IR");
   // What the object is compiled for, which the loader checks against the
   // manifest's level for it (ArtifactFormat.h, kCodeLevelSymbol).
-  auto *levelText =
-      llvm::ConstantDataArray::getString(llvmContext, level, /*AddNull=*/true);
-  new llvm::GlobalVariable(*llvmModule, levelText->getType(),
-                           /*isConstant=*/true,
-                           llvm::GlobalValue::ExternalLinkage, levelText,
-                           vmapc::kCodeLevelSymbol);
+  if (withLevelSymbol) {
+    auto *levelText = llvm::ConstantDataArray::getString(llvmContext, level,
+                                                         /*AddNull=*/true);
+    new llvm::GlobalVariable(*llvmModule, levelText->getType(),
+                             /*isConstant=*/true,
+                             llvm::GlobalValue::ExternalLinkage, levelText,
+                             vmapc::kCodeLevelSymbol);
+  }
 
   // LLVM knows the psABI levels as CPU names: the code uses what the level
   // guarantees (SSE2; AVX2 + FMA; AVX-512) and nothing the host happens to
@@ -194,30 +197,39 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
       return module.emitError("LLVM cannot emit an x86-64 object");
     codegen.run(*llvmModule);
   }
+  return std::string(object.data(), object.size());
+}
 
-  // Link with the system linker: `ld -shared -o SO OBJ`, plus `--as-needed
-  // -lm -lc --no-undefined` unless the object needs only libc's memory
-  // functions (readsOnlyMemoryFunctions). The kernels need no start files
-  // (no constructors, no C++), so the compiler driver `cc`, which finds and
-  // adds them, only costs time: 37 ms against ld's 8 ms per ISA level on
-  // this machine, a third of a small program's compile. --no-undefined
-  // turns a call LLVM emitted into a library the object does not name into
-  // a link error, not a dlopen error.
+LogicalResult vmapc::linkCpuSharedObject(Operation *op,
+                                         ArrayRef<std::string> objects,
+                                         std::string *sharedObject) {
+  // Link with the system linker: `ld -shared -o SO OBJ...`, plus
+  // `--as-needed -lm -lc --no-undefined` unless the objects need only
+  // libc's memory functions (readsOnlyMemoryFunctions). The kernels need no
+  // start files (no constructors, no C++), so the compiler driver `cc`,
+  // which finds and adds them, only costs time: 37 ms against ld's 8 ms per
+  // ISA level on this machine, a third of a small program's compile.
+  // --no-undefined turns a call LLVM emitted into a library the object does
+  // not name into a link error, not a dlopen error.
   llvm::ErrorOr<std::string> ld = llvm::sys::findProgramByName("ld");
   if (!ld)
-    return module.emitError(
+    return op->emitError(
         "no system linker `ld` on PATH to link the shared object "
         "(apt-get install binutils)");
-  FailureOr<bool> memoryOnly =
-      readsOnlyMemoryFunctions(StringRef(object.data(), object.size()));
-  if (failed(memoryOnly))
-    return module.emitError("LLVM emitted an object it cannot read back");
-  auto commandLine = [&](StringRef obj, StringRef so) {
+  bool memoryOnly = true;
+  for (const std::string &object : objects) {
+    FailureOr<bool> only = readsOnlyMemoryFunctions(object);
+    if (failed(only))
+      return op->emitError("LLVM emitted an object it cannot read back");
+    memoryOnly = memoryOnly && *only;
+  }
+  auto commandLine = [&](ArrayRef<StringRef> objectFiles, StringRef so) {
     llvm::SmallVector<StringRef> args{
         *ld,          "-shared", "-m",    "elf_x86_64", "--hash-style=gnu",
         "--build-id", "-z",      "relro", "-z",         "now",
-        "-o",         so,        obj};
-    if (!*memoryOnly)
+        "-o",         so};
+    args.append(objectFiles.begin(), objectFiles.end());
+    if (!memoryOnly)
       args.append({"--as-needed", "-lm", "-lc", "--no-undefined"});
     return args;
   };
@@ -227,10 +239,19 @@ LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
                        commandLine,
                        "linking the shared object failed: ",
                        "cannot read the linked shared object"};
-  FailureOr<std::string> so =
-      runExternalTool(module, link, StringRef(object.data(), object.size()));
+  SmallVector<StringRef> inputs(objects.begin(), objects.end());
+  FailureOr<std::string> so = runExternalTool(op, link, inputs);
   if (failed(so))
     return failure();
   *sharedObject = std::move(*so);
   return success();
+}
+
+LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
+                                         std::string *sharedObject) {
+  FailureOr<std::string> object =
+      emitCpuObjectFile(module, level, /*withLevelSymbol=*/true);
+  if (failed(object))
+    return failure();
+  return linkCpuSharedObject(module, *object, sharedObject);
 }

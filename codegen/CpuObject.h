@@ -10,19 +10,35 @@
 
 namespace vmapc {
 
-/// Registers LLVM's x86-64 target; once, before emitCpuSharedObject runs
-/// (on any number of threads at once).
+/// Registers LLVM's x86-64 target; once, before emitCpuObjectFile runs (on
+/// any number of threads at once).
 void initializeCpuTarget();
 
 /// Translates `module` (LLVM dialect) to LLVM IR, optimises it (LLVM's O2
-/// pipeline with unrolling and the loop vectorizer, no SLP) and
-/// emits a position-independent object for the x86-64 ISA level `level`
-/// (x86-64, x86-64-v3 or x86-64-v4: LLVM's CPU of that name) with LLVM's
-/// TargetMachine, then links it into an ELF shared object with the system
-/// linker `ld` (`-shared`, no start files; plus `--as-needed -lm -lc
-/// --no-undefined` when the object calls anything besides memcpy, memmove
-/// and memset, which the process that dlopens it binds). `*sharedObject`
-/// gets the file's bytes.
+/// pipeline with unrolling and the loop vectorizer, no SLP) and returns a
+/// position-independent ELF relocatable object for the x86-64 ISA level
+/// `level` (x86-64, x86-64-v3 or x86-64-v4: LLVM's CPU of that name), made
+/// by LLVM's TargetMachine in an LLVMContext of its own (any number of
+/// modules at once, on their own threads). With `withLevelSymbol`, the
+/// object defines kCodeLevelSymbol (ArtifactFormat.h), the level's name,
+/// which exactly one object of a shared object must. Errors are emitted on
+/// `module`.
+mlir::FailureOr<std::string> emitCpuObjectFile(mlir::ModuleOp module,
+                                               llvm::StringRef level,
+                                               bool withLevelSymbol);
+
+/// Links `objects` (emitCpuObjectFile's, in this order) into one ELF shared
+/// object with the system linker `ld` (`-shared`, no start files; plus
+/// `--as-needed -lm -lc --no-undefined` when an object calls anything
+/// besides memcpy, memmove and memset, which the process that dlopens it
+/// binds). `*sharedObject` gets the file's bytes; errors (no `ld`, a failed
+/// link with its log) are emitted on `op`.
+mlir::LogicalResult linkCpuSharedObject(mlir::Operation *op,
+                                        llvm::ArrayRef<std::string> objects,
+                                        std::string *sharedObject);
+
+/// emitCpuObjectFile of the whole `module` (with the level symbol), linked
+/// alone by linkCpuSharedObject.
 mlir::LogicalResult emitCpuSharedObject(mlir::ModuleOp module,
                                         llvm::StringRef level,
                                         std::string *sharedObject);

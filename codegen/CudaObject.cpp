@@ -51,14 +51,15 @@ LogicalResult vmapc::emitCudaObjects(ModuleOp module, StringRef chip,
   // Assemble: `ptxas -O3 -arch=CHIP -o CUBIN PTX`.
   std::string arch = ("-arch=" + chip).str();
   std::string failureMessage = "ptxas " + arch + " failed: ";
-  auto commandLine = [&](StringRef ptxFile, StringRef cubinFile) {
+  auto commandLine = [&](ArrayRef<StringRef> ptxFile, StringRef cubinFile) {
     return llvm::SmallVector<StringRef>{ptxas, "-O3",     arch,
-                                        "-o",  cubinFile, ptxFile};
+                                        "-o",  cubinFile, ptxFile.front()};
   };
   ExternalToolRun assemble{ptxas,          "ptx",
                            "cubin",        commandLine,
                            failureMessage, "cannot read the cubin ptxas wrote"};
-  FailureOr<std::string> bytes = runExternalTool(module, assemble, *ptx);
+  FailureOr<std::string> bytes =
+      runExternalTool(module, assemble, StringRef(*ptx));
   if (failed(bytes))
     return failure();
   *cubin = std::move(*bytes);

@@ -3,10 +3,13 @@
 #include "codegen/ExternalTool.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <vector>
 
 using namespace mlir;
 
@@ -23,13 +26,14 @@ struct TempFile {
 
 FailureOr<std::string> vmapc::runExternalTool(Operation *op,
                                               const ExternalToolRun &run,
-                                              StringRef input) {
-  TempFile inputFile, outputFile, logFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("vmapc", run.inputSuffix, fd,
-                                         inputFile.path))
-    return op->emitError("cannot create a temporary file");
-  {
+                                              ArrayRef<StringRef> inputs) {
+  std::vector<TempFile> inputFiles(inputs.size());
+  TempFile outputFile, logFile;
+  for (auto [file, input] : llvm::zip(inputFiles, inputs)) {
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("vmapc", run.inputSuffix, fd,
+                                           file.path))
+      return op->emitError("cannot create a temporary file");
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << input;
   }
@@ -37,8 +41,11 @@ FailureOr<std::string> vmapc::runExternalTool(Operation *op,
                                          outputFile.path) ||
       llvm::sys::fs::createTemporaryFile("vmapc", "log", logFile.path))
     return op->emitError("cannot create a temporary file");
+  llvm::SmallVector<StringRef> inputPaths;
+  for (const TempFile &file : inputFiles)
+    inputPaths.push_back(file.path);
   llvm::SmallVector<StringRef> args =
-      run.commandLine(inputFile.path, outputFile.path);
+      run.commandLine(inputPaths, outputFile.path);
   std::optional<StringRef> redirects[] = {std::nullopt, logFile.path,
                                           logFile.path};
   std::string error;

@@ -71,9 +71,9 @@ static cl::list<std::string> cpuIsaLevels(
     cl::cat(vmapcCategory));
 static cl::opt<unsigned> compileThreads(
     "j",
-    cl::desc("Compile the CPU code objects (one per ISA level) on this many "
-             "threads (default 0: one per hardware thread); the artifact is "
-             "the same for any count"),
+    cl::desc("Compile the CPU code objects (one per ISA level, its kernels "
+             "in up to 4 parts) on this many threads (default 0: one per "
+             "hardware thread); the artifact is the same for any count"),
     cl::value_desc("threads"), cl::init(0), cl::Prefix, cl::sub(compileCmd),
     cl::sub(runCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> targetList(
