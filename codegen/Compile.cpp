@@ -206,20 +206,10 @@ static LogicalResult addCpuObjects(ModuleOp module,
   // threads run LLVM, instead of one thread compiling two whole levels
   // after the others are done (three levels on two threads: 1.5 levels'
   // time, not 2), and one level alone (`--cpu-isa`) compiles its kernels
-  // on every core. The widest level starts first: its register tiles make
-  // the most code, and a level whose LLVM half starts last is the one that
-  // runs alone at the end (the kNN's three levels on two threads: 0.163 s
-  // with x86-64-v4 first, 0.183 s with it last).
-  SmallVector<CpuLevel *> widestFirst;
-  for (CpuLevel &cpu : cpus)
-    widestFirst.push_back(&cpu);
-  llvm::stable_sort(widestFirst, [](CpuLevel *a, CpuLevel *b) {
-    return VectorIsa::named(a->level)->vectorWidth >
-           VectorIsa::named(b->level)->vectorWidth;
-  });
+  // on every core.
   llvm::StdThreadPool pool(llvm::hardware_concurrency(threads));
-  for (CpuLevel *level : widestFirst)
-    pool.async([&pool, &cpu = *level, maxWorkgroupScratch, verifyEachPass] {
+  for (CpuLevel &cpu : cpus)
+    pool.async([&pool, &cpu, maxWorkgroupScratch, verifyEachPass] {
       if (failed(lowerCpuLevel(cpu, maxWorkgroupScratch, verifyEachPass)))
         return;
       cpu.parts = splitKernels(*cpu.module);
