@@ -1116,7 +1116,8 @@ def compile_table(comps, args):
     legend = (
         "Seconds of wall clock per compile, from the start of the process to "
         "the artifact on disk for vmapc (`vmapc compile`, default `-j`: a thread "
-        "per core, each ISA level's MLIR half and LLVM half a task); \"vmapc 3 levels\" is the default "
+        "per core; tasks: each ISA level's MLIR half, then the LLVM half of "
+        "each part of its kernels, up to 4); \"vmapc 3 levels\" is the default "
         "artifact (x86-64, x86-64-v3, x86-64-v4), a level's column "
         "`--cpu-isa=LEVEL` alone, \"vmapc B=1\" the batch=1 twin (all "
         "levels). JAX: `jax.jit(jax.vmap(f, in_axes)).lower(*specs)"
