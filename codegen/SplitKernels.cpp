@@ -16,8 +16,8 @@ using namespace mlir;
 
 namespace {
 
-/// One kernel: its exported wrapper and every top-level symbol it refers
-/// to, transitively, and their ops.
+/// One kernel: its function and every top-level symbol it refers to,
+/// transitively, and their ops.
 struct Kernel {
   llvm::SetVector<Operation *> symbols;
   int64_t ops = 0;
@@ -37,8 +37,8 @@ bool copiesLink(Operation *symbol) {
   return named && (named.isPrivate() || named.isDeclaration());
 }
 
-/// The kernel of the symbols `roots` (a wrapper; or what no wrapper
-/// refers to).
+/// The kernel of the symbols `roots` (a kernel's function; or what no
+/// kernel refers to).
 Kernel kernelOf(ArrayRef<Operation *> roots, SymbolTable &symbols) {
   Kernel kernel;
   kernel.symbols.insert(roots.begin(), roots.end());
@@ -59,13 +59,14 @@ Kernel kernelOf(ArrayRef<Operation *> roots, SymbolTable &symbols) {
 } // namespace
 
 llvm::SmallVector<OwningOpRef<ModuleOp>>
-vmapc::splitKernels(ModuleOp module, unsigned maxParts, int64_t minPartOps) {
+vmapc::splitKernels(ModuleOp module,
+                    llvm::function_ref<bool(Operation *)> isKernel,
+                    unsigned maxParts, int64_t minPartOps) {
   SymbolTable symbols(module);
   std::vector<Kernel> kernels;
-  for (auto function : module.getOps<LLVM::LLVMFuncOp>())
-    if (!function.isExternal() && function.isPublic() &&
-        function.getLinkage() == LLVM::Linkage::External)
-      kernels.push_back(kernelOf(function.getOperation(), symbols));
+  for (Operation &op : module.getBody()->getOperations())
+    if (isKernel(&op))
+      kernels.push_back(kernelOf(&op, symbols));
   int64_t moduleOps = 0;
   module->walk([&](Operation *) { ++moduleOps; });
   size_t count =

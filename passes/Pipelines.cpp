@@ -70,9 +70,18 @@ void vmapc::buildArrBufferizePipeline(OpPassManager &pm, bool plan,
 
 void vmapc::buildCpuKernelPipeline(OpPassManager &pm, StringRef isa,
                                    int64_t maxWorkgroupScratch) {
+  buildCpuEntriesPipeline(pm);
+  buildCpuKernelBodiesPipeline(pm, isa, maxWorkgroupScratch);
+}
+
+void vmapc::buildCpuEntriesPipeline(OpPassManager &pm) {
   // Read off the planned entries' types before the schedules are erased.
   pm.addPass(createArrEmitEntryDescriptors());
   pm.addPass(createArrEraseSchedules());
+}
+
+void vmapc::buildCpuKernelBodiesPipeline(OpPassManager &pm, StringRef isa,
+                                         int64_t maxWorkgroupScratch) {
   ArrTileWorkgroupsOptions tiles;
   tiles.maxWorkgroupScratch = maxWorkgroupScratch;
   pm.addPass(createArrTileWorkgroups(tiles));

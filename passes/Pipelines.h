@@ -62,6 +62,18 @@ void buildCpuKernelPipeline(mlir::OpPassManager &pm,
                             llvm::StringRef isa = "x86-64",
                             int64_t maxWorkgroupScratch = 0);
 
+/// The first half of buildCpuKernelPipeline, on the whole planned program:
+/// each entry's descriptor, then the entries and schedules erased (stage
+/// Kernels: the kernels, which share nothing from here on).
+void buildCpuEntriesPipeline(mlir::OpPassManager &pm);
+
+/// The second half of buildCpuKernelPipeline, on any subset of a program's
+/// kernels (codegen/SplitKernels.h): each kernel tiled into workgroups,
+/// vectorized and bufferized. Options as buildCpuKernelPipeline's.
+void buildCpuKernelBodiesPipeline(mlir::OpPassManager &pm,
+                                  llvm::StringRef isa = "x86-64",
+                                  int64_t maxWorkgroupScratch = 0);
+
 /// CPU kernels → LLVM dialect: vector ops lowered for the CPU (8 x 8 and
 /// 4 x 8 transposes as AVX's shuffles where `isa` has AVX), f32 exp, log,
 /// tanh and pow as polynomials (arr-expand-math, in the forms that suit

@@ -58,6 +58,13 @@ std::string kernel(const std::string &name, int adds, bool readsTable = false) {
   return text;
 }
 
+/// Whether `op` is one of the kernels below: an exported function with a
+/// body.
+bool isWrapper(Operation *op) {
+  auto function = dyn_cast<LLVM::LLVMFuncOp>(op);
+  return function && !function.isExternal() && function.isPublic();
+}
+
 /// The names of the top-level symbols of `module`.
 std::set<std::string> symbolsOf(ModuleOp module) {
   std::set<std::string> names;
@@ -99,7 +106,7 @@ std::string threeKernels(const std::string &tableLinkage) {
 TEST_F(SplitKernelsTest, PartsHoldWholeKernelsLargestFirst) {
   OwningOpRef<ModuleOp> module = parse(threeKernels("private"));
   ASSERT_TRUE(module);
-  auto parts = vmapc::splitKernels(*module, /*maxParts=*/2,
+  auto parts = vmapc::splitKernels(*module, isWrapper, /*maxParts=*/2,
                                    /*minPartOps=*/1);
   ASSERT_EQ(parts.size(), 2u);
   // The largest kernel first, to part 0; the medium one to the empty part
@@ -150,8 +157,8 @@ TEST_F(SplitKernelsTest, PartsHoldWholeKernelsLargestFirst) {
 TEST_F(SplitKernelsTest, PartsDependOnlyOnTheModule) {
   OwningOpRef<ModuleOp> module = parse(threeKernels("private"));
   ASSERT_TRUE(module);
-  auto once = vmapc::splitKernels(*module, 3, 1);
-  auto again = vmapc::splitKernels(*module, 3, 1);
+  auto once = vmapc::splitKernels(*module, isWrapper, 3, 1);
+  auto again = vmapc::splitKernels(*module, isWrapper, 3, 1);
   ASSERT_EQ(once.size(), 3u);
   ASSERT_EQ(again.size(), 3u);
   for (auto [a, b] : llvm::zip(once, again)) {
@@ -175,27 +182,29 @@ TEST_F(SplitKernelsTest, APublicDefinitionTwoPartsNeedIsNotSplit) {
   // the module stays whole.
   OwningOpRef<ModuleOp> module = parse(threeKernels("external"));
   ASSERT_TRUE(module);
-  EXPECT_TRUE(vmapc::splitKernels(*module, 3, 1).empty());
+  EXPECT_TRUE(vmapc::splitKernels(*module, isWrapper, 3, 1).empty());
   // In two parts they share part 1.
-  EXPECT_EQ(vmapc::splitKernels(*module, 2, 1).size(), 2u);
+  EXPECT_EQ(vmapc::splitKernels(*module, isWrapper, 2, 1).size(), 2u);
   // In one part with both of its readers, it is no obstacle.
   std::string source = "llvm.mlir.global external constant @table(dense<[2.0, "
                        "3.0]> : tensor<2xf32>) : !llvm.array<2 x f32>\n" +
                        kernel("large", 40) + kernel("small", 10, true);
   OwningOpRef<ModuleOp> other = parse(source);
   ASSERT_TRUE(other);
-  EXPECT_EQ(vmapc::splitKernels(*other, 2, 1).size(), 2u);
+  EXPECT_EQ(vmapc::splitKernels(*other, isWrapper, 2, 1).size(), 2u);
 }
 
 TEST_F(SplitKernelsTest, SmallModulesAndSingleKernelsStayWhole) {
   OwningOpRef<ModuleOp> module = parse(threeKernels("private"));
   ASSERT_TRUE(module);
-  // About 100 ops: under two parts of kMinKernelPartOps.
-  EXPECT_TRUE(vmapc::splitKernels(*module).empty());
-  EXPECT_TRUE(vmapc::splitKernels(*module, /*maxParts=*/1, 1).empty());
+  // About 100 ops: under two parts of 60 ops (over two of 40).
+  EXPECT_TRUE(vmapc::splitKernels(*module, isWrapper, 4, 60).empty());
+  EXPECT_EQ(vmapc::splitKernels(*module, isWrapper, 4, 40).size(), 2u);
+  EXPECT_TRUE(
+      vmapc::splitKernels(*module, isWrapper, /*maxParts=*/1, 1).empty());
   OwningOpRef<ModuleOp> single = parse(kernel("only", 600));
   ASSERT_TRUE(single);
-  EXPECT_TRUE(vmapc::splitKernels(*single).empty());
+  EXPECT_TRUE(vmapc::splitKernels(*single, isWrapper).empty());
 }
 
 } // namespace
