@@ -122,12 +122,11 @@ struct CpuLevel {
   std::vector<KernelInfo> tiled;
   /// The module's parts (splitKernels; none: the module is compiled
   /// whole); of each part, what its lowering read off its kernels (when
-  /// split before lowering) and its object file; how many parts are still
-  /// being compiled.
+  /// split before lowering) and its object file (empty until compiled); how
+  /// many parts are still being compiled.
   SmallVector<OwningOpRef<ModuleOp>> parts;
   std::vector<std::vector<KernelInfo>> partKernels;
   std::vector<std::string> objects;
-  std::vector<char> objectOk;
   std::atomic<size_t> pending{0};
   CodeObject object;
   bool ok = false;
@@ -185,7 +184,6 @@ static LogicalResult splitCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
   size_t count = std::max<size_t>(cpu.parts.size(), 1);
   cpu.partKernels.resize(count);
   cpu.objects.resize(count);
-  cpu.objectOk.assign(count, 0);
   cpu.pending = count;
   return success();
 }
@@ -213,14 +211,15 @@ static void compileCpuPart(CpuLevel &cpu, size_t index,
   if (failed(object))
     return;
   cpu.objects[index] = std::move(*object);
-  cpu.objectOk[index] = 1;
 }
 
 /// Once every part is compiled: the parts' kernels in the module's order
 /// (when split before lowering), and the objects, in part order, linked
 /// into the level's shared object.
 static void linkCpuLevel(CpuLevel &cpu) {
-  if (llvm::is_contained(cpu.objectOk, 0))
+  // A part that failed has no object (an object file is never empty).
+  if (llvm::any_of(cpu.objects,
+                   [](const std::string &object) { return object.empty(); }))
     return;
   if (cpu.splitBeforeLowering)
     for (const std::string &name : cpu.kernelNames)

@@ -246,12 +246,3 @@ LogicalResult vmapc::linkCpuSharedObject(Operation *op,
   *sharedObject = std::move(*so);
   return success();
 }
-
-LogicalResult vmapc::emitCpuSharedObject(ModuleOp module, StringRef level,
-                                         std::string *sharedObject) {
-  FailureOr<std::string> object =
-      emitCpuObjectFile(module, level, /*withLevelSymbol=*/true);
-  if (failed(object))
-    return failure();
-  return linkCpuSharedObject(module, *object, sharedObject);
-}

@@ -37,12 +37,6 @@ mlir::LogicalResult linkCpuSharedObject(mlir::Operation *op,
                                         llvm::ArrayRef<std::string> objects,
                                         std::string *sharedObject);
 
-/// emitCpuObjectFile of the whole `module` (with the level symbol), linked
-/// alone by linkCpuSharedObject.
-mlir::LogicalResult emitCpuSharedObject(mlir::ModuleOp module,
-                                        llvm::StringRef level,
-                                        std::string *sharedObject);
-
 } // namespace vmapc
 
 #endif // VMAPC_CODEGEN_CPUOBJECT_H

@@ -51,9 +51,9 @@ LogicalResult vmapc::emitCudaObjects(ModuleOp module, StringRef chip,
   // Assemble: `ptxas -O3 -arch=CHIP -o CUBIN PTX`.
   std::string arch = ("-arch=" + chip).str();
   std::string failureMessage = "ptxas " + arch + " failed: ";
-  auto commandLine = [&](ArrayRef<StringRef> ptxFile, StringRef cubinFile) {
+  auto commandLine = [&](ArrayRef<StringRef> ptxFiles, StringRef cubinFile) {
     return llvm::SmallVector<StringRef>{ptxas, "-O3",     arch,
-                                        "-o",  cubinFile, ptxFile.front()};
+                                        "-o",  cubinFile, ptxFiles.front()};
   };
   ExternalToolRun assemble{ptxas,          "ptx",
                            "cubin",        commandLine,

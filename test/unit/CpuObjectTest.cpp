@@ -1,4 +1,4 @@
-//===- CpuObjectTest.cpp - unit tests of emitCpuSharedObject --------------===//
+//===- CpuObjectTest.cpp - unit tests of codegen/CpuObject.h -------------===//
 //
 // codegen/CpuObject.h links a kernel object against libm and libc only when
 // it calls something other than memcpy, memmove and memset; either way the
@@ -29,8 +29,8 @@ using namespace mlir;
 
 namespace {
 
-/// The shared object `emitCpuSharedObject` makes of `source` (LLVM
-/// dialect) at ISA level x86-64; fails the test on an error.
+/// The shared object that emitCpuObjectFile and linkCpuSharedObject make of
+/// `source` (LLVM dialect) at ISA level x86-64; fails the test on an error.
 std::string sharedObjectOf(const char *source) {
   DialectRegistry registry;
   vmapc::registerCompilerDialects(registry);
@@ -41,7 +41,12 @@ std::string sharedObjectOf(const char *source) {
     return {};
   vmapc::initializeCpuTarget();
   std::string bytes;
-  EXPECT_TRUE(succeeded(vmapc::emitCpuSharedObject(*module, "x86-64", &bytes)));
+  FailureOr<std::string> object =
+      vmapc::emitCpuObjectFile(*module, "x86-64", /*withLevelSymbol=*/true);
+  EXPECT_TRUE(succeeded(object));
+  if (failed(object))
+    return {};
+  EXPECT_TRUE(succeeded(vmapc::linkCpuSharedObject(*module, *object, &bytes)));
   return bytes;
 }
 
