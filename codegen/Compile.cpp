@@ -28,11 +28,13 @@
 using namespace mlir;
 using namespace vmapc;
 
-/// Runs `pm` on `module`. Unless `verifyEachPass`, the IR is verified once,
-/// at the end, instead of after every pass as MLIR's default does.
+/// Runs `pm` on `module`, its passes timed under `timing` (nothing when the
+/// scope is empty). Unless `verifyEachPass`, the IR is verified once, at the
+/// end, instead of after every pass as MLIR's default does.
 static LogicalResult runPipeline(PassManager &pm, ModuleOp module,
-                                 bool verifyEachPass) {
+                                 bool verifyEachPass, TimingScope &timing) {
   pm.enableVerifier(verifyEachPass);
+  pm.enableTiming(timing);
   if (failed(pm.run(module)))
     return failure();
   if (!verifyEachPass && failed(verify(module)))
@@ -45,13 +47,14 @@ static LogicalResult runPipeline(PassManager &pm, ModuleOp module,
 LogicalResult vmapc::lowerToPlannedBuffers(ModuleOp module, bool cuda,
                                            int64_t arenaAlignment,
                                            bool bufferReuse,
-                                           bool verifyEachPass) {
+                                           bool verifyEachPass,
+                                           TimingScope timing) {
   PassManager pm(module.getContext());
   buildArrToLinalgPipeline(pm);
   buildArrBufferizePipeline(pm, /*plan=*/true, /*stageAll=*/cuda,
                             cuda ? kCudaMaxFusedBytesPerExample : 0,
                             arenaAlignment, bufferReuse);
-  return runPipeline(pm, module, verifyEachPass);
+  return runPipeline(pm, module, verifyEachPass, timing);
 }
 
 /// The bitwidth of the CUDA kernels' index arithmetic: 32 when every byte
@@ -157,13 +160,15 @@ static bool isKernelWrapper(Operation *op) {
 /// schedules erased (the kernels share nothing from there on): a part per
 /// kernel, up to kMaxKernelParts. After lowering (the MLIR half of every
 /// kernel done here): parts of at least kMinKernelPartOps LLVM-dialect ops.
+/// The passes are timed under the level's name in `timing`.
 static LogicalResult splitCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
-                                   bool verifyEachPass) {
+                                   bool verifyEachPass, TimingScope &timing) {
   MLIRContext *context = cpu.module->getContext();
+  TimingScope levelTimer = timing.nest(cpu.level);
   if (cpu.splitBeforeLowering) {
     PassManager entries(context);
     buildCpuEntriesPipeline(entries);
-    if (failed(runPipeline(entries, *cpu.module, verifyEachPass)))
+    if (failed(runPipeline(entries, *cpu.module, verifyEachPass, levelTimer)))
       return failure();
     for (const KernelInfo &kernel : readKernels(*cpu.module))
       cpu.kernelNames.push_back(kernel.name);
@@ -172,12 +177,12 @@ static LogicalResult splitCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
   } else {
     PassManager kernels(context);
     buildCpuKernelPipeline(kernels, cpu.level, maxWorkgroupScratch);
-    if (failed(runPipeline(kernels, *cpu.module, verifyEachPass)))
+    if (failed(runPipeline(kernels, *cpu.module, verifyEachPass, levelTimer)))
       return failure();
     cpu.tiled = readKernels(*cpu.module);
     PassManager llvm(context);
     buildKernelsToLLVMPipeline(llvm, cpu.level);
-    if (failed(runPipeline(llvm, *cpu.module, verifyEachPass)))
+    if (failed(runPipeline(llvm, *cpu.module, verifyEachPass, levelTimer)))
       return failure();
     cpu.parts = splitKernels(*cpu.module, isKernelWrapper);
   }
@@ -191,23 +196,26 @@ static LogicalResult splitCpuLevel(CpuLevel &cpu, int64_t maxWorkgroupScratch,
 /// Compiles part `index` of a level into an object file: when split before
 /// lowering, its kernels tiled, vectorized and lowered to the LLVM dialect
 /// first (the MLIR half); then translated, optimized and compiled by LLVM
-/// in an LLVMContext of its own. Part 0 defines the level's symbol.
+/// in an LLVMContext of its own. Part 0 defines the level's symbol. Timed
+/// under the level's name in `timing` (merged with the other parts').
 static void compileCpuPart(CpuLevel &cpu, size_t index,
-                           int64_t maxWorkgroupScratch, bool verifyEachPass) {
+                           int64_t maxWorkgroupScratch, bool verifyEachPass,
+                           TimingScope &timing) {
   ModuleOp part = partOf(cpu, index);
+  TimingScope levelTimer = timing.nest(cpu.level);
   if (cpu.splitBeforeLowering) {
     PassManager kernels(part.getContext());
     buildCpuKernelBodiesPipeline(kernels, cpu.level, maxWorkgroupScratch);
-    if (failed(runPipeline(kernels, part, verifyEachPass)))
+    if (failed(runPipeline(kernels, part, verifyEachPass, levelTimer)))
       return;
     cpu.partKernels[index] = readKernels(part);
     PassManager llvm(part.getContext());
     buildKernelsToLLVMPipeline(llvm, cpu.level);
-    if (failed(runPipeline(llvm, part, verifyEachPass)))
+    if (failed(runPipeline(llvm, part, verifyEachPass, levelTimer)))
       return;
   }
-  FailureOr<std::string> object =
-      emitCpuObjectFile(part, cpu.level, /*withLevelSymbol=*/index == 0);
+  FailureOr<std::string> object = emitCpuObjectFile(
+      part, cpu.level, /*withLevelSymbol=*/index == 0, std::move(levelTimer));
   if (failed(object))
     return;
   cpu.objects[index] = std::move(*object);
@@ -215,8 +223,9 @@ static void compileCpuPart(CpuLevel &cpu, size_t index,
 
 /// Once every part is compiled: the parts' kernels in the module's order
 /// (when split before lowering), and the objects, in part order, linked
-/// into the level's shared object.
-static void linkCpuLevel(CpuLevel &cpu) {
+/// into the level's shared object (timed under the level's name in
+/// `timing`).
+static void linkCpuLevel(CpuLevel &cpu, TimingScope &timing) {
   // A part that failed has no object (an object file is never empty).
   if (llvm::any_of(cpu.objects,
                    [](const std::string &object) { return object.empty(); }))
@@ -230,6 +239,8 @@ static void linkCpuLevel(CpuLevel &cpu) {
   cpu.object.kind = CodeKind::CpuElf;
   cpu.object.level = cpu.level;
   cpu.object.cpuFeatures = featuresOf(cpu.level);
+  TimingScope levelTimer = timing.nest(cpu.level);
+  TimingScope linkTimer = levelTimer.nest("Link (ld)");
   cpu.ok = succeeded(
       linkCpuSharedObject(*cpu.module, cpu.objects, &cpu.object.bytes));
 }
@@ -238,12 +249,13 @@ static void linkCpuLevel(CpuLevel &cpu) {
 /// compiled from the planned `module` on up to `threads` threads (0: one
 /// per hardware thread); the first level's tiling sets the kernels' grids.
 /// The artifact does not depend on `threads`: each level is compiled
-/// alone and the results are added in level order.
+/// alone and the results are added in level order. Each level's work is
+/// timed under its name in `timing`.
 static LogicalResult addCpuObjects(ModuleOp module,
                                    ArrayRef<std::string> isaLevels,
                                    int64_t maxWorkgroupScratch,
                                    unsigned threads, bool verifyEachPass,
-                                   Artifact &artifact) {
+                                   TimingScope &timing, Artifact &artifact) {
   SmallVector<std::string> levels(isaLevels.begin(), isaLevels.end());
   if (levels.empty())
     for (const VectorIsa &isa : VectorIsa::all())
@@ -281,14 +293,16 @@ static LogicalResult addCpuObjects(ModuleOp module,
   // threads.
   llvm::StdThreadPool pool(llvm::hardware_concurrency(threads));
   for (CpuLevel &cpu : cpus)
-    pool.async([&pool, &cpu, maxWorkgroupScratch, verifyEachPass] {
-      if (failed(splitCpuLevel(cpu, maxWorkgroupScratch, verifyEachPass)))
+    pool.async([&pool, &cpu, maxWorkgroupScratch, verifyEachPass, &timing] {
+      if (failed(
+              splitCpuLevel(cpu, maxWorkgroupScratch, verifyEachPass, timing)))
         return;
       for (size_t index = 0; index < cpu.objects.size(); ++index)
-        pool.async([&cpu, index, maxWorkgroupScratch, verifyEachPass] {
-          compileCpuPart(cpu, index, maxWorkgroupScratch, verifyEachPass);
+        pool.async([&cpu, index, maxWorkgroupScratch, verifyEachPass, &timing] {
+          compileCpuPart(cpu, index, maxWorkgroupScratch, verifyEachPass,
+                         timing);
           if (cpu.pending.fetch_sub(1) == 1)
-            linkCpuLevel(cpu);
+            linkCpuLevel(cpu, timing);
         });
     });
   pool.wait();
@@ -313,7 +327,8 @@ static LogicalResult addCpuObjects(ModuleOp module,
 /// the CPU's, set already), the CUDA tiling sets the kernels' grids.
 static LogicalResult addCudaObjects(ModuleOp module,
                                     const CompileOptions &options,
-                                    bool cpuTiles, Artifact &artifact) {
+                                    bool cpuTiles, TimingScope &timing,
+                                    Artifact &artifact) {
   OwningOpRef<ModuleOp> clone(module.clone());
   GpuPipelineOptions gpu;
   gpu.chip = options.cudaChip;
@@ -322,7 +337,7 @@ static LogicalResult addCudaObjects(ModuleOp module,
   gpu.indexBitwidth = cudaIndexBitwidth(artifact);
   PassManager kernels(module.getContext());
   buildCudaKernelPipeline(kernels, gpu);
-  if (failed(runPipeline(kernels, *clone, options.verifyEachPass)))
+  if (failed(runPipeline(kernels, *clone, options.verifyEachPass, timing)))
     return failure();
   auto gpuModule = clone->lookupSymbol<gpu::GPUModuleOp>("vmapc_kernels");
   if (!gpuModule)
@@ -361,9 +376,11 @@ static LogicalResult addCudaObjects(ModuleOp module,
   std::string toolkit =
       options.cudaToolkit.empty() ? defaultCudaToolkit() : options.cudaToolkit;
   CodeObject cubin, ptx;
+  TimingScope emitTimer = timing.nest("PTX and cubin (ptxas)");
   if (failed(emitCudaObjects(*clone, options.cudaChip, toolkit, &ptx.bytes,
                              &cubin.bytes)))
     return failure();
+  emitTimer.stop();
   cubin.kind = CodeKind::CudaCubin;
   ptx.kind = CodeKind::CudaPtx;
   cubin.level = ptx.level = options.cudaChip;
@@ -376,11 +393,19 @@ static LogicalResult addCudaObjects(ModuleOp module,
 LogicalResult vmapc::compileArtifact(ModuleOp module,
                                      const CompileOptions &options,
                                      Artifact &artifact) {
+  TimingScope untimed;
+  return compileArtifact(module, options, artifact, untimed);
+}
+
+LogicalResult vmapc::compileArtifact(ModuleOp module,
+                                     const CompileOptions &options,
+                                     Artifact &artifact, TimingScope &timing) {
   if (!options.cpu && !options.cuda)
     return module.emitError("no target to compile for (cpu, cuda)");
-  if (failed(lowerToPlannedBuffers(module, /*cuda=*/options.cuda,
-                                   options.arenaAlignment, options.bufferReuse,
-                                   options.verifyEachPass)))
+  if (failed(lowerToPlannedBuffers(
+          module, /*cuda=*/options.cuda, options.arenaAlignment,
+          options.bufferReuse, options.verifyEachPass,
+          timing.nest("Plan (arr to planned buffers)"))))
     return failure();
   artifact = Artifact();
   artifact.kernels = readKernels(module);
@@ -389,13 +414,19 @@ LogicalResult vmapc::compileArtifact(ModuleOp module,
   // With CUDA code, the CPU's tiles are the GPU's too (one schedule): a
   // workgroup's scratch then fits a block's shared memory.
   int64_t cpuScratch = options.cuda ? kGpuWorkgroupScratch : 0;
-  if (options.cpu &&
-      failed(addCpuObjects(module, options.isaLevels, cpuScratch,
-                           options.threads, options.verifyEachPass, artifact)))
-    return failure();
-  if (options.cuda && failed(addCudaObjects(
-                          module, options, /*cpuTiles=*/options.cpu, artifact)))
-    return failure();
+  if (options.cpu) {
+    TimingScope cpuTimer = timing.nest("CPU code objects");
+    if (failed(addCpuObjects(module, options.isaLevels, cpuScratch,
+                             options.threads, options.verifyEachPass, cpuTimer,
+                             artifact)))
+      return failure();
+  }
+  if (options.cuda) {
+    TimingScope cudaTimer = timing.nest("CUDA code objects");
+    if (failed(addCudaObjects(module, options, /*cpuTiles=*/options.cpu,
+                              cudaTimer, artifact)))
+      return failure();
+  }
   // Each entry passed validateEntry; what is left (the kernels' grids, the
   // code objects, unique names) belongs to the whole file.
   if (Status status = validateArtifact(artifact); !status.ok())

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "mlir/Support/Timing.h"
 
 namespace vmapc {
 
@@ -25,13 +26,14 @@ namespace vmapc {
 /// staging slot, and a dispatch fuses at most kCudaMaxFusedBytesPerExample
 /// of producers' results per example (GpuPipeline.h), so that a block's
 /// share fits its shared memory. `arenaAlignment` and `bufferReuse` are
-/// the planner's, `verifyEachPass` as in CompileOptions. Errors are emitted
-/// as diagnostics.
+/// the planner's, `verifyEachPass` as in CompileOptions; the passes are
+/// timed under `timing`. Errors are emitted as diagnostics.
 mlir::LogicalResult lowerToPlannedBuffers(mlir::ModuleOp module,
                                           bool cuda = false,
                                           int64_t arenaAlignment = 0,
                                           bool bufferReuse = true,
-                                          bool verifyEachPass = false);
+                                          bool verifyEachPass = false,
+                                          mlir::TimingScope timing = {});
 
 /// Reads the manifest of every entry (public function with `arr.batch`) of a
 /// planned module: names, dtypes, per-example shapes, axes, B, arena and
@@ -85,6 +87,20 @@ struct CompileOptions {
 mlir::LogicalResult compileArtifact(mlir::ModuleOp module,
                                     const CompileOptions &options,
                                     Artifact &artifact);
+
+/// compileArtifact, its phases timed under `timing` (what `--mlir-timing`
+/// prints, mlir/Support/Timing.h): the planning pipeline's passes; under
+/// "CPU code objects", each ISA level's passes, LLVM's translation,
+/// optimisation and code generation (its parts' times added up) and its
+/// link; under "CUDA code objects", the CUDA pipeline's passes and ptxas.
+/// A level's work runs on several compile threads (its split, its parts,
+/// its link); MLIR merges the timers of one name from several threads, the
+/// User Time column adding up the threads' times, the Wall Time column
+/// keeping the longest.
+mlir::LogicalResult compileArtifact(mlir::ModuleOp module,
+                                    const CompileOptions &options,
+                                    Artifact &artifact,
+                                    mlir::TimingScope &timing);
 
 /// compileArtifact for the CPU alone, at `isaLevels` (default: all three).
 mlir::LogicalResult compileForCpu(mlir::ModuleOp module, Artifact &artifact,

@@ -152,12 +152,15 @@ void vmapc::initializeCpuTarget() {
 
 FailureOr<std::string> vmapc::emitCpuObjectFile(ModuleOp module,
                                                 StringRef level,
-                                                bool withLevelSymbol) {
+                                                bool withLevelSymbol,
+                                                TimingScope timing) {
   llvm::LLVMContext llvmContext;
+  TimingScope translation = timing.nest("Translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "vmapc");
   if (!llvmModule)
     return module.emitError("cannot translate the module to LLVM IR");
+  translation.stop();
   // What the object is compiled for, which the loader checks against the
   // manifest's level for it (ArtifactFormat.h, kCodeLevelSymbol).
   if (withLevelSymbol) {
@@ -184,12 +187,15 @@ FailureOr<std::string> vmapc::emitCpuObjectFile(ModuleOp module,
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
+  TimingScope optimization = timing.nest("LLVM optimization");
   if (llvm::Error error = optimizeKernels(*llvmModule, *machine))
     return module.emitError("LLVM rejects the kernel pass pipeline: ")
            << llvm::toString(std::move(error));
+  optimization.stop();
 
   llvm::SmallVector<char, 0> object;
   {
+    TimingScope codegenTimer = timing.nest("LLVM code generation");
     llvm::raw_svector_ostream os(object);
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, os, nullptr,

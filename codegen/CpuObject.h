@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "mlir/Support/Timing.h"
 
 #include <string>
 
@@ -22,10 +23,12 @@ void initializeCpuTarget();
 /// modules at once, on their own threads). With `withLevelSymbol`, the
 /// object defines kCodeLevelSymbol (ArtifactFormat.h), the level's name,
 /// which exactly one object of a shared object must. Errors are emitted on
-/// `module`.
+/// `module`. The translation, LLVM's optimisation and its code generation
+/// are timed under `timing` (`--mlir-timing`; an empty scope times nothing).
 mlir::FailureOr<std::string> emitCpuObjectFile(mlir::ModuleOp module,
                                                llvm::StringRef level,
-                                               bool withLevelSymbol);
+                                               bool withLevelSymbol,
+                                               mlir::TimingScope timing = {});
 
 /// Links `objects` (emitCpuObjectFile's, in this order) into one ELF shared
 /// object with the system linker `ld` (`-shared`, no start files; plus

@@ -26,6 +26,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -106,6 +107,23 @@ static cl::opt<bool> verifyEach(
     cl::desc("Verify the IR after every compiler pass, not only at the end "
              "of each pipeline (slower; names the pass that broke it)"),
     cl::sub(compileCmd), cl::sub(runCmd), cl::cat(vmapcCategory));
+static cl::opt<bool> mlirTiming(
+    "mlir-timing",
+    cl::desc("Print the time of each phase and compiler pass to stderr "
+             "(MLIR's timing report; a CPU level's work on several threads "
+             "is merged under its name: user time adds up, wall time is "
+             "the longest thread's)"),
+    cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
+    cl::cat(vmapcCategory));
+static cl::opt<DefaultTimingManager::DisplayMode> mlirTimingDisplay(
+    "mlir-timing-display",
+    cl::desc("How --mlir-timing shows the report (default: tree)"),
+    cl::values(clEnumValN(DefaultTimingManager::DisplayMode::List, "list",
+                          "every timer's total, largest first"),
+               clEnumValN(DefaultTimingManager::DisplayMode::Tree, "tree",
+                          "timers nested under the phase that ran them")),
+    cl::init(DefaultTimingManager::DisplayMode::Tree), cl::sub(compileCmd),
+    cl::sub(runCmd), cl::sub(planCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
     cl::desc("Device to run on: cpu, cpu:threads=K,isa=LEVEL, or cuda[:N] "
@@ -191,17 +209,27 @@ static bool checkArenaAlignment() {
   return false;
 }
 
-/// Compiles `path` (.arr) into an artifact in memory.
-static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
+/// Sets `manager` up as --mlir-timing says (disabled without it); it prints
+/// its report to stderr when destroyed.
+static void configureTiming(DefaultTimingManager &manager) {
+  manager.setEnabled(mlirTiming);
+  manager.setDisplayMode(mlirTimingDisplay);
+}
+
+/// Compiles `path` (.arr) into an artifact in memory, timed under `timing`.
+static bool compileFile(const std::string &path, vmapc::Artifact &artifact,
+                        TimingScope &timing) {
   DialectRegistry registry;
   vmapc::registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  TimingScope parseTimer = timing.nest("Parse .arr");
   OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, path);
   if (!module)
     return false;
+  parseTimer.stop();
   if (!checkArenaAlignment())
     return false;
   vmapc::CompileOptions options;
@@ -233,13 +261,17 @@ static bool compileFile(const std::string &path, vmapc::Artifact &artifact) {
     (void)fail("--cuda-arch=" + cudaArch + " is not an sm_XY architecture");
     return false;
   }
-  return succeeded(vmapc::compileArtifact(*module, options, artifact));
+  return succeeded(vmapc::compileArtifact(*module, options, artifact, timing));
 }
 
 static int runCompile() {
+  DefaultTimingManager timingManager;
+  configureTiming(timingManager);
+  TimingScope timing = timingManager.getRootScope();
   vmapc::Artifact artifact;
-  if (!compileFile(programFile, artifact))
+  if (!compileFile(programFile, artifact, timing))
     return 1;
+  TimingScope writeTimer = timing.nest("Write artifact");
   llvm::SmallString<128> output(outputFile);
   if (output.empty()) {
     output = programFile;
@@ -358,8 +390,14 @@ static int runRun() {
   std::unique_ptr<vmapc::Executable> executable;
   if (llvm::StringRef(runFile).ends_with(".arr")) {
     vmapc::Artifact artifact;
-    if (!compileFile(runFile, artifact))
-      return 1;
+    {
+      // The report is printed here, before the run.
+      DefaultTimingManager timingManager;
+      configureTiming(timingManager);
+      TimingScope timing = timingManager.getRootScope();
+      if (!compileFile(runFile, artifact, timing))
+        return 1;
+    }
     std::string bytes;
     status = vmapc::serializeArtifact(artifact, &bytes);
     if (status.ok())
@@ -455,20 +493,28 @@ static int runRun() {
 }
 
 static int runPlan() {
+  DefaultTimingManager timingManager;
+  configureTiming(timingManager);
+  TimingScope timing = timingManager.getRootScope();
   DialectRegistry registry;
   vmapc::registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  TimingScope parseTimer = timing.nest("Parse .arr");
   OwningOpRef<ModuleOp> module = importFile(context, sourceMgr, programFile);
   if (!module || !checkArenaAlignment())
     return 1;
+  parseTimer.stop();
+  TimingScope planTimer = timing.nest("Plan (arr to planned buffers)");
   PassManager pm(&context);
   vmapc::buildArrToLinalgPipeline(pm);
   vmapc::buildArrBufferizePipeline(pm, /*plan=*/false);
+  pm.enableTiming(planTimer);
   if (failed(pm.run(*module)))
     return 1;
+  planTimer.stop();
   llvm::json::Array json;
   std::vector<vmapc::PlanReport> reports;
   bool found = false;
