@@ -109,6 +109,7 @@ class Tools:
                          "vmapc-bench")
         help_text = run_quiet([self.vmapc, "compile", "--help"]).stdout
         self.has_cpu_isa = "cpu-isa" in help_text
+        self.has_timing = "mlir-output-format" in help_text
 
     def compile(self, arr, out, extra=()):
         t0 = time.perf_counter()
@@ -117,6 +118,19 @@ class Tools:
         if r.returncode != 0:
             sys.exit(f"vmapc compile {arr} failed:\n{r.stderr}")
         return t
+
+    def compile_report(self, arr, out, extra=()):
+        """`vmapc compile` with `--mlir-timing --mlir-output-format=json`:
+        the timing report (a list of {name, user, wall, passes} records,
+        MLIR's JSON output strategy) and the compile's wall clock."""
+        t0 = time.perf_counter()
+        r = run_quiet([self.vmapc, "compile", arr, "-o", out, *extra,
+                       "--mlir-timing", "--mlir-output-format=json"])
+        t = time.perf_counter() - t0
+        if r.returncode != 0:
+            sys.exit(f"vmapc compile {arr} failed:\n{r.stderr}")
+        start = r.stderr.find("[")
+        return json.loads(r.stderr[start:]), t
 
     def plan(self, arr, out):
         """`vmapc plan ARR --json OUT`: the plan report of each entry (a
@@ -187,6 +201,41 @@ def host_isa():
     return "x86-64"
 
 
+# The phases of a compile in `vmapc compile --mlir-timing`'s report: the
+# top-level timers, and those of each ISA level (codegen/Compile.h).
+PARSE_TIMERS = ("Parse .arr", "Plan (arr to planned buffers)")
+LLVM_TIMERS = {"Translate to LLVM IR": "translate", "LLVM optimization": "opt",
+               "LLVM code generation": "codegen", "Link (ld)": "link"}
+
+
+def timing_breakdown(report, process_s):
+    """Seconds by phase from one `--mlir-timing --mlir-output-format=json`
+    report of a compile that took `process_s` of wall clock: "outside" (the
+    process around the report: the dynamic loader relocating libMLIR and
+    libLLVM, static constructors, exit), "parse_plan" and "cpu" (wall), and
+    CPU-seconds over every compile thread of each level's MLIR half (with
+    what else runs under the level's timer), LLVM's translation,
+    optimization and code generation, and the link."""
+    top = {r["name"]: r for r in report if r.get("name")}
+    wall = lambda r: r["wall"]["duration"]
+    user = lambda r: r["user"]["duration"]
+    out = {"process": process_s, "outside": process_s - wall(top["Total"]),
+           "parse_plan": sum(wall(top[n]) for n in PARSE_TIMERS if n in top),
+           "cpu": wall(top["CPU code objects"]), "mlir": 0.0}
+    out.update({key: 0.0 for key in LLVM_TIMERS.values()})
+    for level in top["CPU code objects"].get("passes", []):
+        if not level.get("name"):
+            continue
+        llvm = 0.0
+        for child in level.get("passes", []):
+            key = LLVM_TIMERS.get(child.get("name"))
+            if key:
+                out[key] += user(child)
+                llvm += user(child)
+        out["mlir"] += user(level) - llvm
+    return out
+
+
 def time_compiles(tools, comp, jax_worker, runs, work, vmapc_worker=None,
                   host=None):
     """Compile times of one program, side by side in `runs` interleaved
@@ -251,6 +300,16 @@ def time_compiles(tools, comp, jax_worker, runs, work, vmapc_worker=None,
     comp["inproc_compile_note"] = inproc_error
     comp["jax_compile_s"] = median(times["jax"]) if times.get("jax") else None
     comp["jax_compile_note"] = jax_error
+    # Where the host level's time goes: `runs` more compiles with the
+    # timing report (not among the rounds above, whose figures it would
+    # perturb), the median of each phase.
+    if host and tools.has_cpu_isa and tools.has_timing:
+        phases = [timing_breakdown(*tools.compile_report(
+            arr, tmp, [f"--cpu-isa={host}"])) for _ in range(runs)]
+        comp["host_phases"] = {key: median([p[key] for p in phases])
+                               for key in phases[0]}
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 # ----------------------------------------------------------------------------
@@ -1064,6 +1123,38 @@ def compile_goal(c, host):
     return "met" if not missing else "missed: " + ", ".join(missing)
 
 
+def phase_table(timed, host, runs):
+    """Where the host level's compile time goes, from time_compiles'
+    `host_phases` (empty when no row has them)."""
+    rows = [(arr, c["host_phases"]) for arr, c in timed.items()
+            if c.get("host_phases")]
+    if not rows:
+        return ""
+    hdr = ["program", "process s", "outside the report s", "parse + plan s",
+           "CPU code objects s", "MLIR half CPU-s", "LLVM IR CPU-s",
+           "LLVM opt CPU-s", "LLVM codegen CPU-s", "link CPU-s"]
+    keys = ["process", "outside", "parse_plan", "cpu", "mlir", "translate",
+            "opt", "codegen", "link"]
+    body = [[os.path.relpath(arr, REPO_ROOT)] +
+            [f"{p[k]:.3g}" for k in keys] for arr, p in rows]
+    return (
+        f"\n### Where the host level's compile time goes (`vmapc compile "
+        f"--cpu-isa={host} --mlir-timing --mlir-output-format=json`, median "
+        f"of {runs} runs)\n\n" + md_table(hdr, body) + "\n\nprocess: the "
+        "compile's wall clock in these runs; outside the report: that less "
+        "the report's total, the process around the compiler (the dynamic "
+        "loader mapping and relocating libMLIR and libLLVM, static "
+        "constructors, exit), which the in-process column does not pay; "
+        "parse + plan and CPU code objects: wall clock of those phases. The "
+        "CPU-s columns add up the compile threads' time in each step of the "
+        "level (its parts run at once on the cores, so they add up to more "
+        "than the CPU code objects' wall clock): MLIR half: the level's "
+        "passes and the work between them (splitting, reading kernels, "
+        "verifying); LLVM IR: translation to LLVM IR; LLVM opt and codegen: "
+        "codegen/CpuObject.cpp's pipeline and the x86 code generator; link: "
+        "`ld`.\n")
+
+
 def compile_table(comps, args):
     """The compile-time table: vmapc (all levels, each level alone, the
     B=1 twin) beside JAX's lower + compile, from time_compiles."""
@@ -1144,6 +1235,7 @@ def compile_table(comps, args):
     out.append("\n" + legend)
     if notes:
         out.append("\nn/a: " + "; ".join(notes))
+    out.append(phase_table(timed, host, args.compile_runs))
     return "\n".join(out)
 
 
@@ -1196,8 +1288,9 @@ def smoke(args):
     exactly, the DP-SGD step's three outputs each) and a batch=1 twin, runs
     vmapc-bench on inputs written here (N not a multiple of B: a padded last
     chunk), and checks the outputs and numpy's twins against the references;
-    also that a refused device exits 2 and that --fma-peak/--memcpy-bytes
-    give numbers.
+    also that a refused device exits 2, that --fma-peak/--memcpy-bytes
+    give numbers, and that `vmapc compile --mlir-timing`'s report has every
+    phase the compile-time breakdown reads.
     Exit 0 pass, 1 fail, 77 (CTest: skipped) without numpy."""
     try:
         import numpy as np
@@ -1263,6 +1356,19 @@ def smoke(args):
         failures.append(f"--fma-peak --memcpy-bytes: exit {rc}, {data}, {err}")
     else:
         print(f"fma peak {data['fma']['isa']}, memcpy measured")
+    # The compile-time breakdown reads the timing report of a compile with
+    # two levels: every phase found, the report within the process.
+    arr = P.arr_path(P.by_name("mlp_64_32_10"))
+    phases = timing_breakdown(*tools.compile_report(
+        arr, os.path.join(work, "timed.vmapc"),
+        ["--cpu-isa=x86-64", "--cpu-isa=x86-64-v3"]))
+    print("compile phases: " + ", ".join(f"{k} {v:.3g} s"
+                                         for k, v in phases.items()))
+    if not (phases["outside"] >= 0 and phases["parse_plan"] > 0 and
+            phases["process"] > phases["cpu"] > 0 and
+            all(phases[k] > 0 for k in
+                ("mlir", *LLVM_TIMERS.values()))):
+        failures.append(f"--mlir-timing breakdown: {phases}")
     for f in failures:
         print("FAIL: " + f)
     print("bench smoke: " + ("FAILED" if failures else "ok"))

@@ -124,6 +124,16 @@ static cl::opt<DefaultTimingManager::DisplayMode> mlirTimingDisplay(
                           "timers nested under the phase that ran them")),
     cl::init(DefaultTimingManager::DisplayMode::Tree), cl::sub(compileCmd),
     cl::sub(runCmd), cl::sub(planCmd), cl::cat(vmapcCategory));
+static cl::opt<DefaultTimingManager::OutputFormat> mlirOutputFormat(
+    "mlir-output-format",
+    cl::desc("Format of the --mlir-timing report (default: text)"),
+    cl::values(clEnumValN(DefaultTimingManager::OutputFormat::Text, "text",
+                          "aligned columns"),
+               clEnumValN(DefaultTimingManager::OutputFormat::Json, "json",
+                          "a JSON array of {name, user, wall} records, the "
+                          "tree's nested in `passes`")),
+    cl::init(DefaultTimingManager::OutputFormat::Text), cl::sub(compileCmd),
+    cl::sub(runCmd), cl::sub(planCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
     cl::desc("Device to run on: cpu, cpu:threads=K,isa=LEVEL, or cuda[:N] "
@@ -214,6 +224,7 @@ static bool checkArenaAlignment() {
 static void configureTiming(DefaultTimingManager &manager) {
   manager.setEnabled(mlirTiming);
   manager.setDisplayMode(mlirTimingDisplay);
+  manager.setOutput(createOutputStrategy(mlirOutputFormat, llvm::errs()));
 }
 
 /// Compiles `path` (.arr) into an artifact in memory, timed under `timing`.
