@@ -91,8 +91,8 @@ mlir::LogicalResult compileArtifact(mlir::ModuleOp module,
 /// compileArtifact, its phases timed under `timing` (what `--mlir-timing`
 /// prints, mlir/Support/Timing.h): the planning pipeline's passes; under
 /// "CPU code objects", each ISA level's passes, LLVM's translation,
-/// optimisation and code generation (its parts' times added up) and its
-/// link; under "CUDA code objects", the CUDA pipeline's passes and ptxas.
+/// optimisation and code generation (of all its parts) and its link; under
+/// "CUDA code objects", the CUDA pipeline's passes and ptxas.
 /// A level's work runs on several compile threads (its split, its parts,
 /// its link); MLIR merges the timers of one name from several threads, the
 /// User Time column adding up the threads' times, the Wall Time column
