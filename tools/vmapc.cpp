@@ -107,33 +107,6 @@ static cl::opt<bool> verifyEach(
     cl::desc("Verify the IR after every compiler pass, not only at the end "
              "of each pipeline (slower; names the pass that broke it)"),
     cl::sub(compileCmd), cl::sub(runCmd), cl::cat(vmapcCategory));
-static cl::opt<bool> mlirTiming(
-    "mlir-timing",
-    cl::desc("Print the time of each phase and compiler pass to stderr "
-             "(MLIR's timing report; a CPU level's work on several threads "
-             "is merged under its name: user time adds up, wall time is "
-             "the longest thread's)"),
-    cl::sub(compileCmd), cl::sub(runCmd), cl::sub(planCmd),
-    cl::cat(vmapcCategory));
-static cl::opt<DefaultTimingManager::DisplayMode> mlirTimingDisplay(
-    "mlir-timing-display",
-    cl::desc("How --mlir-timing shows the report (default: tree)"),
-    cl::values(clEnumValN(DefaultTimingManager::DisplayMode::List, "list",
-                          "every timer's total, largest first"),
-               clEnumValN(DefaultTimingManager::DisplayMode::Tree, "tree",
-                          "timers nested under the phase that ran them")),
-    cl::init(DefaultTimingManager::DisplayMode::Tree), cl::sub(compileCmd),
-    cl::sub(runCmd), cl::sub(planCmd), cl::cat(vmapcCategory));
-static cl::opt<DefaultTimingManager::OutputFormat> mlirOutputFormat(
-    "mlir-output-format",
-    cl::desc("Format of the --mlir-timing report (default: text)"),
-    cl::values(clEnumValN(DefaultTimingManager::OutputFormat::Text, "text",
-                          "aligned columns"),
-               clEnumValN(DefaultTimingManager::OutputFormat::Json, "json",
-                          "a JSON array of {name, user, wall} records, the "
-                          "tree's nested in `passes`")),
-    cl::init(DefaultTimingManager::OutputFormat::Text), cl::sub(compileCmd),
-    cl::sub(runCmd), cl::sub(planCmd), cl::cat(vmapcCategory));
 static cl::opt<std::string> deviceName(
     "device",
     cl::desc("Device to run on: cpu, cpu:threads=K,isa=LEVEL, or cuda[:N] "
@@ -219,12 +192,12 @@ static bool checkArenaAlignment() {
   return false;
 }
 
-/// Sets `manager` up as --mlir-timing says (disabled without it); it prints
-/// its report to stderr when destroyed.
+/// Sets `manager` up as MLIR's timing options say (--mlir-timing,
+/// --mlir-timing-display=list|tree, --mlir-output-format=text|json, as in
+/// mlir-opt; disabled without --mlir-timing); it prints its report to
+/// stderr when destroyed.
 static void configureTiming(DefaultTimingManager &manager) {
-  manager.setEnabled(mlirTiming);
-  manager.setDisplayMode(mlirTimingDisplay);
-  manager.setOutput(createOutputStrategy(mlirOutputFormat, llvm::errs()));
+  applyDefaultTimingManagerCLOptions(manager);
 }
 
 /// Compiles `path` (.arr) into an artifact in memory, timed under `timing`.
@@ -583,9 +556,18 @@ static void printVersion(llvm::raw_ostream &os) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::SetVersionPrinter(printVersion);
+  // MLIR's timing options (mlir-opt's). Subcommands take top-level options;
+  // --help hides them with LLVM's, so the overview names them.
+  registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(vmapcCategory);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "vmapc: a vmap-style batching compiler\n");
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "vmapc: a vmap-style batching compiler\n\n"
+      "  Every command also takes MLIR's timing options: --mlir-timing "
+      "prints the time of\n  each phase and pass to stderr (a CPU level's "
+      "threads merged under its name:\n  user time adds up, wall time is "
+      "the longest thread's); --mlir-timing-display=\n  list|tree (default "
+      "tree); --mlir-output-format=text|json (default text).\n");
   if (compileCmd)
     return runCompile();
   if (runCmd)
