@@ -7,6 +7,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "vmapc/ArtifactFormat.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -22,6 +23,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 using namespace mlir;
 
@@ -32,7 +34,13 @@ using namespace mlir;
 /// out of loops), full unrolling of short constant loops (the DP-SGD step
 /// 10% slower without), and the vectorization of the loops MLIR leaves
 /// scalar (the histogram's: 5x slower without), unrolled at run time (the
-/// histogram 35% slower on one thread without).
+/// histogram 35% slower on one thread without). The loops MLIR vectorized
+/// are not unrolled at run time (KeepVectorLoopsRolled): their register
+/// tiles are unrolled already, and 4 copies of a row loop only gave the
+/// code generator more to do (MLP 64-32-10 at x86-64-v3: its last layer's
+/// bias add, a row of 10 lanes a step, unrolled so, took 23% of the code
+/// generator's time and 6% of the optimizer's; no bench program's run time
+/// changed, bench/RESULTS.md, 2026-12-06 seventh session).
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
 /// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
@@ -72,9 +80,11 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg<hoist-common-insts;sink-common-insts>))),"
     "globaldce,"
-    // The loops MLIR left scalar vectorized and unrolled at run time.
+    // The loops MLIR left scalar vectorized and unrolled at run time; those
+    // it vectorized kept rolled.
     "function("
     "loop(loop-rotate,loop-deletion),inject-tli-mappings,"
+    "vmapc-keep-vector-loops-rolled,"
     "loop-vectorize<interleave-forced-only>,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
     "simplifycfg<no-keep-loops;hoist-common-insts;sink-common-insts>,"
@@ -83,6 +93,30 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg),"
     "globaldce";
+
+namespace {
+/// Marks every loop that holds vector code, which the MLIR pipeline tiled
+/// and vectorized, so that LLVM's unroller does not unroll it at run time
+/// (`llvm.loop.unroll.runtime.disable`); the loops MLIR left scalar, which
+/// LLVM's loop vectorizer takes next, keep it.
+struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
+  llvm::PreservedAnalyses run(llvm::Function &function,
+                              llvm::FunctionAnalysisManager &analyses) {
+    auto isVector = [](const llvm::Instruction &instruction) {
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
+        return store->getValueOperand()->getType()->isVectorTy();
+      return instruction.getType()->isVectorTy();
+    };
+    llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      if (llvm::any_of(loop->blocks(), [&](const llvm::BasicBlock *block) {
+            return llvm::any_of(*block, isVector);
+          }))
+        llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.runtime.disable");
+    return llvm::PreservedAnalyses::all();
+  }
+};
+} // namespace
 
 static llvm::Error optimizeKernels(llvm::Module &module,
                                    llvm::TargetMachine &machine) {
@@ -103,6 +137,14 @@ static llvm::Error optimizeKernels(llvm::Module &module,
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  builder.registerPipelineParsingCallback(
+      [](llvm::StringRef name, llvm::FunctionPassManager &passes,
+         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (name != "vmapc-keep-vector-loops-rolled")
+          return false;
+        passes.addPass(KeepVectorLoopsRolled());
+        return true;
+      });
   llvm::ModulePassManager pipeline;
   // The text is this file's, the pass names LLVM's: an error here is a
   // build against another LLVM, not the user's.
@@ -145,6 +187,34 @@ static FailureOr<bool> readsOnlyMemoryFunctions(StringRef object) {
   return true;
 }
 
+/// LLVM's x86-64 TargetMachine for the ISA level `level`, with `module`'s
+/// triple and data layout set to its. LLVM knows the psABI levels as CPU
+/// names: the code uses what the level guarantees (SSE2; AVX2 + FMA;
+/// AVX-512) and nothing the host happens to have.
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createCpuTargetMachine(llvm::Module &module, StringRef level) {
+  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("no x86-64 target in LLVM: " + error);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, level, "", llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
+  return machine;
+}
+
+llvm::Error vmapc::optimizeCpuKernels(llvm::Module &module, StringRef level) {
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createCpuTargetMachine(module, level);
+  if (!machine)
+    return machine.takeError();
+  return optimizeKernels(module, **machine);
+}
+
 void vmapc::initializeCpuTarget() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -172,23 +242,13 @@ FailureOr<std::string> vmapc::emitCpuObjectFile(ModuleOp module,
                              vmapc::kCodeLevelSymbol);
   }
 
-  // LLVM knows the psABI levels as CPU names: the code uses what the level
-  // guarantees (SSE2; AVX2 + FMA; AVX-512) and nothing the host happens to
-  // have.
-  llvm::Triple triple("x86_64-unknown-linux-gnu");
-  std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return module.emitError("no x86-64 target in LLVM: ") << error;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, level, "", llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(machine->createDataLayout());
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createCpuTargetMachine(*llvmModule, level);
+  if (!machine)
+    return module.emitError(llvm::toString(machine.takeError()));
 
   TimingScope optimization = timing.nest("LLVM optimization");
-  if (llvm::Error error = optimizeKernels(*llvmModule, *machine))
+  if (llvm::Error error = optimizeKernels(*llvmModule, **machine))
     return module.emitError("LLVM rejects the kernel pass pipeline: ")
            << llvm::toString(std::move(error));
   optimization.stop();
@@ -198,8 +258,8 @@ FailureOr<std::string> vmapc::emitCpuObjectFile(ModuleOp module,
     TimingScope codegenTimer = timing.nest("LLVM code generation");
     llvm::raw_svector_ostream os(object);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
+    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile))
       return module.emitError("LLVM cannot emit an x86-64 object");
     codegen.run(*llvmModule);
   }

@@ -7,6 +7,9 @@
 #include "mlir/Support/LLVM.h"
 #include "mlir/Support/Timing.h"
 
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
 #include <string>
 
 namespace vmapc {
@@ -29,6 +32,15 @@ mlir::FailureOr<std::string> emitCpuObjectFile(mlir::ModuleOp module,
                                                llvm::StringRef level,
                                                bool withLevelSymbol,
                                                mlir::TimingScope timing = {});
+
+/// Runs the kernels' LLVM pass pipeline, what emitCpuObjectFile runs between
+/// translating and generating code, on `module` (LLVM IR of kernels) for
+/// the ISA level `level`, and sets the module's triple and data layout to
+/// the level's. The pipeline is O2's passes for code the MLIR pipeline has
+/// vectorized, less what finds nothing there; LLVM's loop vectorizer and
+/// run-time unrolling take the loops that hold no vector code (CpuObject.cpp
+/// has the list and the measurements). initializeCpuTarget must have run.
+llvm::Error optimizeCpuKernels(llvm::Module &module, llvm::StringRef level);
 
 /// Links `objects` (emitCpuObjectFile's, in this order) into one ELF shared
 /// object with the system linker `ld` (`-shared`, no start files; plus

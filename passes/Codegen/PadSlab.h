@@ -93,7 +93,8 @@ mlir::FailureOr<PaddedSlab> padSlabRows(mlir::RewriterBase &rewriter,
 /// of its tiles, and no row is read that its producer did not compute. An
 /// op whose users are not all known (not a row tile loop nest, a view of
 /// rows, or the insertion of real rows) computes all S rows, as padSlabRows
-/// left it.
+/// left it. Where the tile sizes divide S and one another, the bounds fold
+/// to min(S, roundup(r, t)), one value per t, at the start of the slab.
 void boundSlabRowTiles(mlir::RewriterBase &rewriter, mlir::scf::ForOp slabLoop);
 
 } // namespace vmapc

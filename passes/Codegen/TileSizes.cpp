@@ -336,6 +336,16 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
     if (!p)
       return tiling;
     tiling.kind = RegisterTiling::Kind::Tiles;
+    // A fill of at most a register tile (the init of a contraction's
+    // accumulators, fused into its tile): whole, one splat, which the read
+    // of the accumulators then folds into a constant (cut into rows, it was
+    // a loop of stores for LLVM to unroll and forward to that read: MLP 64's
+    // first layer).
+    if (llvm::isa<linalg::FillOp>(op) &&
+        iterations(op) <= isa.rowTile * 4 * v) {
+      tiling.tileSizes.assign(numLoops, 0);
+      return tiling;
+    }
     tiling.tileSizes.assign(numLoops, 1);
     tiling.tileSizes[*p] = clamp(*p, 4 * v);
     // A gather reads its indices, not data, through its maps: one row of

@@ -14,30 +14,34 @@
 // tile of the slab), each an 8 x 32 accumulator carried as a vector through
 // the 64 steps of the reduction. The exp, the root, reads the slab's real
 // rows R only, as vectors of 32, and writes them in place. Each op's loop
-// over its tiles stops at the rows its users read: the contraction's at R
-// (NEEDC, at least R), so it computes R rounded up to 8 rows (ROWS8), and
-// the padded copy of x holds those.
+// over its tiles stops at the rows its users read: the contraction's at R,
+// so it computes R rounded up to 8 rows (ROWS8), which the padded copy of x
+// holds. Bounds of tiles that divide one another fold: one round-up of R
+// per tile size, no max of the users' rows.
 // V4-LABEL: func.func private @e_dispatch_0(
 // V4:         scf.forall
 // V4:           scf.for
 // V4:             %[[R:.+]] = arith.minsi %{{.+}}, %c16
-// V4:             %[[UP:.+]] = arith.addi %[[NEEDC:.+]], %c7
+// V4-NEXT:        %[[UP:.+]] = arith.addi %[[R]], %c7
 // V4-NEXT:        %[[TILES:.+]] = arith.divui %[[UP]], %c8
 // V4-NEXT:        %[[ROUNDED:.+]] = arith.muli %[[TILES]], %c8
 // V4-NEXT:        %[[ROWS8:.+]] = arith.minsi %[[ROUNDED]], %c16
-// V4-NEXT:        %[[NEEDX:.+]] = arith.maxsi %[[R]], %[[ROWS8]]
+// V4-NOT:         arith.maxsi
 // V4:             %[[ROWS:.+]] = affine.min
 // V4:             %[[PARTIAL:.+]] = arith.cmpi slt, %[[ROWS]], %c16
 // V4:             %[[X:.+]] = scf.if %[[PARTIAL]] -> (tensor<16x64xf32>)
-// V4:               %[[COPIED:.+]] = arith.minsi %[[NEEDX]], %c16
-// V4-NEXT:          scf.for %[[I:.+]] = %c0 to %[[COPIED]] step %c1
+// V4:               scf.for %[[I:.+]] = %c0 to %[[ROWS8]] step %c1
 // V4-NEXT:            %[[REAL:.+]] = arith.cmpi ult, %[[I]], %[[ROWS]]
 // V4-NEXT:            arith.select %[[REAL]], %[[I]], %c0
 // V4:                 vector.transfer_read {{.+}} : tensor<16x64xf32>, vector<1x64xf32>
 // V4:             } else {
 // V4:               tensor.extract_slice {{.+}} [16, 64] [1, 1] : tensor<?x64xf32> to tensor<16x64xf32>
-// V4:             %[[TILED:.+]] = arith.minsi %[[NEEDC]], %c16
-// V4-NEXT:        scf.for %{{.+}} = %c0 to %[[TILED]] step %c8
+// V4:             scf.for %{{.+}} = %c0 to %[[R]] step %c8
+// The accumulators' fill: one splat of the whole tile, which the read of
+// the accumulators then folds into (not a loop over its rows).
+// V4-NEXT:          tensor.extract_slice
+// V4-NEXT:          %[[ZERO:.+]] = vector.transfer_write %{{cst[_0-9]*}}, %{{.+}}[%c0, %c0] {{.+}} : vector<8x32xf32>, tensor<8x32xf32>
+// V4-NEXT:          vector.transfer_read %[[ZERO]][%c0, %c0]
 // V4:               scf.for %{{.+}} = %c0 to %c64 step %c1 iter_args(%{{.+}} = %{{.+}}, %[[ACC:.+]] = %{{.+}}) -> (tensor<8x32xf32>, vector<8x32xf32>)
 // V4:                 vector.transfer_read %[[X]]{{.+}} : tensor<16x64xf32>, vector<8x1xf32>
 // V4:                 vector.transfer_read {{.+}} : tensor<64x32xf32>, vector<1x32xf32>

@@ -2,7 +2,8 @@
 //
 // codegen/CpuObject.h links a kernel object against libm and libc only when
 // it calls something other than memcpy, memmove and memset; either way the
-// shared object must load with dlopen and compute what its IR says.
+// shared object must load with dlopen and compute what its IR says. Its LLVM
+// pipeline unrolls scalar loops at run time, not those MLIR vectorized.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,9 +14,13 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
@@ -152,6 +157,86 @@ llvm.func @erf_of(%x: f32) -> f32 {
   auto erfOf = reinterpret_cast<float (*)(float)>(object.symbol("erf_of"));
   ASSERT_NE(erfOf, nullptr);
   EXPECT_EQ(erfOf(0.5f), std::erf(0.5f));
+}
+
+/// The stores in `function`: all, or those of a vector value.
+int stores(const llvm::Function &function, bool ofVectors) {
+  int count = 0;
+  for (const llvm::BasicBlock &block : function)
+    for (const llvm::Instruction &instruction : block)
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
+        count +=
+            !ofVectors || store->getValueOperand()->getType()->isVectorTy();
+  return count;
+}
+
+TEST(CpuObject, LoopsOfVectorCodeAreNotUnrolledAtRunTime) {
+  // Two loops of a run-time trip count n: one as the MLIR pipeline leaves a
+  // vectorized row loop (a vector of 8 lanes per step), one scalar that no
+  // vectorizer takes (a histogram's increments).
+  const char *source = R"ll(
+define void @vector_rows(ptr noalias %out, ptr noalias %in, i64 %n) {
+entry:
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %from = getelementptr <8 x float>, ptr %in, i64 %i
+  %x = load <8 x float>, ptr %from, align 4
+  %y = fmul <8 x float> %x, splat (float 2.0)
+  %to = getelementptr <8 x float>, ptr %out, i64 %i
+  store <8 x float> %y, ptr %to, align 4
+  %next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+
+define void @histogram(ptr noalias %counts, ptr noalias %bins, i64 %n) {
+entry:
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %from = getelementptr i32, ptr %bins, i64 %i
+  %bin = load i32, ptr %from, align 4
+  %index = sext i32 %bin to i64
+  %to = getelementptr i32, ptr %counts, i64 %index
+  %count = load i32, ptr %to, align 4
+  %more = add i32 %count, 1
+  store i32 %more, ptr %to, align 4
+  %next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+)ll";
+  vmapc::initializeCpuTarget();
+  for (const char *level : {"x86-64", "x86-64-v3", "x86-64-v4"}) {
+    SCOPED_TRACE(level);
+    llvm::LLVMContext context;
+    llvm::SMDiagnostic diagnostic;
+    std::unique_ptr<llvm::Module> module =
+        llvm::parseAssemblyString(source, diagnostic, context);
+    ASSERT_TRUE(module) << diagnostic.getMessage().str();
+    llvm::Error error = vmapc::optimizeCpuKernels(*module, level);
+    ASSERT_FALSE(error) << llvm::toString(std::move(error));
+    // MLIR's vector loop stays one store per step, marked for the unroller.
+    const llvm::Function *vectorRows = module->getFunction("vector_rows");
+    ASSERT_NE(vectorRows, nullptr);
+    EXPECT_EQ(stores(*vectorRows, /*ofVectors=*/true), 1);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, nullptr);
+    EXPECT_NE(text.find("llvm.loop.unroll.runtime.disable"), std::string::npos);
+    // The scalar loop is unrolled at run time: several increments a step
+    // (and the remainder's).
+    const llvm::Function *histogram = module->getFunction("histogram");
+    ASSERT_NE(histogram, nullptr);
+    EXPECT_GT(stores(*histogram, /*ofVectors=*/false), 2);
+  }
 }
 
 } // namespace
