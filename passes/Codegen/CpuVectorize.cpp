@@ -18,7 +18,8 @@
 //    so that every op in a row loop has a static shape.
 // 2. Per op, a strategy by kind (passes/Codegen/TileSizes.h):
 //    - argmin/argmax: vector code of our own (ArgReduce.h);
-//    - elementwise: the output's innermost dimension in tiles of 4 vectors;
+//    - elementwise: the output's innermost dimension in tiles of 4 vectors
+//      (a fill of at most a register tile, the init of accumulators: whole);
 //    - contraction along the output's innermost dimension (every input is
 //      contiguous along it or does not depend on it: x @ W, a packed
 //      operand): `m` x `n` register tiles of accumulators, the reduction

@@ -150,7 +150,8 @@ bool readsRowsAlongInnermostLoop(mlir::linalg::LinalgOp op);
 
 /// The register tiling of `op` (static shapes) for `isa`, by op kind:
 /// elementwise (innermost output dimension in tiles of 4 vectors, V x V
-/// tiles for a transpose; a gather reads one row of its operand per tile),
+/// tiles for a transpose; a gather reads one row of its operand per tile;
+/// a fill of at most a register tile whole),
 /// contraction along the output's innermost dimension (rows x columns of
 /// accumulators, reductions one step at a time), a reduction along a contiguous
 /// dimension (rows cut first, then partial reduction into 4 vectors of
