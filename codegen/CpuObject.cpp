@@ -10,6 +10,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -36,11 +37,13 @@ using namespace mlir;
 /// scalar (the histogram's: 5x slower without), unrolled at run time (the
 /// histogram 35% slower on one thread without). The loops MLIR vectorized
 /// are not unrolled at run time (KeepVectorLoopsRolled): their register
-/// tiles are unrolled already, and 4 copies of a row loop only gave the
-/// code generator more to do (MLP 64-32-10 at x86-64-v3: its last layer's
-/// bias add, a row of 10 lanes a step, unrolled so, took 23% of the code
-/// generator's time and 6% of the optimizer's; no bench program's run time
-/// changed, bench/RESULTS.md, 2026-12-06 seventh session).
+/// tiles are unrolled already, and copies of a row loop only gave the code
+/// generator more to do (MLP 64-32-10 at x86-64-v3: its last layer's bias
+/// add, a row of 10 lanes a step, unrolled 4 times, took 23% of the code
+/// generator's time and 6% of the optimizer's; the loop's step kernel: its
+/// padded slab's row copies, made `memcpy`s by the loop idiom pass and
+/// unrolled 8 times, half of the code generator's time; no bench program's
+/// run time changed, bench/RESULTS.md, 2026-12-06 seventh session).
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
 /// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
@@ -102,10 +105,16 @@ namespace {
 struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses) {
+    // Vector code, or a block copy or fill: LLVM's loop idiom pass makes
+    // a `memcpy` of a row of MLIR's vector loads and stores (a padded
+    // slab's copy of its input rows), whose loop the unroller then copied 8
+    // times with a remainder (the loop's step kernel: half of its code
+    // generator's time).
     auto isVector = [](const llvm::Instruction &instruction) {
       if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
         return store->getValueOperand()->getType()->isVectorTy();
-      return instruction.getType()->isVectorTy();
+      return instruction.getType()->isVectorTy() ||
+             llvm::isa<llvm::MemIntrinsic>(instruction);
     };
     llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
     for (llvm::Loop *loop : loops.getLoopsInPreorder())

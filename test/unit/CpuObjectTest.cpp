@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/FileSystem.h"
@@ -171,9 +172,10 @@ int stores(const llvm::Function &function, bool ofVectors) {
 }
 
 TEST(CpuObject, LoopsOfVectorCodeAreNotUnrolledAtRunTime) {
-  // Two loops of a run-time trip count n: one as the MLIR pipeline leaves a
-  // vectorized row loop (a vector of 8 lanes per step), one scalar that no
-  // vectorizer takes (a histogram's increments).
+  // Loops of a run-time trip count n: one as the MLIR pipeline leaves a
+  // vectorized row loop (a vector of 8 lanes per step), one of copies of
+  // the first 256 bytes of 512-byte rows, and one scalar that no vectorizer
+  // takes (a histogram's increments).
   const char *source = R"ll(
 define void @vector_rows(ptr noalias %out, ptr noalias %in, i64 %n) {
 entry:
@@ -186,6 +188,24 @@ loop:
   %y = fmul <8 x float> %x, splat (float 2.0)
   %to = getelementptr <8 x float>, ptr %out, i64 %i
   store <8 x float> %y, ptr %to, align 4
+  %next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+
+define void @copy_rows(ptr noalias %out, ptr noalias %in, i64 %n) {
+entry:
+  %empty = icmp sle i64 %n, 0
+  br i1 %empty, label %exit, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %row = mul nuw nsw i64 %i, 512
+  %from = getelementptr i8, ptr %in, i64 %row
+  %offset = mul nuw nsw i64 %i, 256
+  %to = getelementptr i8, ptr %out, i64 %offset
+  call void @llvm.memcpy.p0.p0.i64(ptr align 64 %to, ptr align 4 %from, i64 256, i1 false)
   %next = add nuw nsw i64 %i, 1
   %done = icmp eq i64 %next, %n
   br i1 %done, label %exit, label %loop
@@ -231,6 +251,15 @@ exit:
     llvm::raw_string_ostream os(text);
     module->print(os, nullptr);
     EXPECT_NE(text.find("llvm.loop.unroll.runtime.disable"), std::string::npos);
+    // So does a loop of row copies (LLVM's loop idiom pass makes them of
+    // MLIR's vector loads and stores): one memcpy per step.
+    const llvm::Function *copyRows = module->getFunction("copy_rows");
+    ASSERT_NE(copyRows, nullptr);
+    int copies = 0;
+    for (const llvm::BasicBlock &block : *copyRows)
+      for (const llvm::Instruction &instruction : block)
+        copies += llvm::isa<llvm::MemCpyInst>(instruction);
+    EXPECT_EQ(copies, 1);
     // The scalar loop is unrolled at run time: several increments a step
     // (and the remainder's).
     const llvm::Function *histogram = module->getFunction("histogram");
