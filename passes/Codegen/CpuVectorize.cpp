@@ -36,8 +36,10 @@
 //    is static too. A register tile of an operand packed in column panels
 //    (`--arr-pack-operands`) reads one panel: its panel index is resolved. Unit
 //    dimensions are folded away and every static op is vectorized by upstream
-//    `linalg::vectorize`; loop-invariant transfers (the accumulators) are
-//    hoisted into loop-carried vectors.
+//    `linalg::vectorize`, a generic that writes its output across its loop
+//    order with its loops interchanged first (the vectors take the output's
+//    layout: `w @ h` batched over h); loop-invariant transfers (the
+//    accumulators) are hoisted into loop-carried vectors.
 //
 // Ops that fit no strategy stay linalg ops and become scalar loops.
 //
@@ -242,6 +244,36 @@ static void hoistUniformInputs(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// vectorizer turns into a `vector.contract` whose lowering broadcasts each
 /// row's element (a generic with its unit reduction loop folded would read
 /// the rows' column as a strided vector and transpose it).
+/// Interchanges the loops of a generic whose output is written across its
+/// loop order (its indexing map a permutation of its parallel loops, not in
+/// order: `w @ h` batched over h's examples, out[m, n] over loops (n, m,
+/// k)), so that the vectorizer makes vectors in the output's layout (4 x 16
+/// accumulators and FMAs of rows of the weights) and not in the loops' (16
+/// x 4, a transpose of the accumulators on every step). The parallel loops
+/// take the output's order, the reduction loops follow in theirs: each
+/// output element sums in the same order, so no result changes.
+static void writeOutputInLoopOrder(RewriterBase &rewriter,
+                                   linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> order;
+  for (AffineExpr result : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim || iterators[dim.getPosition()] != utils::IteratorType::parallel)
+      return;
+    order.push_back(dim.getPosition());
+  }
+  if (llvm::is_sorted(order) ||
+      int64_t(order.size()) != op.getNumParallelLoops())
+    return;
+  for (auto [loop, iterator] : llvm::enumerate(iterators))
+    if (iterator != utils::IteratorType::parallel)
+      order.push_back(loop);
+  (void)linalg::interchangeGenericOp(rewriter, op, order);
+}
+
 static void resolvePanels(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!resolvePanelIndices(op))
     return;
@@ -466,6 +498,9 @@ struct ArrCpuVectorizePass
         if (!readsRowsAlongInnermostLoop(op))
           continue;
       }
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+          generic && !gather)
+        writeOutputInLoopOrder(rewriter, generic);
       vectorizeOp(op, /*ndExtract=*/gather); // A gather's rows.
     }
     {
