@@ -98,8 +98,9 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "globaldce";
 
 namespace {
-/// Marks every loop that holds vector code, which the MLIR pipeline tiled
-/// and vectorized, so that LLVM's unroller does not unroll it at run time
+/// Marks every loop that holds vector code or a block move (`memcpy`,
+/// `memset`), which the MLIR pipeline tiled and vectorized, so that LLVM's
+/// unroller does not unroll it at run time
 /// (`llvm.loop.unroll.runtime.disable`); the loops MLIR left scalar, which
 /// LLVM's loop vectorizer takes next, keep it.
 struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {

@@ -38,8 +38,9 @@ mlir::FailureOr<std::string> emitCpuObjectFile(mlir::ModuleOp module,
 /// the ISA level `level`, and sets the module's triple and data layout to
 /// the level's. The pipeline is O2's passes for code the MLIR pipeline has
 /// vectorized, less what finds nothing there; LLVM's loop vectorizer and
-/// run-time unrolling take the loops that hold no vector code (CpuObject.cpp
-/// has the list and the measurements). initializeCpuTarget must have run.
+/// run-time unrolling take the loops that hold no vector code and no block
+/// move (CpuObject.cpp has the list and the measurements).
+/// initializeCpuTarget must have run.
 llvm::Error optimizeCpuKernels(llvm::Module &module, llvm::StringRef level);
 
 /// Links `objects` (emitCpuObjectFile's, in this order) into one ELF shared
