@@ -2,15 +2,14 @@
 
 #include "codegen/CpuObject.h"
 #include "codegen/ExternalTool.h"
+#include "codegen/KernelLoopPasses.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "vmapc/ArtifactFormat.h"
 
-#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
-#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -24,7 +23,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
-#include "llvm/Transforms/Utils/LoopUtils.h"
 
 using namespace mlir;
 
@@ -36,14 +34,17 @@ using namespace mlir;
 /// 10% slower without), and the vectorization of the loops MLIR leaves
 /// scalar (the histogram's: 5x slower without), unrolled at run time (the
 /// histogram 35% slower on one thread without). The loops MLIR vectorized
-/// are not unrolled at run time (KeepVectorLoopsRolled): their register
-/// tiles are unrolled already, and copies of a row loop only gave the code
-/// generator more to do (MLP 64-32-10 at x86-64-v3: its last layer's bias
+/// are not unrolled at run time (vmapc-keep-vector-loops-rolled): their
+/// register tiles are unrolled already, and copies of a row loop only gave the
+/// code generator more to do (MLP 64-32-10 at x86-64-v3: its last layer's bias
 /// add, a row of 10 lanes a step, unrolled 4 times, took 23% of the code
 /// generator's time and 6% of the optimizer's; the loop's step kernel: its
 /// padded slab's row copies, made `memcpy`s by the loop idiom pass and
 /// unrolled 8 times, half of the code generator's time; no bench program's
-/// run time changed, bench/RESULTS.md, 2026-12-06 seventh session).
+/// run time changed, bench/RESULTS.md, 2026-12-06 seventh session). Their
+/// vector loads and stores of a row get prefetches of the next row
+/// (vmapc-prefetch-next-row; KernelLoopPasses.h has both passes and the
+/// figures).
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
 /// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
@@ -84,10 +85,10 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "simplifycfg<hoist-common-insts;sink-common-insts>))),"
     "globaldce,"
     // The loops MLIR left scalar vectorized and unrolled at run time; those
-    // it vectorized kept rolled.
+    // it vectorized kept rolled, their rows prefetched a row ahead.
     "function("
     "loop(loop-rotate,loop-deletion),inject-tli-mappings,"
-    "vmapc-keep-vector-loops-rolled,"
+    "vmapc-keep-vector-loops-rolled,vmapc-prefetch-next-row,"
     "loop-vectorize<interleave-forced-only>,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
     "simplifycfg<no-keep-loops;hoist-common-insts;sink-common-insts>,"
@@ -96,37 +97,6 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "loop-mssa(licm<allowspeculation>),"
     "simplifycfg),"
     "globaldce";
-
-namespace {
-/// Marks every loop that holds vector code or a block move (`memcpy`,
-/// `memset`), which the MLIR pipeline tiled and vectorized, so that LLVM's
-/// unroller does not unroll it at run time
-/// (`llvm.loop.unroll.runtime.disable`); the loops MLIR left scalar, which
-/// LLVM's loop vectorizer takes next, keep it.
-struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
-  llvm::PreservedAnalyses run(llvm::Function &function,
-                              llvm::FunctionAnalysisManager &analyses) {
-    // Vector code, or a block copy or fill: LLVM's loop idiom pass makes
-    // a `memcpy` of a row of MLIR's vector loads and stores (a padded
-    // slab's copy of its input rows), whose loop the unroller then copied 8
-    // times with a remainder (the loop's step kernel: half of its code
-    // generator's time).
-    auto isVector = [](const llvm::Instruction &instruction) {
-      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
-        return store->getValueOperand()->getType()->isVectorTy();
-      return instruction.getType()->isVectorTy() ||
-             llvm::isa<llvm::MemIntrinsic>(instruction);
-    };
-    llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
-    for (llvm::Loop *loop : loops.getLoopsInPreorder())
-      if (llvm::any_of(loop->blocks(), [&](const llvm::BasicBlock *block) {
-            return llvm::any_of(*block, isVector);
-          }))
-        llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.runtime.disable");
-    return llvm::PreservedAnalyses::all();
-  }
-};
-} // namespace
 
 static llvm::Error optimizeKernels(llvm::Module &module,
                                    llvm::TargetMachine &machine) {
@@ -147,14 +117,7 @@ static llvm::Error optimizeKernels(llvm::Module &module,
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  builder.registerPipelineParsingCallback(
-      [](llvm::StringRef name, llvm::FunctionPassManager &passes,
-         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
-        if (name != "vmapc-keep-vector-loops-rolled")
-          return false;
-        passes.addPass(KeepVectorLoopsRolled());
-        return true;
-      });
+  vmapc::registerKernelLoopPasses(builder);
   llvm::ModulePassManager pipeline;
   // The text is this file's, the pass names LLVM's: an error here is a
   // build against another LLVM, not the user's.
