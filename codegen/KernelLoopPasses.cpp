@@ -8,6 +8,7 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -65,45 +66,28 @@ constexpr int64_t kMaxRowStepBytes = 512;
 /// lines, which the hardware's stream prefetcher follows.
 constexpr int64_t kMinRowBytes = 1024;
 
-/// A vector load or store of an innermost loop L, with P its parent, at the
-/// address {{s,+,rowBytes}<P>,+,stepBytes}<L>.
-struct RowAccess {
-  llvm::Instruction *instruction;
-  llvm::Value *address;
+/// A vector load of an innermost loop L, with P its parent, from the address
+/// {{s,+,rowBytes}<P>,+,stepBytes}<L>.
+struct RowLoad {
+  llvm::LoadInst *load;
   /// {s,+,rowBytes}<P>: where L starts on the row.
   const llvm::SCEV *rowStart;
   int64_t stepBytes;
   int64_t rowBytes;
-  int64_t accessBytes;
-  bool write;
 };
 
-/// `instruction` as a RowAccess of `loop`, if it is a vector load or store
-/// of memory other than the stack's, L's step and P's are constants, and
-/// they are within the bounds above.
-std::optional<RowAccess> rowAccessOf(llvm::Instruction &instruction,
-                                     const llvm::Loop &loop,
-                                     llvm::ScalarEvolution &evolution) {
-  llvm::Value *address;
-  llvm::Type *type;
-  bool write;
-  if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction)) {
-    address = load->getPointerOperand();
-    type = load->getType();
-    write = false;
-  } else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction)) {
-    address = store->getPointerOperand();
-    type = store->getValueOperand()->getType();
-    write = true;
-  } else {
-    return std::nullopt;
-  }
+/// `instruction` as a RowLoad of `loop`, if it is a vector load of memory
+/// other than the stack's, L's step and P's are constants, and they are
+/// within the bounds above.
+std::optional<RowLoad> rowLoadOf(llvm::Instruction &instruction,
+                                 const llvm::Loop &loop,
+                                 llvm::ScalarEvolution &evolution) {
+  auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
   // MLIR's vector code; the loops it left scalar are LLVM's vectorizer's.
-  if (!type->isVectorTy() ||
-      llvm::isa<llvm::AllocaInst>(
-          llvm::getUnderlyingObject(address, /*MaxLookup=*/0)))
+  if (!load || !load->getType()->isVectorTy() ||
+      llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(
+          load->getPointerOperand(), /*MaxLookup=*/0)))
     return std::nullopt;
-
   auto constantStep =
       [&](const llvm::SCEVAddRecExpr *recurrence) -> std::optional<int64_t> {
     auto *step = llvm::dyn_cast<llvm::SCEVConstant>(
@@ -112,8 +96,8 @@ std::optional<RowAccess> rowAccessOf(llvm::Instruction &instruction,
       return std::nullopt;
     return step->getAPInt().getSExtValue();
   };
-  auto *inLoop =
-      llvm::dyn_cast<llvm::SCEVAddRecExpr>(evolution.getSCEV(address));
+  auto *inLoop = llvm::dyn_cast<llvm::SCEVAddRecExpr>(
+      evolution.getSCEV(load->getPointerOperand()));
   if (!inLoop || inLoop->getLoop() != &loop || !inLoop->isAffine())
     return std::nullopt;
   auto *rowStart = llvm::dyn_cast<llvm::SCEVAddRecExpr>(inLoop->getStart());
@@ -125,34 +109,41 @@ std::optional<RowAccess> rowAccessOf(llvm::Instruction &instruction,
   if (!stepBytes || !rowBytes || *stepBytes <= 0 ||
       *stepBytes > kMaxRowStepBytes || *rowBytes < kMinRowBytes)
     return std::nullopt;
-  const llvm::DataLayout &layout = instruction.getModule()->getDataLayout();
-  return RowAccess{
-      &instruction, address,
-      rowStart,     *stepBytes,
-      *rowBytes,    static_cast<int64_t>(layout.getTypeStoreSize(type)),
-      write};
+  return RowLoad{load, rowStart, *stepBytes, *rowBytes};
 }
 
-/// Adds the prefetches of the next row for the accesses of `group` (of one
-/// innermost loop, all loads or all stores, with one step and one row
-/// length, their row starts a constant apart): the byte ranges they read
-/// or write in a step, merged where they touch, each prefetched a line at a
-/// time over the S bytes a step moves it, R bytes on, before the group's
-/// first access in the range.
-void prefetchNextRow(llvm::ArrayRef<RowAccess> group,
+/// The RowLoads of `loop`.
+llvm::SmallVector<RowLoad> rowLoadsOf(const llvm::Loop &loop,
+                                      llvm::ScalarEvolution &evolution) {
+  llvm::SmallVector<RowLoad> loads;
+  for (llvm::BasicBlock *block : loop.blocks())
+    for (llvm::Instruction &instruction : *block)
+      if (std::optional<RowLoad> load = rowLoadOf(instruction, loop, evolution))
+        loads.push_back(*load);
+  return loads;
+}
+
+/// Adds the prefetches of the next row for `group` (loads of one row, of one
+/// innermost loop, with one step): the byte ranges they read in a step, merged
+/// where they touch, each prefetched a line at a time over the bytes a step
+/// moves it, a row on, before the group's first load in the range.
+void prefetchNextRow(llvm::ArrayRef<RowLoad> group,
                      llvm::ScalarEvolution &evolution) {
   struct Range {
     int64_t begin, end;
-    const RowAccess *first;
+    llvm::LoadInst *first;
   };
+  const llvm::DataLayout &layout =
+      group.front().load->getModule()->getDataLayout();
   llvm::SmallVector<Range> ranges;
-  for (const RowAccess &access : group) {
+  for (const RowLoad &load : group) {
     int64_t offset =
         llvm::cast<llvm::SCEVConstant>(
-            evolution.getMinusSCEV(access.rowStart, group.front().rowStart))
+            evolution.getMinusSCEV(load.rowStart, group.front().rowStart))
             ->getAPInt()
             .getSExtValue();
-    ranges.push_back({offset, offset + access.accessBytes, &access});
+    int64_t bytes = layout.getTypeStoreSize(load.load->getType());
+    ranges.push_back({offset, offset + bytes, load.load});
   }
   llvm::sort(ranges,
              [](const Range &a, const Range &b) { return a.begin < b.begin; });
@@ -164,59 +155,102 @@ void prefetchNextRow(llvm::ArrayRef<RowAccess> group,
     }
     merged.push_back(range);
   }
-  const RowAccess &any = group.front();
+  int64_t stepBytes = group.front().stepBytes;
+  int64_t rowBytes = group.front().rowBytes;
   for (const Range &range : merged) {
-    llvm::IRBuilder<> builder(range.first->instruction);
-    for (int64_t line = 0; line < any.stepBytes; line += kCacheLineBytes) {
-      llvm::Value *address =
-          builder.CreateGEP(builder.getInt8Ty(), range.first->address,
-                            builder.getInt64(any.rowBytes + line), "next_row");
-      builder.CreateIntrinsic(
-          llvm::Intrinsic::prefetch, {address->getType()},
-          {address, /*rw=*/builder.getInt32(any.write),
-           /*locality: every cache level=*/builder.getInt32(3),
-           /*data=*/builder.getInt32(1)});
+    llvm::IRBuilder<> builder(range.first);
+    for (int64_t line = 0; line < stepBytes; line += kCacheLineBytes) {
+      llvm::Value *address = builder.CreateGEP(
+          builder.getInt8Ty(), range.first->getPointerOperand(),
+          builder.getInt64(rowBytes + line), "next_row");
+      builder.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                              {address, /*read=*/builder.getInt32(0),
+                               /*every cache level=*/builder.getInt32(3),
+                               /*data=*/builder.getInt32(1)});
     }
   }
 }
 
+/// A vector load of the loop nest of `parent` (not of the stack's memory)
+/// from a row of `parent`: at {s,+,R}<parent> (straight-line code in
+/// `parent`'s body), or at {{s,+,R}<parent>,+,S}<L> (in a loop L that
+/// `parent` holds).
+struct RowRead {
+  llvm::BasicBlock *block;
+  /// {s,+,R}<parent>.
+  const llvm::SCEV *rowStart;
+};
+
+/// The RowReads of `parent`'s loop nest.
+llvm::SmallVector<RowRead> rowReadsOf(const llvm::Loop &parent,
+                                      llvm::ScalarEvolution &evolution) {
+  llvm::SmallVector<RowRead> reads;
+  for (llvm::BasicBlock *block : parent.blocks())
+    for (llvm::Instruction &instruction : *block) {
+      auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
+      if (!load || !load->getType()->isVectorTy() ||
+          llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(
+              load->getPointerOperand(), /*MaxLookup=*/0)))
+        continue;
+      auto *address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(
+          evolution.getSCEV(load->getPointerOperand()));
+      if (address && address->getLoop() != &parent)
+        address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(address->getStart());
+      if (address && address->getLoop() == &parent)
+        reads.push_back({block, address});
+    }
+  return reads;
+}
+
+/// The prefetches go into a row's later passes: an innermost loop of a
+/// parent loop whose body reads the same row before it (in code that
+/// dominates the loop: an earlier loop, or one LLVM unrolled in full). The
+/// first pass streams the row from memory, which the hardware prefetcher
+/// follows; the later ones read it from the cache, the compute between and
+/// in them (softmax's exp) leaves the hardware prefetcher idle, and that is
+/// when the next row's lines can come in. A row read in one pass (an
+/// elementwise chain) keeps its stream.
 struct PrefetchNextRow : llvm::PassInfoMixin<PrefetchNextRow> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses) {
     llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
+    llvm::DominatorTree &dominance =
+        analyses.getResult<llvm::DominatorTreeAnalysis>(function);
     llvm::ScalarEvolution &evolution =
         analyses.getResult<llvm::ScalarEvolutionAnalysis>(function);
     bool changed = false;
-    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      if (!loop->isInnermost() || !loop->getParentLoop())
+    for (llvm::Loop *later : loops.getLoopsInPreorder()) {
+      llvm::Loop *parent = later->getParentLoop();
+      if (!later->isInnermost() || !parent)
         continue;
-      llvm::SmallVector<RowAccess> accesses;
-      for (llvm::BasicBlock *block : loop->blocks())
-        for (llvm::Instruction &instruction : *block)
-          if (std::optional<RowAccess> access =
-                  rowAccessOf(instruction, *loop, evolution))
-            accesses.push_back(*access);
-      // Groups in the order of their first access.
-      llvm::SmallVector<bool> grouped(accesses.size(), false);
-      for (size_t i = 0; i < accesses.size(); ++i) {
-        if (grouped[i])
+      llvm::SmallVector<RowLoad> loads = rowLoadsOf(*later, evolution);
+      if (loads.empty())
+        continue;
+      llvm::SmallVector<RowRead> reads = rowReadsOf(*parent, evolution);
+      // The loads of rows read before, in groups of one row and step.
+      llvm::SmallVector<llvm::SmallVector<RowLoad>> groups;
+      for (const RowLoad &load : loads) {
+        bool readBefore = llvm::any_of(reads, [&](const RowRead &read) {
+          return !later->contains(read.block) &&
+                 dominance.dominates(read.block, later->getHeader()) &&
+                 llvm::isa<llvm::SCEVConstant>(
+                     evolution.getMinusSCEV(load.rowStart, read.rowStart));
+        });
+        if (!readBefore)
           continue;
-        const RowAccess &first = accesses[i];
-        llvm::SmallVector<RowAccess> group;
-        for (size_t j = i; j < accesses.size(); ++j) {
-          const RowAccess &access = accesses[j];
-          if (grouped[j] || access.write != first.write ||
-              access.stepBytes != first.stepBytes ||
-              access.rowBytes != first.rowBytes ||
-              !llvm::isa<llvm::SCEVConstant>(
-                  evolution.getMinusSCEV(access.rowStart, first.rowStart)))
-            continue;
-          grouped[j] = true;
-          group.push_back(access);
-        }
-        prefetchNextRow(group, evolution);
-        changed = true;
+        auto group = llvm::find_if(groups, [&](const auto &group) {
+          return load.stepBytes == group.front().stepBytes &&
+                 llvm::isa<llvm::SCEVConstant>(evolution.getMinusSCEV(
+                     load.rowStart, group.front().rowStart));
+        });
+        if (group == groups.end())
+          groups.push_back({load});
+        else
+          group->push_back(load);
       }
+      for (const llvm::SmallVector<RowLoad> &group : groups)
+        prefetchNextRow(group, evolution);
+      changed |= !groups.empty();
     }
     if (!changed)
       return llvm::PreservedAnalyses::all();

@@ -23,24 +23,29 @@ namespace vmapc {
 ///   LLVM's unroller leaves the loops MLIR vectorized as they are and takes
 ///   only those it left scalar.
 ///
-/// - `vmapc-prefetch-next-row`: software prefetching of the next row. In an
-///   innermost loop L whose parent loop P moves to the next row of an
-///   operand, a vector load or store at {{s,+,R}<P>,+,S}<L> (L walks the row
-///   S bytes a step, 0 < S <= 512; P moves R >= 1024 bytes to the next row)
-///   gets `llvm.prefetch` of the same place R bytes on, one a cache line of
-///   the S bytes a step covers (a write prefetch for a store: `prefetchw`
-///   where the level has it, else `prefetcht0`). Loads and stores a constant
-///   apart share their prefetches; the stack's scratch (allocas) gets none.
-///   This is the case of a kernel that makes several passes over each row,
-///   with compute between them (softmax: its max, then exp, the sum, the
-///   division): the hardware's stream prefetcher runs only a few lines ahead
-///   of the demand loads, so it is idle while a row's compute runs, and
-///   the next row's first pass waits on memory. Prefetched a row ahead, its
-///   lines arrive during the row before. Measured on the bench's rows
-///   (bench/RESULTS.md, 2026-12-06 eighth session): softmax, layer norm and
-///   the cross-entropy 15-25% faster, on one thread and on two; no row
-///   slower beyond noise; the contraction kernels unchanged (their loops
-///   step through packed panels, not rows).
+/// - `vmapc-prefetch-next-row`: software prefetching of the next row in a
+///   row's later passes. In an innermost loop L whose parent loop P moves to
+///   the next row of an operand, a vector load at {{s,+,R}<P>,+,S}<L> (L
+///   walks the row S bytes a step, 0 < S <= 512; P moves R >= 1024 bytes to
+///   the next row) gets `prefetcht0` (`llvm.prefetch`, a read into every
+///   level) of the same place R bytes on, one a cache line of the S bytes a
+///   step covers, if code of P that runs before L (an earlier loop, or one
+///   LLVM unrolled in full) read the same row. Loads a constant apart share
+///   their prefetches; the stack's scratch (allocas) gets none. The case is
+///   a kernel that makes several passes over each row, with compute between
+///   them (softmax: the max, then exp, the sum, the division): its first
+///   pass streams the row from memory, which the hardware's stream
+///   prefetcher follows a few lines ahead; the later passes read the row
+///   from the cache, the hardware prefetcher idles, and the next row's first
+///   pass waits on memory. Prefetched from the later passes, the next row's
+///   lines arrive during the row before. A row read in one pass (an
+///   elementwise chain) keeps the hardware's stream alone, and stores get no
+///   prefetch (measured: no faster, and the linear-model gradient, a
+///   bandwidth-bound kernel, slower with either). Measured on the bench's
+///   rows (bench/RESULTS.md, 2026-12-06 eighth session): only the softmax,
+///   layer norm, cross-entropy and linear-model gradient kernels change;
+///   interleaved in one process, on one thread and on two, they run 16-19%,
+///   18-27%, 22-24% and 1-8% faster (medians of 120-150 calls).
 void registerKernelLoopPasses(llvm::PassBuilder &builder);
 
 } // namespace vmapc
