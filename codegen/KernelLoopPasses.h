@@ -40,12 +40,14 @@ namespace vmapc {
 ///   pass waits on memory. Prefetched from the later passes, the next row's
 ///   lines arrive during the row before. A row read in one pass (an
 ///   elementwise chain) keeps the hardware's stream alone, and stores get no
-///   prefetch (measured: no faster, and the linear-model gradient, a
-///   bandwidth-bound kernel, slower with either). Measured on the bench's
+///   prefetch: prefetching stores made no row faster, and prefetches in
+///   every pass made the linear-model gradient 6-9% slower on one thread
+///   and the chain at N = 256 1-3% (L3-resident). Measured on the bench's
 ///   rows (bench/RESULTS.md, 2026-12-06 eighth session): only the softmax,
 ///   layer norm, cross-entropy and linear-model gradient kernels change;
-///   interleaved in one process, on one thread and on two, they run 16-19%,
-///   18-27%, 22-24% and 1-8% faster (medians of 120-150 calls).
+///   interleaved in one process, on one thread and on two, the first three run
+///   16-19%, 13-27% and 21-24% faster, the gradient 0-8% (medians of 120
+///   and 150 calls, two runs).
 void registerKernelLoopPasses(llvm::PassBuilder &builder);
 
 } // namespace vmapc
