@@ -171,10 +171,9 @@ void prefetchNextRow(llvm::ArrayRef<RowLoad> group,
   }
 }
 
-/// A vector load of the loop nest of `parent` (not of the stack's memory)
-/// from a row of `parent`: at {s,+,R}<parent> (straight-line code in
-/// `parent`'s body), or at {{s,+,R}<parent>,+,S}<L> (in a loop L that
-/// `parent` holds).
+/// A vector load of the loop nest of `parent` from a row of `parent`: at
+/// {s,+,R}<parent> (straight-line code in `parent`'s body), or at
+/// {{s,+,R}<parent>,+,S}<L> (in a loop L that `parent` holds).
 struct RowRead {
   llvm::BasicBlock *block;
   /// {s,+,R}<parent>.
@@ -188,9 +187,7 @@ llvm::SmallVector<RowRead> rowReadsOf(const llvm::Loop &parent,
   for (llvm::BasicBlock *block : parent.blocks())
     for (llvm::Instruction &instruction : *block) {
       auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
-      if (!load || !load->getType()->isVectorTy() ||
-          llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(
-              load->getPointerOperand(), /*MaxLookup=*/0)))
+      if (!load || !load->getType()->isVectorTy())
         continue;
       auto *address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(
           evolution.getSCEV(load->getPointerOperand()));
