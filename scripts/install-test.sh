@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The runtime as an installed package: builds runtime/ alone (no tests),
-# installs it into a temporary prefix, moves the prefix (the package config
-# is relocatable), checks what was installed (the public headers and only
-# they, each compiling alone), builds a C++ host of vmapc::npy, then builds
+# The runtime as an installed package: builds runtime/ alone (no tests, only
+# a C++ compiler), installs it into a temporary prefix, moves the prefix (the
+# package config is relocatable), checks what was installed (the public
+# headers and only they, each compiling alone; libraries that hold no
+# llvm:: or mlir:: symbol), builds a C++ host of vmapc::npy, then builds
 # examples/c_host --
 # a C-only CMake project that calls find_package(vmapc) -- against it and runs
 # it on the main job's artifact and data from the main build (./build, or
@@ -60,6 +61,13 @@ if [[ -e $prefix/lib/libvmapc_artifact_writer.a ]]; then
   echo "install-test: the compiler's artifact writer was installed"; exit 1
 fi
 echo "install-test: the public headers, and only they, were installed; each compiles alone"
+# The runtime is independent of the compiler: no LLVM or MLIR code in it.
+for lib in "$prefix"/lib/*.a; do
+  if nm -C "$lib" | grep -E "llvm::|mlir::"; then
+    echo "install-test: $(basename "$lib") holds llvm:: or mlir:: symbols"; exit 1
+  fi
+done
+echo "install-test: the installed libraries hold no llvm:: or mlir:: symbol"
 if grep -rn "$tmp/prefix\|$root" "$prefix/lib/cmake/vmapc"; then
   echo "install-test: the package config names an absolute path"; exit 1
 fi
@@ -71,6 +79,9 @@ cmake -G Ninja -S "$root/examples/c_host" -B "$tmp/host" \
 ninja -C "$tmp/host" >>"$tmp/host.log" 2>&1 || { cat "$tmp/host.log"; exit 1; }
 if grep -q "CMAKE_CXX_COMPILER" "$tmp/host/CMakeCache.txt"; then
   echo "install-test: the C host project enabled C++"; exit 1
+fi
+if ldd "$tmp/host/knn_digits_c" | grep -Ei "llvm|mlir"; then
+  echo "install-test: the C host links LLVM or MLIR"; exit 1
 fi
 "$tmp/host/knn_digits_c" "$artifact" "$data"
 
