@@ -14,6 +14,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 #include <algorithm>
 #include <optional>
@@ -66,27 +67,30 @@ constexpr int64_t kMaxRowStepBytes = 512;
 /// lines, which the hardware's stream prefetcher follows.
 constexpr int64_t kMinRowBytes = 1024;
 
-/// A vector load of an innermost loop L, with P its parent, from the address
-/// {{s,+,rowBytes}<P>,+,stepBytes}<L>.
-struct RowLoad {
-  llvm::LoadInst *load;
+/// A vector load (or store) of an innermost loop L, with P its parent, at the
+/// address {{s,+,rowBytes}<P>,+,stepBytes}<L>.
+struct RowAccess {
+  llvm::Instruction *access;
   /// {s,+,rowBytes}<P>: where L starts on the row.
   const llvm::SCEV *rowStart;
   int64_t stepBytes;
   int64_t rowBytes;
 };
 
-/// `instruction` as a RowLoad of `loop`, if it is a vector load of memory
-/// other than the stack's, L's step and P's are constants, and they are
-/// within the bounds above.
-std::optional<RowLoad> rowLoadOf(llvm::Instruction &instruction,
-                                 const llvm::Loop &loop,
-                                 llvm::ScalarEvolution &evolution) {
-  auto *load = llvm::dyn_cast<llvm::LoadInst>(&instruction);
+/// `instruction` as a RowAccess of `loop`, if it is a vector load (a vector
+/// store with `stores`) of memory other than the stack's, L's step and P's
+/// are constants, and they are within the bounds above.
+std::optional<RowAccess> rowAccessOf(llvm::Instruction &instruction,
+                                     const llvm::Loop &loop,
+                                     llvm::ScalarEvolution &evolution,
+                                     bool stores) {
+  llvm::Value *pointer = llvm::getLoadStorePointerOperand(&instruction);
+  llvm::Type *type = llvm::getLoadStoreType(&instruction);
   // MLIR's vector code; the loops it left scalar are LLVM's vectorizer's.
-  if (!load || !load->getType()->isVectorTy() ||
-      llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(
-          load->getPointerOperand(), /*MaxLookup=*/0)))
+  if (!pointer || llvm::isa<llvm::StoreInst>(instruction) != stores ||
+      !type->isVectorTy() ||
+      llvm::isa<llvm::AllocaInst>(
+          llvm::getUnderlyingObject(pointer, /*MaxLookup=*/0)))
     return std::nullopt;
   auto constantStep =
       [&](const llvm::SCEVAddRecExpr *recurrence) -> std::optional<int64_t> {
@@ -96,8 +100,8 @@ std::optional<RowLoad> rowLoadOf(llvm::Instruction &instruction,
       return std::nullopt;
     return step->getAPInt().getSExtValue();
   };
-  auto *inLoop = llvm::dyn_cast<llvm::SCEVAddRecExpr>(
-      evolution.getSCEV(load->getPointerOperand()));
+  auto *inLoop =
+      llvm::dyn_cast<llvm::SCEVAddRecExpr>(evolution.getSCEV(pointer));
   if (!inLoop || inLoop->getLoop() != &loop || !inLoop->isAffine())
     return std::nullopt;
   auto *rowStart = llvm::dyn_cast<llvm::SCEVAddRecExpr>(inLoop->getStart());
@@ -109,41 +113,44 @@ std::optional<RowLoad> rowLoadOf(llvm::Instruction &instruction,
   if (!stepBytes || !rowBytes || *stepBytes <= 0 ||
       *stepBytes > kMaxRowStepBytes || *rowBytes < kMinRowBytes)
     return std::nullopt;
-  return RowLoad{load, rowStart, *stepBytes, *rowBytes};
+  return RowAccess{&instruction, rowStart, *stepBytes, *rowBytes};
 }
 
-/// The RowLoads of `loop`.
-llvm::SmallVector<RowLoad> rowLoadsOf(const llvm::Loop &loop,
-                                      llvm::ScalarEvolution &evolution) {
-  llvm::SmallVector<RowLoad> loads;
+/// The RowAccesses of `loop`: its loads, or with `stores` its stores.
+llvm::SmallVector<RowAccess> rowAccessesOf(const llvm::Loop &loop,
+                                           llvm::ScalarEvolution &evolution,
+                                           bool stores) {
+  llvm::SmallVector<RowAccess> accesses;
   for (llvm::BasicBlock *block : loop.blocks())
     for (llvm::Instruction &instruction : *block)
-      if (std::optional<RowLoad> load = rowLoadOf(instruction, loop, evolution))
-        loads.push_back(*load);
-  return loads;
+      if (std::optional<RowAccess> access =
+              rowAccessOf(instruction, loop, evolution, stores))
+        accesses.push_back(*access);
+  return accesses;
 }
 
 /// Adds the prefetches of the next row for `group` (loads of one row, of one
 /// innermost loop, with one step): the byte ranges they read in a step, merged
 /// where they touch, each prefetched a line at a time over the bytes a step
 /// moves it, a row on, before the group's first load in the range.
-void prefetchNextRow(llvm::ArrayRef<RowLoad> group,
+void prefetchNextRow(llvm::ArrayRef<RowAccess> group,
                      llvm::ScalarEvolution &evolution) {
   struct Range {
     int64_t begin, end;
-    llvm::LoadInst *first;
+    llvm::Instruction *first;
   };
   const llvm::DataLayout &layout =
-      group.front().load->getModule()->getDataLayout();
+      group.front().access->getModule()->getDataLayout();
   llvm::SmallVector<Range> ranges;
-  for (const RowLoad &load : group) {
+  for (const RowAccess &load : group) {
     int64_t offset =
         llvm::cast<llvm::SCEVConstant>(
             evolution.getMinusSCEV(load.rowStart, group.front().rowStart))
             ->getAPInt()
             .getSExtValue();
-    int64_t bytes = layout.getTypeStoreSize(load.load->getType());
-    ranges.push_back({offset, offset + bytes, load.load});
+    int64_t bytes =
+        layout.getTypeStoreSize(llvm::getLoadStoreType(load.access));
+    ranges.push_back({offset, offset + bytes, load.access});
   }
   llvm::sort(ranges,
              [](const Range &a, const Range &b) { return a.begin < b.begin; });
@@ -161,7 +168,7 @@ void prefetchNextRow(llvm::ArrayRef<RowLoad> group,
     llvm::IRBuilder<> builder(range.first);
     for (int64_t line = 0; line < stepBytes; line += kCacheLineBytes) {
       llvm::Value *address = builder.CreateGEP(
-          builder.getInt8Ty(), range.first->getPointerOperand(),
+          builder.getInt8Ty(), llvm::getLoadStorePointerOperand(range.first),
           builder.getInt64(rowBytes + line), "next_row");
       builder.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
                               {address, /*read=*/builder.getInt32(0),
@@ -169,6 +176,78 @@ void prefetchNextRow(llvm::ArrayRef<RowLoad> group,
                                /*data=*/builder.getInt32(1)});
     }
   }
+}
+
+/// Adds to `later`, a row's later pass over the row that `group` (loads of
+/// one row and step) reads, prefetches for a write of the rows that the
+/// innermost loops of the same parent after it store (vector stores at
+/// {{s,+,R}<P>,+,S}<W>, as RowAccess takes them): the row's lines at the
+/// offsets `group` reads in the step, before its first load, so that the
+/// lines are in the cache, owned, when the later loop stores to them (the
+/// softmax's division writes the row its exp pass computes beside). Stores
+/// a constant apart share their prefetches. Returns whether it added any.
+bool prefetchLaterWrites(llvm::Loop &later, llvm::ArrayRef<RowAccess> group,
+                         llvm::DominatorTree &dominance,
+                         llvm::ScalarEvolution &evolution) {
+  llvm::Loop &parent = *later.getParentLoop();
+  llvm::BasicBlock *preheader = later.getLoopPreheader();
+  if (!preheader)
+    return false;
+  // Per row stored, the start of its store at the lowest offset.
+  llvm::SmallVector<const llvm::SCEV *> rows;
+  for (llvm::Loop *writer : parent.getSubLoops()) {
+    if (writer == &later || !writer->isInnermost() ||
+        !dominance.dominates(later.getHeader(), writer->getHeader()))
+      continue;
+    for (const RowAccess &store :
+         rowAccessesOf(*writer, evolution, /*stores=*/true)) {
+      auto row = llvm::find_if(rows, [&](const llvm::SCEV *start) {
+        return llvm::isa<llvm::SCEVConstant>(
+            evolution.getMinusSCEV(store.rowStart, start));
+      });
+      if (row == rows.end())
+        rows.push_back(store.rowStart);
+      else if (llvm::cast<llvm::SCEVConstant>(
+                   evolution.getMinusSCEV(store.rowStart, *row))
+                   ->getAPInt()
+                   .isNegative())
+        *row = store.rowStart;
+    }
+  }
+  const RowAccess &front = group.front();
+  llvm::Instruction *where = preheader->getTerminator();
+  llvm::SCEVExpander expander(evolution, "vmapc_row");
+  bool added = false;
+  for (const llvm::SCEV *row : rows) {
+    if (!expander.isSafeToExpandAt(row, where) ||
+        !expander.isSafeToExpandAt(front.rowStart, where))
+      continue;
+    // The distance in bytes from the row read to the row written, in the
+    // preheader; the stored row's line at the offset of each line read.
+    llvm::Value *written = expander.expandCodeFor(row, row->getType(), where);
+    llvm::Value *read = expander.expandCodeFor(
+        front.rowStart, front.rowStart->getType(), where);
+    llvm::IRBuilder<> builder(where);
+    llvm::Value *distance = builder.CreateSub(
+        builder.CreatePtrToInt(written, builder.getInt64Ty()),
+        builder.CreatePtrToInt(read, builder.getInt64Ty()), "written_row");
+    builder.SetInsertPoint(front.access);
+    llvm::Value *base = builder.CreateGEP(
+        builder.getInt8Ty(), llvm::getLoadStorePointerOperand(front.access),
+        distance, "written");
+    for (int64_t line = 0; line < front.stepBytes; line += kCacheLineBytes) {
+      llvm::Value *address =
+          line == 0 ? base
+                    : builder.CreateGEP(builder.getInt8Ty(), base,
+                                        builder.getInt64(line), "written");
+      builder.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                              {address, /*write=*/builder.getInt32(1),
+                               /*every cache level=*/builder.getInt32(3),
+                               /*data=*/builder.getInt32(1)});
+    }
+    added = true;
+  }
+  return added;
 }
 
 /// A vector load of the loop nest of `parent` from a row of `parent`: at
@@ -220,13 +299,14 @@ struct PrefetchNextRow : llvm::PassInfoMixin<PrefetchNextRow> {
       llvm::Loop *parent = later->getParentLoop();
       if (!later->isInnermost() || !parent)
         continue;
-      llvm::SmallVector<RowLoad> loads = rowLoadsOf(*later, evolution);
+      llvm::SmallVector<RowAccess> loads =
+          rowAccessesOf(*later, evolution, /*stores=*/false);
       if (loads.empty())
         continue;
       llvm::SmallVector<RowRead> reads = rowReadsOf(*parent, evolution);
       // The loads of rows read before, in groups of one row and step.
-      llvm::SmallVector<llvm::SmallVector<RowLoad>> groups;
-      for (const RowLoad &load : loads) {
+      llvm::SmallVector<llvm::SmallVector<RowAccess>> groups;
+      for (const RowAccess &load : loads) {
         bool readBefore = llvm::any_of(reads, [&](const RowRead &read) {
           return !later->contains(read.block) &&
                  dominance.dominates(read.block, later->getHeader()) &&
@@ -245,18 +325,19 @@ struct PrefetchNextRow : llvm::PassInfoMixin<PrefetchNextRow> {
         else
           group->push_back(load);
       }
-      for (const llvm::SmallVector<RowLoad> &group : groups)
+      for (const llvm::SmallVector<RowAccess> &group : groups)
         prefetchNextRow(group, evolution);
+      if (!groups.empty())
+        prefetchLaterWrites(*later, groups.front(), dominance, evolution);
       changed |= !groups.empty();
     }
     if (!changed)
       return llvm::PreservedAnalyses::all();
-    // New calls and address arithmetic only: no block, loop or recurrence
-    // changed.
+    // New calls and address arithmetic only (the expander reuses the parent
+    // loop's induction variable or adds one): no block or loop changed.
     llvm::PreservedAnalyses preserved;
     preserved.preserveSet<llvm::CFGAnalyses>();
     preserved.preserve<llvm::LoopAnalysis>();
-    preserved.preserve<llvm::ScalarEvolutionAnalysis>();
     return preserved;
   }
 };

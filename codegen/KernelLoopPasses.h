@@ -39,15 +39,29 @@ namespace vmapc {
 ///   from the cache, the hardware prefetcher idles, and the next row's first
 ///   pass waits on memory. Prefetched from the later passes, the next row's
 ///   lines arrive during the row before. A row read in one pass (an
-///   elementwise chain) keeps the hardware's stream alone, and stores get no
-///   prefetch: prefetching stores made no row faster, and prefetches in
+///   elementwise chain) keeps the hardware's stream alone; prefetches in
 ///   every pass made the linear-model gradient 6-9% slower on one thread
 ///   and the chain at N = 256 1-3% (L3-resident). Measured on the bench's
 ///   rows (bench/RESULTS.md, 2026-12-06 eighth session): only the softmax,
 ///   layer norm, cross-entropy and linear-model gradient kernels change;
-///   interleaved in one process, on one thread and on two, the first three run
-///   16-19%, 13-27% and 21-24% faster, the gradient 0-8% (medians of 120
-///   and 150 calls, two runs).
+///   interleaved in one process, on one thread and on two, the first three
+///   run 16-19%, 13-27% and 21-24% faster, the gradient 0-8% (medians of
+///   120 and 150 calls, two runs).
+///
+///   The same later pass also prefetches, for a write (`llvm.prefetch`
+///   with rw = 1: `prefetchw` where the level has PRFCHW, else
+///   `prefetcht0`), the rows that innermost loops of P after it store
+///   (vector stores at {{s,+,R}<P>,+,S}<W>, R >= 1024, not the stack's):
+///   of each such row, the lines at the offsets the pass reads in its
+///   step, the distance between the two rows computed once before the
+///   loop. The softmax's division and the layer norm's last loop store a
+///   row that is not in the cache: each store missed and waited for its
+///   line (a read for ownership) with nothing else to do, while the exp
+///   pass before it, bound by its arithmetic, leaves the memory idle. A
+///   store loop's own next row, prefetched from the store loop, made no
+///   row faster (the eighth session); from the pass before, the softmax
+///   row at N = 8192 on one thread ran 14% faster, the layer norm 10-15%
+///   (bench/RESULTS.md, 2026-12-07 tenth session).
 void registerKernelLoopPasses(llvm::PassBuilder &builder);
 
 } // namespace vmapc

@@ -3,8 +3,9 @@
 // vmapc-prefetch-next-row: the vector loads of a later pass over a row of
 // 1 KiB or more (an innermost loop whose parent moves to the next row, after
 // code of the parent that read the row) get prefetches of the next row, one
-// a cache line of a step; no other access gets one. The kernels' whole
-// pipeline (CpuObject.h) keeps them.
+// a cache line of a step, and prefetches for a write of the rows that loops
+// after them in the same row loop store; no other access gets one. The
+// kernels' whole pipeline (CpuObject.h) keeps them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -33,8 +35,11 @@ namespace {
 /// first pass that takes the maximum of the row (a loop, the same unrolled
 /// in full into the parent's body, or none), then a loop over the row again,
 /// `loads` vectors (or scalars) a step of `stepBytes`, that writes the row
-/// less that maximum. Rows are read from the argument %in or from the
-/// stack's scratch.
+/// less that maximum; with `writeAfter`, a third loop then writes the
+/// quotients of a row of the stack's scratch by the maximum to a row of
+/// %after (a row that the second pass's write prefetches cover), of the
+/// stack's scratch with `writeAfterToScratch`.
+/// Rows are read from the argument %in or from the stack's scratch.
 struct RowNest {
   enum class FirstPass { Loop, Unrolled, None };
   const char *name;
@@ -44,6 +49,8 @@ struct RowNest {
   FirstPass firstPass = FirstPass::Loop;
   bool scalar = false;
   bool fromScratch = false;
+  bool writeAfter = false;
+  bool writeAfterToScratch = false;
 };
 
 std::string irOf(const RowNest &nest) {
@@ -51,8 +58,16 @@ std::string irOf(const RowNest &nest) {
   int64_t elementBytes = nest.scalar ? 4 : 32;
   int64_t steps = nest.rowBytes / nest.stepBytes;
   auto number = [](int64_t value) { return std::to_string(value); };
-  std::string ir = "define void @" + std::string(nest.name) +
-                   "(ptr noalias %out, ptr noalias %in, i64 %n) {\nentry:\n";
+  std::string ir =
+      "define void @" + std::string(nest.name) +
+      "(ptr noalias %out, ptr noalias %in, i64 %n, ptr noalias %after) "
+      "{\nentry:\n";
+  if (nest.writeAfter)
+    ir += "  %quotients = alloca [" + number(nest.rowBytes) +
+          " x i8], align 64\n";
+  if (nest.writeAfterToScratch)
+    ir += "  %after.scratch = alloca [" + number(2 * nest.rowBytes) +
+          " x i8], align 64\n";
   if (nest.fromScratch)
     ir += "  %scratch = alloca [" + number(2 * nest.rowBytes) +
           " x i8], align 64\n  %src = getelementptr i8, ptr %scratch, i64 "
@@ -134,8 +149,45 @@ std::string irOf(const RowNest &nest) {
         "  %j.done = icmp eq i64 %j.next, " +
         number(steps) +
         "\n"
-        "  br i1 %j.done, label %row.end, label %second\n"
-        "row.end:\n"
+        "  br i1 %j.done, label %" +
+        std::string(nest.writeAfter ? "third.start" : "row.end") +
+        ", label %second\n";
+  if (nest.writeAfter) {
+    // Each step divides `loads` values of the stack's scratch by the
+    // maximum (work enough that LLVM does not unroll the loop in full).
+    ir += "third.start:\n"
+          "  %after.row = getelementptr i8, ptr " +
+          std::string(nest.writeAfterToScratch ? "%after.scratch" : "%after") +
+          ", i64 %row.offset\n"
+          "  br label %third\n"
+          "third:\n"
+          "  %k = phi i64 [ 0, %third.start ], [ %k.next, %third ]\n"
+          "  %third.offset = mul nuw nsw i64 %k, " +
+          number(nest.stepBytes) + "\n";
+    for (int k = 0; k < nest.loads; ++k) {
+      std::string index = number(k);
+      std::string at = number(k * elementBytes);
+      ir += "  %third.from" + index +
+            " = getelementptr i8, ptr %quotients, i64 %third.offset\n"
+            "  %third.from" +
+            index + ".at = getelementptr i8, ptr %third.from" + index +
+            ", i64 " + at + "\n  %third.x" + index + " = load " + type +
+            ", ptr %third.from" + index + ".at, align 4\n  %third.y" + index +
+            " = fdiv " + type + " %third.x" + index + ", " + maximum +
+            "\n"
+            "  %third.to" +
+            index + " = getelementptr i8, ptr %after.row, i64 %third.offset\n" +
+            "  %third.to" + index + ".at = getelementptr i8, ptr %third.to" +
+            index + ", i64 " + at + "\n  store " + type + " %third.y" + index +
+            ", ptr %third.to" + index + ".at, align 4\n";
+    }
+    ir += "  %k.next = add nuw nsw i64 %k, 1\n"
+          "  %k.done = icmp eq i64 %k.next, " +
+          number(steps) +
+          "\n"
+          "  br i1 %k.done, label %row.end, label %third\n";
+  }
+  ir += "row.end:\n"
         "  %r.next = add nuw nsw i64 %r, 1\n"
         "  %r.done = icmp eq i64 %r.next, %n\n"
         "  br i1 %r.done, label %exit, label %row\n"
@@ -148,10 +200,13 @@ std::string irOf(const RowNest &nest) {
 /// Rows of 1000 floats (4000 bytes) read 4 vectors (128 bytes) a step in
 /// their second pass, 31 steps a row (what is left of 4000 bytes is not
 /// read: a tail MLIR peels), after a first pass in a loop (`rows`) or
-/// unrolled (`unrolled_first_pass`); beside them, nests that must get no
-/// prefetch: a row read in one pass, rows of the stack's scratch, rows of
-/// 512 bytes, steps of 1024 bytes (8 vectors apart, as down a column), and
-/// rows read in scalars.
+/// unrolled (`unrolled_first_pass`); the same with a third loop that writes
+/// a row of %after (`write_after`, the softmax's shape); beside them, nests
+/// that must get no prefetch: a row read in one pass (also with a write
+/// after it), rows of the stack's scratch, rows of 512 bytes, steps of 1024
+/// bytes (8 vectors apart, as down a column), and rows read in scalars; and
+/// one whose third loop writes the stack's scratch, which gets the read
+/// prefetches only.
 std::string loopNests() {
   using FirstPass = RowNest::FirstPass;
   std::string ir;
@@ -162,7 +217,12 @@ std::string loopNests() {
            {"scratch_rows", 4000, 128, 4, FirstPass::Loop, false, true},
            {"short_rows", 512, 32, 1},
            {"long_steps", 8192, 1024, 1},
-           {"scalar_rows", 4000, 4, 1, FirstPass::Loop, true}})
+           {"scalar_rows", 4000, 4, 1, FirstPass::Loop, true},
+           {"write_after", 4000, 128, 4, FirstPass::Loop, false, false, true},
+           {"write_after_one_pass", 4000, 128, 4, FirstPass::None, false, false,
+            true},
+           {"write_after_to_scratch", 4000, 128, 4, FirstPass::Loop, false,
+            false, true, true}})
     ir += irOf(nest);
   return ir;
 }
@@ -261,11 +321,68 @@ TEST(PrefetchNextRow, ARowsLaterPassPrefetchesEachLineOfAStepARowAhead) {
       }
   }
 
-  for (const char *name : {"one_pass", "scratch_rows", "short_rows",
-                           "long_steps", "scalar_rows"}) {
+  for (const char *name :
+       {"one_pass", "scratch_rows", "short_rows", "long_steps", "scalar_rows",
+        "write_after_one_pass"}) {
     SCOPED_TRACE(name);
     EXPECT_EQ(countPrefetches(*module->getFunction(name)), 0);
   }
+  // The second pass's own stores get no prefetch, nor does a row of the
+  // stack's scratch written after it.
+  EXPECT_EQ(prefetchesOf(*module->getFunction("write_after_to_scratch")),
+            (std::multiset<Prefetch>{{"from0", 4000, false},
+                                     {"from0", 4064, false}}));
+}
+
+/// The address of a write prefetch: `written` + `line`, where `written` is
+/// the second pass's first load's address plus a distance computed before
+/// the loop.
+struct WritePrefetch {
+  const llvm::Value *written;
+  int64_t line;
+};
+
+TEST(PrefetchNextRow, ALaterPassPrefetchesTheRowThatALaterLoopWrites) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = parse(context);
+  ASSERT_TRUE(module);
+  runFunctionPipeline(*module, "function(vmapc-prefetch-next-row)");
+  llvm::Function &function = *module->getFunction("write_after");
+
+  // The next row's reads as in `rows`, and two lines of %after's row for a
+  // write, at the offsets of the two lines the step reads.
+  EXPECT_EQ(prefetchesOf(function),
+            (std::multiset<Prefetch>{{"from0", 4000, false},
+                                     {"from0", 4064, false},
+                                     {"?", -1, true},
+                                     {"written", 64, true}}));
+  std::vector<WritePrefetch> writes;
+  for (llvm::BasicBlock &block : function)
+    for (llvm::Instruction &instruction : block) {
+      auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction);
+      if (!call || call->getIntrinsicID() != llvm::Intrinsic::prefetch ||
+          !llvm::cast<llvm::ConstantInt>(call->getArgOperand(1))->isOne())
+        continue;
+      EXPECT_EQ(block.getName(), "second");
+      auto *address =
+          llvm::cast<llvm::GetElementPtrInst>(call->getArgOperand(0));
+      if (address->getName().starts_with("written") &&
+          llvm::isa<llvm::ConstantInt>(address->getOperand(1)))
+        writes.push_back({address->getPointerOperand(),
+                          llvm::cast<llvm::ConstantInt>(address->getOperand(1))
+                              ->getSExtValue()});
+      else
+        writes.push_back({address, 0});
+    }
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[0].written, writes[1].written);
+  // `written` is %from0 (the first load's address) plus the distance from
+  // the row read to the row written.
+  auto *written = llvm::cast<llvm::GetElementPtrInst>(writes[0].written);
+  EXPECT_EQ(written->getPointerOperand()->getName(), "from0");
+  auto *distance = llvm::cast<llvm::Instruction>(written->getOperand(1));
+  EXPECT_EQ(distance->getOpcode(), llvm::Instruction::Sub);
+  EXPECT_NE(distance->getParent()->getName(), "second");
 }
 
 TEST(PrefetchNextRow, TheKernelPipelineKeepsThePrefetches) {
@@ -281,6 +398,7 @@ TEST(PrefetchNextRow, TheKernelPipelineKeepsThePrefetches) {
       SCOPED_TRACE(name);
       EXPECT_EQ(countPrefetches(*module->getFunction(name)), 2);
     }
+    EXPECT_EQ(countPrefetches(*module->getFunction("write_after")), 4);
     for (const char *name :
          {"one_pass", "short_rows", "long_steps", "scalar_rows"}) {
       SCOPED_TRACE(name);
