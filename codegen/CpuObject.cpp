@@ -41,10 +41,10 @@ using namespace mlir;
 /// generator's time and 6% of the optimizer's; the loop's step kernel: its
 /// padded slab's row copies, made `memcpy`s by the loop idiom pass and
 /// unrolled 8 times, half of the code generator's time; no bench program's
-/// run time changed, bench/RESULTS.md, 2026-12-06 seventh session). Their
-/// vector loads and stores of a row get prefetches of the next row
-/// (vmapc-prefetch-next-row; KernelLoopPasses.h has both passes and the
-/// figures).
+/// run time changed, bench/RESULTS.md, 2026-12-06 seventh session). A row's
+/// later passes get prefetches of the next row and of the rows that later
+/// loops store (vmapc-prefetch-next-row; KernelLoopPasses.h has both passes
+/// and the figures).
 ///
 /// The passes are O2's (`opt -passes='default<O2>' -print-pipeline-passes`,
 /// LLVM 22) in O2's order, less: SLP vectorization, interleaving and the
@@ -85,7 +85,8 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "simplifycfg<hoist-common-insts;sink-common-insts>))),"
     "globaldce,"
     // The loops MLIR left scalar vectorized and unrolled at run time; those
-    // it vectorized kept rolled, their rows prefetched a row ahead.
+    // it vectorized kept rolled, their rows prefetched a row ahead (and the
+    // rows later loops store, for a write).
     "function("
     "loop(loop-rotate,loop-deletion),inject-tli-mappings,"
     "vmapc-keep-vector-loops-rolled,vmapc-prefetch-next-row,"

@@ -39,8 +39,9 @@ mlir::FailureOr<std::string> emitCpuObjectFile(mlir::ModuleOp module,
 /// the level's. The pipeline is O2's passes for code the MLIR pipeline has
 /// vectorized, less what finds nothing there; LLVM's loop vectorizer and
 /// run-time unrolling take the loops that hold no vector code and no block
-/// move, and the loads of a row's later passes prefetch the next row
-/// (KernelLoopPasses.h; CpuObject.cpp has the list and the measurements).
+/// move, and a row's later passes prefetch the next row and the rows that
+/// later loops store (KernelLoopPasses.h; CpuObject.cpp has the list and the
+/// measurements).
 /// initializeCpuTarget must have run.
 llvm::Error optimizeCpuKernels(llvm::Module &module, llvm::StringRef level);
 

@@ -185,14 +185,14 @@ void prefetchNextRow(llvm::ArrayRef<RowAccess> group,
 /// offsets `group` reads in the step, before its first load, so that the
 /// lines are in the cache, owned, when the later loop stores to them (the
 /// softmax's division writes the row its exp pass computes beside). Stores
-/// a constant apart share their prefetches. Returns whether it added any.
-bool prefetchLaterWrites(llvm::Loop &later, llvm::ArrayRef<RowAccess> group,
+/// a constant apart share their prefetches.
+void prefetchLaterWrites(llvm::Loop &later, llvm::ArrayRef<RowAccess> group,
                          llvm::DominatorTree &dominance,
                          llvm::ScalarEvolution &evolution) {
   llvm::Loop &parent = *later.getParentLoop();
   llvm::BasicBlock *preheader = later.getLoopPreheader();
   if (!preheader)
-    return false;
+    return;
   // Per row stored, the start of its store at the lowest offset.
   llvm::SmallVector<const llvm::SCEV *> rows;
   for (llvm::Loop *writer : parent.getSubLoops()) {
@@ -217,7 +217,6 @@ bool prefetchLaterWrites(llvm::Loop &later, llvm::ArrayRef<RowAccess> group,
   const RowAccess &front = group.front();
   llvm::Instruction *where = preheader->getTerminator();
   llvm::SCEVExpander expander(evolution, "vmapc_row");
-  bool added = false;
   for (const llvm::SCEV *row : rows) {
     if (!expander.isSafeToExpandAt(row, where) ||
         !expander.isSafeToExpandAt(front.rowStart, where))
@@ -245,9 +244,7 @@ bool prefetchLaterWrites(llvm::Loop &later, llvm::ArrayRef<RowAccess> group,
                                /*every cache level=*/builder.getInt32(3),
                                /*data=*/builder.getInt32(1)});
     }
-    added = true;
   }
-  return added;
 }
 
 /// A vector load of the loop nest of `parent` from a row of `parent`: at
