@@ -84,11 +84,12 @@ std::optional<RowAccess> rowAccessOf(llvm::Instruction &instruction,
                                      const llvm::Loop &loop,
                                      llvm::ScalarEvolution &evolution,
                                      bool stores) {
+  // Loads, or stores with `stores` (anything else has no pointer operand).
   llvm::Value *pointer = llvm::getLoadStorePointerOperand(&instruction);
-  llvm::Type *type = llvm::getLoadStoreType(&instruction);
+  if (!pointer || llvm::isa<llvm::StoreInst>(instruction) != stores)
+    return std::nullopt;
   // MLIR's vector code; the loops it left scalar are LLVM's vectorizer's.
-  if (!pointer || llvm::isa<llvm::StoreInst>(instruction) != stores ||
-      !type->isVectorTy() ||
+  if (!llvm::getLoadStoreType(&instruction)->isVectorTy() ||
       llvm::isa<llvm::AllocaInst>(
           llvm::getUnderlyingObject(pointer, /*MaxLookup=*/0)))
     return std::nullopt;
