@@ -255,42 +255,48 @@ void runFunctionPipeline(llvm::Module &module, llvm::StringRef pipeline) {
   passes.run(module, modules);
 }
 
+/// The `llvm.prefetch` calls of `function`, in order.
+std::vector<const llvm::IntrinsicInst *>
+prefetchCallsOf(const llvm::Function &function) {
+  std::vector<const llvm::IntrinsicInst *> calls;
+  for (const llvm::BasicBlock &block : function)
+    for (const llvm::Instruction &instruction : block)
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction);
+          call && call->getIntrinsicID() == llvm::Intrinsic::prefetch)
+        calls.push_back(call);
+  return calls;
+}
+
+bool isWritePrefetch(const llvm::IntrinsicInst &call) {
+  return llvm::cast<llvm::ConstantInt>(call.getArgOperand(1))->isOne();
+}
+
 /// Each prefetch of `function` as (the name of the address it is an offset
 /// of, the offset in bytes, whether it is for a write); "?" and -1 where the
 /// address is not a constant offset of a named value.
 using Prefetch = std::tuple<std::string, int64_t, bool>;
 std::multiset<Prefetch> prefetchesOf(const llvm::Function &function) {
   std::multiset<Prefetch> prefetches;
-  for (const llvm::BasicBlock &block : function)
-    for (const llvm::Instruction &instruction : block) {
-      auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction);
-      if (!call || call->getIntrinsicID() != llvm::Intrinsic::prefetch)
-        continue;
-      bool write = llvm::cast<llvm::ConstantInt>(call->getArgOperand(1))
-                       ->getZExtValue() == 1;
-      auto *address =
-          llvm::dyn_cast<llvm::GetElementPtrInst>(call->getArgOperand(0));
-      auto *offset =
-          address && address->getNumIndices() == 1
-              ? llvm::dyn_cast<llvm::ConstantInt>(address->getOperand(1))
-              : nullptr;
-      if (!offset || !address->getSourceElementType()->isIntegerTy(8)) {
-        prefetches.insert({"?", -1, write});
-        continue;
-      }
-      prefetches.insert({address->getPointerOperand()->getName().str(),
-                         offset->getSExtValue(), write});
+  for (const llvm::IntrinsicInst *call : prefetchCallsOf(function)) {
+    bool write = isWritePrefetch(*call);
+    auto *address =
+        llvm::dyn_cast<llvm::GetElementPtrInst>(call->getArgOperand(0));
+    auto *offset =
+        address && address->getNumIndices() == 1
+            ? llvm::dyn_cast<llvm::ConstantInt>(address->getOperand(1))
+            : nullptr;
+    if (!offset || !address->getSourceElementType()->isIntegerTy(8)) {
+      prefetches.insert({"?", -1, write});
+      continue;
     }
+    prefetches.insert({address->getPointerOperand()->getName().str(),
+                       offset->getSExtValue(), write});
+  }
   return prefetches;
 }
 
 int countPrefetches(const llvm::Function &function) {
-  int count = 0;
-  for (const llvm::BasicBlock &block : function)
-    for (const llvm::Instruction &instruction : block)
-      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction))
-        count += call->getIntrinsicID() == llvm::Intrinsic::prefetch;
-  return count;
+  return prefetchCallsOf(function).size();
 }
 
 TEST(PrefetchNextRow, ARowsLaterPassPrefetchesEachLineOfAStepARowAhead) {
@@ -308,17 +314,13 @@ TEST(PrefetchNextRow, ARowsLaterPassPrefetchesEachLineOfAStepARowAhead) {
     std::multiset<Prefetch> expected{{"from0", 4000, false},
                                      {"from0", 4064, false}};
     EXPECT_EQ(prefetchesOf(function), expected);
-    for (const llvm::BasicBlock &block : function)
-      for (const llvm::Instruction &instruction : block) {
-        auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction);
-        if (!call || call->getIntrinsicID() != llvm::Intrinsic::prefetch)
-          continue;
-        EXPECT_EQ(block.getName(), "second");
-        const llvm::Instruction *next = call->getNextNode();
-        while (llvm::isa<llvm::GetElementPtrInst, llvm::IntrinsicInst>(next))
-          next = next->getNextNode();
-        EXPECT_EQ(next->getName(), "x0");
-      }
+    for (const llvm::IntrinsicInst *call : prefetchCallsOf(function)) {
+      EXPECT_EQ(call->getParent()->getName(), "second");
+      const llvm::Instruction *next = call->getNextNode();
+      while (llvm::isa<llvm::GetElementPtrInst, llvm::IntrinsicInst>(next))
+        next = next->getNextNode();
+      EXPECT_EQ(next->getName(), "x0");
+    }
   }
 
   for (const char *name :
@@ -334,20 +336,12 @@ TEST(PrefetchNextRow, ARowsLaterPassPrefetchesEachLineOfAStepARowAhead) {
                                      {"from0", 4064, false}}));
 }
 
-/// The address of a write prefetch: `written` + `line`, where `written` is
-/// the second pass's first load's address plus a distance computed before
-/// the loop.
-struct WritePrefetch {
-  const llvm::Value *written;
-  int64_t line;
-};
-
 TEST(PrefetchNextRow, ALaterPassPrefetchesTheRowThatALaterLoopWrites) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = parse(context);
   ASSERT_TRUE(module);
   runFunctionPipeline(*module, "function(vmapc-prefetch-next-row)");
-  llvm::Function &function = *module->getFunction("write_after");
+  const llvm::Function &function = *module->getFunction("write_after");
 
   // The next row's reads as in `rows`, and two lines of %after's row for a
   // write, at the offsets of the two lines the step reads.
@@ -356,29 +350,23 @@ TEST(PrefetchNextRow, ALaterPassPrefetchesTheRowThatALaterLoopWrites) {
                                      {"from0", 4064, false},
                                      {"?", -1, true},
                                      {"written", 64, true}}));
-  std::vector<WritePrefetch> writes;
-  for (llvm::BasicBlock &block : function)
-    for (llvm::Instruction &instruction : block) {
-      auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&instruction);
-      if (!call || call->getIntrinsicID() != llvm::Intrinsic::prefetch ||
-          !llvm::cast<llvm::ConstantInt>(call->getArgOperand(1))->isOne())
-        continue;
-      EXPECT_EQ(block.getName(), "second");
-      auto *address =
-          llvm::cast<llvm::GetElementPtrInst>(call->getArgOperand(0));
-      if (address->getName().starts_with("written") &&
-          llvm::isa<llvm::ConstantInt>(address->getOperand(1)))
-        writes.push_back({address->getPointerOperand(),
-                          llvm::cast<llvm::ConstantInt>(address->getOperand(1))
-                              ->getSExtValue()});
-      else
-        writes.push_back({address, 0});
-    }
-  ASSERT_EQ(writes.size(), 2u);
-  EXPECT_EQ(writes[0].written, writes[1].written);
+  // Both hang off one `written`: the line at offset 0 is it, the other a
+  // constant 64 bytes on.
+  std::vector<const llvm::Value *> bases;
+  for (const llvm::IntrinsicInst *call : prefetchCallsOf(function)) {
+    if (!isWritePrefetch(*call))
+      continue;
+    EXPECT_EQ(call->getParent()->getName(), "second");
+    auto *address = llvm::cast<llvm::GetElementPtrInst>(call->getArgOperand(0));
+    bases.push_back(llvm::isa<llvm::ConstantInt>(address->getOperand(1))
+                        ? address->getPointerOperand()
+                        : address);
+  }
+  ASSERT_EQ(bases.size(), 2u);
+  EXPECT_EQ(bases[0], bases[1]);
   // `written` is %from0 (the first load's address) plus the distance from
   // the row read to the row written.
-  auto *written = llvm::cast<llvm::GetElementPtrInst>(writes[0].written);
+  auto *written = llvm::cast<llvm::GetElementPtrInst>(bases[0]);
   EXPECT_EQ(written->getPointerOperand()->getName(), "from0");
   auto *distance = llvm::cast<llvm::Instruction>(written->getOperand(1));
   EXPECT_EQ(distance->getOpcode(), llvm::Instruction::Sub);
