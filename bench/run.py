@@ -211,8 +211,8 @@ LLVM_TIMERS = {"Translate to LLVM IR": "translate", "LLVM optimization": "opt",
 def timing_breakdown(report, process_s):
     """Seconds by phase from one `--mlir-timing --mlir-output-format=json`
     report of a compile that took `process_s` of wall clock: "outside" (the
-    process around the report: the dynamic loader relocating libMLIR and
-    libLLVM, static constructors, exit), "parse_plan" and "cpu" (wall), and
+    process around the report: exec, the dynamic loader, static
+    constructors, exit), "parse_plan" and "cpu" (wall), and
     CPU-seconds over every compile thread of each level's MLIR half (with
     what else runs under the level's timer), LLVM's translation,
     optimization and code generation, and the link."""
@@ -1142,9 +1142,9 @@ def phase_table(timed, host, runs):
         f"--cpu-isa={host} --mlir-timing --mlir-output-format=json`, median "
         f"of {runs} runs)\n\n" + md_table(hdr, body) + "\n\nprocess: the "
         "compile's wall clock in these runs; outside the report: that less "
-        "the report's total, the process around the compiler (the dynamic "
-        "loader mapping and relocating libMLIR and libLLVM, static "
-        "constructors, exit), which the in-process column does not pay; "
+        "the report's total, the process around the compiler (exec, the "
+        "dynamic loader, static constructors, exit; the driver links LLVM "
+        "and MLIR statically), which the in-process column does not pay; "
         "parse + plan and CPU code objects: wall clock of those phases. The "
         "CPU-s columns add up the compile threads' time in each step of the "
         "level (its parts run at once on the cores, so they add up to more "
@@ -1223,8 +1223,9 @@ def compile_table(comps, args):
         "worker process, the artifact built in memory and loaded (the "
         "compiler as a library: libMLIR and libLLVM loaded and relocated "
         "once, at `import vmapc`, as JAX's column has jax imported; the "
-        "difference from the host level's column is that loading and the "
-        "process around it). in-process / JAX: that time over JAX's, the "
+        "difference from the host level's column is the process around "
+        "the compile: exec, loading, static constructors, exit). "
+        "in-process / JAX: that time over JAX's, the "
         "like-for-like ratio, shown beside the goal, which stays on the "
         "`vmapc compile` column. goal (issue 18): 3 levels "
         "under 1 s, host level <= 3x JAX, B <= 1.5x B=1; \"missed: host/JAX "

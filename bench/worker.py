@@ -266,9 +266,9 @@ class Worker:
 
     def vmapc_compile_time(self, req):
         """Wall seconds of one vmapc.compile(arr, cpu_isa=LEVEL) in this
-        process: the compiler as a library, with what `vmapc compile` pays
-        before main (loading and relocating libMLIR and libLLVM) already paid
-        at `import vmapc`, as JAX's compile_time has jax imported. The
+        process: the compiler as a library, loaded (libMLIR and libLLVM
+        relocated) once at `import vmapc`, as JAX's compile_time has jax
+        imported, with none of the process `vmapc compile` starts. The
         artifact is built in memory and loaded on the CPU (dlopen of its
         code object), as JAX's compile() returns a loaded executable."""
         t0 = time.perf_counter()
