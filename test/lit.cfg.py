@@ -26,6 +26,12 @@ llvm_config.with_environment("PATH", config.vmapc_tools_dir, append_path=True)
 if config.vmapc_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
 
+# The driver linked against LLVM's and MLIR's static archives
+# (VMAPC_STATIC_DRIVER, on by default and off in sanitized builds).
+if config.vmapc_static_driver.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("static-driver")
+config.substitutions.append(("%vmapc_bin", config.vmapc_tools_dir))
+
 # The GPU hosts (test/gpu/host) are built only where the CUDA toolkit's
 # headers are.
 if os.path.exists(os.path.join(config.vmapc_tools_dir, "vmapc-gpu-check")):
