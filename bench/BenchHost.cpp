@@ -518,7 +518,8 @@ int timeEntry(const Options &o, JsonObject *json) {
   if (!o.inputs.empty()) {
     if (o.inputs.size() != info.inputs.size())
       return fail("entry '" + info.name + "' takes " +
-                  std::to_string(info.inputs.size()) + " inputs, got " +
+                  std::to_string(info.inputs.size()) +
+                  (info.inputs.size() == 1 ? " input" : " inputs") + ", got " +
                   std::to_string(o.inputs.size()) + " --input files");
     for (size_t i = 0; i < inputs.size(); ++i) {
       status = vmapc::readNpy(o.inputs[i], &inputs[i]);
@@ -544,7 +545,8 @@ int timeEntry(const Options &o, JsonObject *json) {
   }
   if (!o.outputs.empty() && o.outputs.size() != info.outputs.size())
     return fail("entry '" + info.name + "' has " +
-                std::to_string(info.outputs.size()) + " outputs, got " +
+                std::to_string(info.outputs.size()) +
+                (info.outputs.size() == 1 ? " output" : " outputs") + ", got " +
                 std::to_string(o.outputs.size()) + " --output files");
   std::vector<vmapc::NpyArray> outputs(info.outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -407,11 +407,13 @@ static int runRun() {
   const vmapc::EntryInfo &info = entry->info();
   if (inputArrays.size() != info.inputs.size())
     return fail("entry '" + info.name + "' takes " +
-                llvm::Twine(info.inputs.size()) + " inputs, got " +
+                llvm::Twine(info.inputs.size()) +
+                (info.inputs.size() == 1 ? " input" : " inputs") + ", got " +
                 llvm::Twine(inputArrays.size()) + " --input files");
   if (outputArrays.size() != info.outputs.size())
     return fail("entry '" + info.name + "' has " +
-                llvm::Twine(info.outputs.size()) + " outputs, got " +
+                llvm::Twine(info.outputs.size()) +
+                (info.outputs.size() == 1 ? " output" : " outputs") + ", got " +
                 llvm::Twine(outputArrays.size()) + " --output files");
 
   std::string orderError;

@@ -636,13 +636,17 @@ static int runJob(int argc, char **argv) {
       entry = &executable->entry(0);
   }
   if (status.ok() && o.inputs.size() != entry->numInputs())
-    status = invalid("entry '" + entry->name() + "' takes " +
-                     std::to_string(entry->numInputs()) + " inputs, got " +
-                     std::to_string(o.inputs.size()) + " --input files");
+    status =
+        invalid("entry '" + entry->name() + "' takes " +
+                std::to_string(entry->numInputs()) +
+                (entry->numInputs() == 1 ? " input" : " inputs") + ", got " +
+                std::to_string(o.inputs.size()) + " --input files");
   if (status.ok() && o.outputs.size() != entry->numOutputs())
-    status = invalid("entry '" + entry->name() + "' has " +
-                     std::to_string(entry->numOutputs()) + " outputs, got " +
-                     std::to_string(o.outputs.size()) + " --output files");
+    status =
+        invalid("entry '" + entry->name() + "' has " +
+                std::to_string(entry->numOutputs()) +
+                (entry->numOutputs() == 1 ? " output" : " outputs") + ", got " +
+                std::to_string(o.outputs.size()) + " --output files");
   if (!agree(w, status))
     return 1;
   const vmapc::EntryInfo &info = entry->info();

@@ -176,8 +176,10 @@ bool checkEntry(const Check &check, const EntryInfo &entry,
   std::string where = "line " + std::to_string(check.line) + ": ";
   if (check.data.size() != 1 && check.data.size() != entry.inputs.size()) {
     *error = where + "entry '" + check.entry + "' has " +
-             std::to_string(entry.inputs.size()) + " inputs, the line gives " +
-             std::to_string(check.data.size()) + " data kinds";
+             std::to_string(entry.inputs.size()) +
+             (entry.inputs.size() == 1 ? " input" : " inputs") +
+             ", the line gives " + std::to_string(check.data.size()) +
+             " data kinds";
     return false;
   }
   const std::vector<ArgInfo> &outputs = entry.outputs;

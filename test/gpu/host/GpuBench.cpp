@@ -368,11 +368,13 @@ int timeEntry(const Options &o) {
   const vmapc::EntryInfo &info = entry->info();
   if (o.inputs.size() != info.inputs.size())
     return fail("entry '" + info.name + "' takes " +
-                std::to_string(info.inputs.size()) + " inputs, got " +
+                std::to_string(info.inputs.size()) +
+                (info.inputs.size() == 1 ? " input" : " inputs") + ", got " +
                 std::to_string(o.inputs.size()) + " --input files");
   if (!o.outputs.empty() && o.outputs.size() != info.outputs.size())
     return fail("entry '" + info.name + "' has " +
-                std::to_string(info.outputs.size()) + " outputs, got " +
+                std::to_string(info.outputs.size()) +
+                (info.outputs.size() == 1 ? " output" : " outputs") + ", got " +
                 std::to_string(o.outputs.size()) + " --output files");
 
   Buffers b;
