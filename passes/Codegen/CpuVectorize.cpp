@@ -54,6 +54,7 @@
 #include "passes/Passes.h"
 #include "passes/Stages.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -181,6 +182,61 @@ void peelMarkedLoops(RewriterBase &rewriter, Operation *scope) {
     scf::ForOp partial;
     (void)scf::peelForLoopAndSimplifyBounds(rewriter, marked, partial);
   }
+}
+
+/// Makes the last tile of `loop` (a loop over a contraction's columns, 0 to
+/// `range` in steps of `tile`, `range` not a multiple of `tile`) a full tile
+/// that overlaps the one before: it starts at `range - tile`, so that every
+/// tile has the same static shape and the loop needs no peeled copy for a
+/// narrower remainder (the 10-column layer of an MLP at AVX2: one 4 x 8
+/// register tile loop, not a 4 x 8 and a 4 x 2). The columns the two share
+/// are computed twice and stored twice with the same value: each tile's
+/// accumulators start from its own fill (`tiledOp`'s inits, fused into the
+/// loop), and the tile reads no column it writes. Returns whether it did.
+static bool overlapLastTile(RewriterBase &rewriter, scf::ForOp loop,
+                            linalg::LinalgOp tiledOp, int64_t range,
+                            int64_t tile) {
+  if (range <= tile || range % tile == 0)
+    return false;
+  if (!llvm::all_of(tiledOp.getDpsInits(), [](Value init) {
+        return init.getDefiningOp<linalg::FillOp>();
+      }))
+    return false;
+  MLIRContext *context = loop.getContext();
+  Value iv = loop.getInductionVar();
+  AffineExpr d0 = getAffineDimExpr(0, context);
+  // The tile's size, min(tile, range - iv), is `tile` once the tile starts
+  // at min(iv, range - tile).
+  SmallVector<affine::AffineMinOp> sizes;
+  loop.getBody()->walk([&](affine::AffineMinOp min) {
+    AffineMap map = min.getAffineMap();
+    if (min.getMapOperands().size() != 1 || min.getMapOperands()[0] != iv ||
+        map.getNumResults() != 2)
+      return;
+    AffineExpr full = getAffineConstantExpr(tile, context);
+    AffineExpr rest = getAffineConstantExpr(range, context) - d0;
+    if ((map.getResult(0) == full && map.getResult(1) == rest) ||
+        (map.getResult(0) == rest && map.getResult(1) == full))
+      sizes.push_back(min);
+  });
+  if (sizes.empty())
+    return false;
+  for (affine::AffineMinOp min : sizes) {
+    rewriter.setInsertionPoint(min);
+    rewriter.replaceOp(
+        min, arith::ConstantIndexOp::create(rewriter, min.getLoc(), tile));
+  }
+  rewriter.setInsertionPointToStart(loop.getBody());
+  auto start = affine::AffineMinOp::create(
+      rewriter, loop.getLoc(),
+      AffineMap::get(1, 0, {d0, getAffineConstantExpr(range - tile, context)},
+                     context),
+      ValueRange{iv});
+  rewriter.replaceUsesWithIf(iv, start, [&](OpOperand &use) {
+    return use.getOwner() != start.getOperation();
+  });
+  loop->removeAttr(kPeelAttr);
+  return true;
 }
 
 /// Whether `op` reads or writes a tensor of i1, as an operand or by
@@ -644,6 +700,8 @@ struct ArrCpuVectorizePass
       for (auto [i, iterator] : llvm::enumerate(iterators))
         if (iterator == utils::IteratorType::reduction)
           std::swap(parallelSizes[i], reductionSizes[i]);
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      bool panels = readsPanels(op);
       FailureOr<Tiled> outer = tileWithLoops(rewriter, op, parallelSizes, false,
                                              {}, tiling.interchange);
       if (failed(outer))
@@ -655,6 +713,32 @@ struct ArrCpuVectorizePass
                 return llvm::isa<linalg::FillOp>(producer);
               })))
         return failure();
+      // The columns' loop, where the tiling has one (the output's innermost
+      // loop; `interchange` puts it first): a last tile of fewer columns
+      // overlaps the one before instead of being peeled, where that costs
+      // no more vector instructions (the narrower tile takes as many
+      // vectors a row: 2 columns of an 8-column tile at AVX2, not 8 of the
+      // kNN's 32 at AVX-512, whose peeled tile is one vector, not two) and
+      // the op reads no weight panels (a tile must lie in one panel).
+      std::optional<unsigned> columns = tiling.columnLoop;
+      auto vectorsOf = [&](int64_t lanes) {
+        return llvm::divideCeil(lanes, target.vectorWidth);
+      };
+      if (columns && (ranges[*columns] % parallelSizes[*columns] == 0 ||
+                      vectorsOf(ranges[*columns] % parallelSizes[*columns]) !=
+                          vectorsOf(parallelSizes[*columns])))
+        columns = std::nullopt;
+      SmallVector<int64_t> order =
+          tiling.interchange.empty()
+              ? llvm::to_vector(llvm::seq<int64_t>(parallelSizes.size()))
+              : SmallVector<int64_t>(tiling.interchange);
+      llvm::erase_if(order, [&](int64_t l) { return parallelSizes[l] == 0; });
+      if (tiledOp && columns && !panels && order.size() == outer->loops.size())
+        if (auto at = llvm::find(order, int64_t(*columns)); at != order.end())
+          if (auto loop = dyn_cast<scf::ForOp>(
+                  outer->loops[at - order.begin()].getOperation()))
+            (void)overlapLastTile(rewriter, loop, tiledOp, ranges[*columns],
+                                  parallelSizes[*columns]);
       if (tiledOp)
         (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
       return success();

@@ -387,14 +387,16 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
       if (ranges[l] <= rowTile)
         tiling.tileSizes[l] = 0; // The rows of the register tile.
     // Columns in whole vectors where there are more than one: a tile of a
-    // 10-wide output at AVX2 is 8 columns and a peeled tile of 2, as the
-    // accumulators of a 10-lane vector (one and a quarter registers) are
-    // scalarized by LLVM into inserts and spills each step (the MLPs' last
-    // layer: a quarter of MLP 256-256-10's time before).
+    // 10-wide output at AVX2 is 8 columns, and the last tile, columns 2 to
+    // 9, overlaps the first (CpuVectorize), as the accumulators of a
+    // 10-lane vector (one and a quarter registers) are scalarized by LLVM
+    // into inserts and spills each step (the MLPs' last layer: a quarter of
+    // MLP 256-256-10's time before).
     int64_t columns = clamp(*p, isa.colTile);
     if (columns > v && columns % v != 0)
       columns = columns / v * v;
     tiling.tileSizes[*p] = columns;
+    tiling.columnLoop = *p;
     // One loop of more rows than a register tile (a slab): tiles of
     // rowTile rows, the columns' loop outside them, so that each column
     // panel of the shared operand serves every row tile of the slab.

@@ -93,6 +93,10 @@ struct RegisterTiling {
   /// Tiles only: the order of the tile loops (a permutation of the op's
   /// loops, outermost first); empty for the op's own order.
   llvm::SmallVector<int64_t> interchange;
+  /// Tiles of a contraction only: the loop of the output's columns, whose
+  /// last tile, where it is narrower and takes as many vectors a row,
+  /// overlaps the one before (CpuVectorize.cpp, overlapLastTile).
+  std::optional<unsigned> columnLoop;
 };
 
 /// Rows of a CPU workgroup's slab when its kernel contracts: the register
