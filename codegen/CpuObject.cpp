@@ -15,6 +15,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -31,9 +32,10 @@ using namespace mlir;
 /// pipeline has already vectorized, tiled and peeled. What LLVM adds is the
 /// clean-up of the lowering (descriptors, address arithmetic, invariants
 /// out of loops), full unrolling of short constant loops (the DP-SGD step
-/// 10% slower without), and the vectorization of the loops MLIR leaves
-/// scalar (the histogram's: 5x slower without), unrolled at run time (the
-/// histogram 35% slower on one thread without). The loops MLIR vectorized
+/// 10% slower without; not of a loop over vector loops,
+/// vmapc-keep-tile-loops-rolled), and the vectorization of the loops MLIR
+/// leaves scalar (the histogram's: 5x slower without), unrolled at run time
+/// (the histogram 35% slower on one thread without). The loops MLIR vectorized
 /// are not unrolled at run time (vmapc-keep-vector-loops-rolled): their
 /// register tiles are unrolled already, and copies of a row loop only gave the
 /// code generator more to do (MLP 64-32-10 at x86-64-v3: its last layer's bias
@@ -67,7 +69,9 @@ static constexpr llvm::StringLiteral kKernelPipeline =
     "function("
     "simplifycfg,sroa<modify-cfg>,early-cse,mem2reg,"
     "instcombine<max-iterations=1;no-verify-fixpoint>,"
-    "simplifycfg),"
+    "simplifycfg,"
+    // Loops over register-tile loops marked to stay rolled.
+    "vmapc-keep-tile-loops-rolled),"
     // Each kernel inlined into its exported wrapper, then simplified with
     // its loops rotated, their invariants hoisted and constant trip counts
     // unrolled.
@@ -112,7 +116,15 @@ static llvm::Error optimizeKernels(llvm::Module &module,
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine, tuning);
+  // LLVM's own instrumentation, so that its options reach this pipeline:
+  // `vmapc compile --time-passes` times its passes beside the code
+  // generator's, `--print-after-all` and `--print-after=PASS` print the IR
+  // (with `-j 1`, one level at a time: each thread prints its own).
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(module.getContext(),
+                                                  /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(callbacks, &modules);
+  llvm::PassBuilder builder(&machine, tuning, std::nullopt, &callbacks);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);

@@ -55,6 +55,49 @@ struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
 };
 
 //===----------------------------------------------------------------------===//
+// vmapc-keep-tile-loops-rolled
+//===----------------------------------------------------------------------===//
+
+/// Marks every loop that holds another loop and vector code (a loop over a
+/// slab's column tiles, whose body is the loop over its row tiles)
+/// `llvm.loop.unroll.disable`, so that LLVM's full unroller does not copy
+/// the inner loops once per column tile.
+/// Adds `llvm.loop.unroll.disable`, with no operand, to `loop`'s metadata
+/// (addStringMetadataToLoop would give it an `i32 0` operand, which reads as
+/// false to the unroller's getBooleanLoopAttribute).
+static void disableUnrolling(llvm::Loop *loop) {
+  llvm::LLVMContext &context = loop->getHeader()->getContext();
+  llvm::SmallVector<llvm::Metadata *, 4> operands = {nullptr};
+  if (llvm::MDNode *id = loop->getLoopID())
+    for (const llvm::MDOperand &operand : llvm::drop_begin(id->operands()))
+      operands.push_back(operand.get());
+  operands.push_back(llvm::MDNode::get(
+      context, llvm::MDString::get(context, "llvm.loop.unroll.disable")));
+  llvm::MDNode *newId = llvm::MDNode::getDistinct(context, operands);
+  newId->replaceOperandWith(0, newId);
+  loop->setLoopID(newId);
+}
+
+struct KeepTileLoopsRolled : llvm::PassInfoMixin<KeepTileLoopsRolled> {
+  llvm::PreservedAnalyses run(llvm::Function &function,
+                              llvm::FunctionAnalysisManager &analyses) {
+    auto isVector = [](const llvm::Instruction &instruction) {
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
+        return store->getValueOperand()->getType()->isVectorTy();
+      return instruction.getType()->isVectorTy();
+    };
+    llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      if (!loop->isInnermost() &&
+          llvm::any_of(loop->blocks(), [&](const llvm::BasicBlock *block) {
+            return llvm::any_of(*block, isVector);
+          }))
+        disableUnrolling(loop);
+    return llvm::PreservedAnalyses::all();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // vmapc-prefetch-next-row
 //===----------------------------------------------------------------------===//
 
@@ -348,6 +391,10 @@ void vmapc::registerKernelLoopPasses(llvm::PassBuilder &builder) {
          llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
         if (name == "vmapc-keep-vector-loops-rolled") {
           passes.addPass(KeepVectorLoopsRolled());
+          return true;
+        }
+        if (name == "vmapc-keep-tile-loops-rolled") {
+          passes.addPass(KeepTileLoopsRolled());
           return true;
         }
         if (name == "vmapc-prefetch-next-row") {
