@@ -16,7 +16,9 @@
 //    example (unbatched), so that one copy serves the whole batch. Then
 //    every input of the reduction is contiguous along `p` or does not read
 //    it, and the reduction vectorizes along its output (a broadcast and a
-//    multiply-add per step) instead of reducing within vectors.
+//    multiply-add per step) instead of reducing within vectors. Reductions
+//    of the same value share one copy (the cosine's dot products and its
+//    set's norms).
 // 3. Panels (IREE's data tiling, BLIS's packed B), with option `panels` (the
 //    CPU's schedule): an unbatched [K, N] operand of a contraction over the
 //    batch, contiguous along the output (`x @ W`, or after 2), over
@@ -180,8 +182,20 @@ bool propagateLayoutToReductions(linalg::GenericOp op) {
   return changed;
 }
 
-/// 2. The input of `op` to read through a transposed copy, if any.
-bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
+/// A transposed copy rule 2 made: of `input`, its dimensions in `perm`'s
+/// order.
+struct TransposedCopy {
+  Value input;
+  SmallVector<int64_t> perm;
+  Value packed;
+};
+
+/// 2. The input of `op` to read through a transposed copy, if any. A copy
+/// an earlier reduction made of the same value in the same order (in
+/// `copies`) is read again, not made twice: the cosine's dot products and
+/// the set's norms read one transposed set.
+bool packInput(linalg::LinalgOp op, const BatchDims &batchDims,
+               SmallVectorImpl<TransposedCopy> &copies) {
   if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics())
     return false;
@@ -222,12 +236,19 @@ bool packInput(linalg::LinalgOp op, const BatchDims &batchDims) {
     // Where the input is defined: out of every loop it does not vary in,
     // so that the copy is made once, not per iteration.
     Location loc = generic->getLoc();
-    rewriter.setInsertionPointAfterValue(inputValue);
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    Value packed =
-        linalg::TransposeOp::create(rewriter, loc, inputValue, empty, perm)
-            .getResult()[0];
+    Value packed;
+    for (const TransposedCopy &copy : copies)
+      if (copy.input == inputValue && ArrayRef(copy.perm) == ArrayRef(perm))
+        packed = copy.packed;
+    if (!packed) {
+      rewriter.setInsertionPointAfterValue(inputValue);
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+      packed =
+          linalg::TransposeOp::create(rewriter, loc, inputValue, empty, perm)
+              .getResult()[0];
+      copies.push_back({inputValue, perm, packed});
+    }
     SmallVector<AffineExpr> exprs;
     for (int64_t i : perm)
       exprs.push_back(map.getResult(i));
@@ -356,8 +377,9 @@ struct ArrPackOperandsPass
         if (op.getNumReductionLoops() > 0)
           reductions.push_back(op);
       });
+      SmallVector<TransposedCopy> copies;
       for (linalg::LinalgOp op : reductions)
-        packInput(op, batchDims);
+        packInput(op, batchDims, copies);
       if (!panels)
         continue;
       // Rule 2 replaced ops the analysis knew: analyze again.

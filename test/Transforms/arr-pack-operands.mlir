@@ -184,3 +184,64 @@ module {
   }
 }
 
+
+// -----
+
+// The cosine similarity of each query against a shared set: the dot
+// products [q, s] and the set's norms [s] both read set[s, d] along d, not
+// along their output's innermost loop s. Both read one transposed copy
+// [d, s] (made once, not once per reduction); the queries' norms read the
+// batched queries as they are.
+// CHECK-LABEL: func.func @sims(
+// CHECK-SAME:      %[[Q:[a-z0-9]+]]: tensor<4x8xf32> {{.+}}, %[[S:[a-z0-9]+]]: tensor<16x8xf32>
+// CHECK:         %[[T:.+]] = linalg.transpose ins(%[[S]] : tensor<16x8xf32>) outs(%{{.+}} : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.generic {{.+}} ins(%[[Q]], %[[T]] : tensor<4x8xf32>, tensor<8x16xf32>)
+// CHECK:         linalg.generic {{.+}} ins(%[[Q]] : tensor<4x8xf32>)
+// CHECK:         linalg.generic {{.+}} ins(%[[T]] : tensor<8x16xf32>)
+// CHECK-NOT:     linalg.transpose
+
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map3 = affine_map<(d0, d1) -> (d0, d1)>
+#map4 = affine_map<(d0, d1) -> (d0)>
+#map5 = affine_map<(d0, d1) -> (d1)>
+module {
+  func.func @sims(%arg0: tensor<4x8xf32> {arr.name = "q"}, %arg1: tensor<16x8xf32> {arr.name = "set"}) -> (tensor<4x16xf32> {arr.name = "out"}) attributes {arr.batch = 4 : i64, arr.in_axes = [0, unit], arr.out_axes = [0]} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<4x16xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %2 = linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<16x8xf32>) outs(%1 : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %in_0: f32, %out: f32):
+      %11 = arith.mulf %in, %in_0 : f32
+      %12 = arith.addf %11, %out : f32
+      linalg.yield %12 : f32
+    } -> tensor<4x16xf32>
+    %3 = tensor.empty() : tensor<4xf32>
+    %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<4xf32>) -> tensor<4xf32>
+    %5 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs(%4 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %11 = arith.mulf %in, %in : f32
+      %12 = arith.addf %11, %out : f32
+      linalg.yield %12 : f32
+    } -> tensor<4xf32>
+    %6 = tensor.empty() : tensor<16xf32>
+    %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<16xf32>) -> tensor<16xf32>
+    %8 = linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "reduction"]} ins(%arg1 : tensor<16x8xf32>) outs(%7 : tensor<16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %11 = arith.mulf %in, %in : f32
+      %12 = arith.addf %11, %out : f32
+      linalg.yield %12 : f32
+    } -> tensor<16xf32>
+    %9 = tensor.empty() : tensor<4x16xf32>
+    %10 = linalg.generic {indexing_maps = [#map3, #map4, #map5, #map3], iterator_types = ["parallel", "parallel"]} ins(%2, %5, %8 : tensor<4x16xf32>, tensor<4xf32>, tensor<16xf32>) outs(%9 : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %in_0: f32, %in_1: f32, %out: f32):
+      %11 = arith.mulf %in_0, %in_1 : f32
+      %12 = math.sqrt %11 : f32
+      %13 = arith.divf %in, %12 : f32
+      linalg.yield %13 : f32
+    } -> tensor<4x16xf32>
+    return %10 : tensor<4x16xf32>
+  }
+}
