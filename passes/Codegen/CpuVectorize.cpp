@@ -414,8 +414,26 @@ struct ArrCpuVectorizePass
     // 1. Rows.
     linalg::LinalgOp scopeRoot = findRootIn(*scope);
     int64_t slabRows = 0;
+    // The register tiles' ISA: the target's, but for a kernel that runs once
+    // per call and transposes along its row loop (the cosine's and the
+    // kNN's per-call transposes of their 1000 x 64 sets): slabs of 8 rows
+    // (4 at SSE2) and 8 x 8 tiles, AVX's 8 x 8 register transpose
+    // (CpuLowerVectors) at AVX-512 too. Rows of one were a strided gather of
+    // a column each (64 loads and inserts per 64 elements), and AVX-512's
+    // 16 x 16 tiles 4x the code of 8 x 8 ones; in a per-example kernel
+    // (attention's transposes) the wider tiles stay, as they run faster.
+    VectorIsa isa = target;
+    bool transposeSlabs = false;
+    if (scopeRoot && isOncePerCall(kernel) && !hasContraction(*scope))
+      if (std::optional<unsigned> rowLoop = chooseRowLoop(scopeRoot);
+          rowLoop && llvm::is_contained(transposedLoops(scopeRoot), *rowLoop)) {
+        isa.vectorWidth = std::min<int64_t>(isa.vectorWidth, 8);
+        transposeSlabs = true;
+      }
     if (linalg::LinalgOp root = scopeRoot) {
       int64_t rows = hasContraction(*scope) ? kContractionSlabRows : 1;
+      if (transposeSlabs)
+        rows = isa.vectorWidth;
       // No more rows than a workgroup has examples (-T: T examples).
       if (auto count = kernel->getAttrOfType<DenseI64ArrayAttr>(
               sched::SchedDialect::kWorkgroupCountAttrName);
@@ -479,7 +497,7 @@ struct ArrCpuVectorizePass
           ops.push_back(op);
       });
       for (linalg::LinalgOp op : ops)
-        if (failed(tileForRegisters(rewriter, op, target)))
+        if (failed(tileForRegisters(rewriter, op, isa)))
           return failure();
     }
     peelMarkedLoops(rewriter, kernel);
@@ -647,6 +665,15 @@ struct ArrCpuVectorizePass
     return std::nullopt;
   }
 
+  /// Whether `kernel` runs once per call: its workgroup count is static
+  /// (no dimension counts examples).
+  static bool isOncePerCall(func::FuncOp kernel) {
+    auto count = kernel->getAttrOfType<DenseI64ArrayAttr>(
+        sched::SchedDialect::kWorkgroupCountAttrName);
+    return count &&
+           llvm::all_of(count.asArrayRef(), [](int64_t n) { return n > 0; });
+  }
+
   static bool isSmallEnough(linalg::LinalgOp op) {
     int64_t elements = 1;
     for (int64_t range : op.getStaticLoopRanges())
@@ -720,25 +747,27 @@ struct ArrCpuVectorizePass
       // vectors a row: 2 columns of an 8-column tile at AVX2, not 8 of the
       // kNN's 32 at AVX-512, whose peeled tile is one vector, not two) and
       // the op reads no weight panels (a tile must lie in one panel).
-      std::optional<unsigned> columns = tiling.columnLoop;
-      auto vectorsOf = [&](int64_t lanes) {
-        return llvm::divideCeil(lanes, target.vectorWidth);
-      };
-      if (columns && (ranges[*columns] % parallelSizes[*columns] == 0 ||
-                      vectorsOf(ranges[*columns] % parallelSizes[*columns]) !=
-                          vectorsOf(parallelSizes[*columns])))
-        columns = std::nullopt;
+      int64_t columns = tiling.columnLoop ? int64_t(*tiling.columnLoop) : -1;
+      if (columns >= 0) {
+        int64_t range = ranges[columns], tile = parallelSizes[columns];
+        auto vectorsOf = [&](int64_t lanes) {
+          return llvm::divideCeil(lanes, target.vectorWidth);
+        };
+        if (range % tile == 0 || vectorsOf(range % tile) != vectorsOf(tile))
+          columns = -1;
+      }
       SmallVector<int64_t> order =
           tiling.interchange.empty()
               ? llvm::to_vector(llvm::seq<int64_t>(parallelSizes.size()))
               : SmallVector<int64_t>(tiling.interchange);
       llvm::erase_if(order, [&](int64_t l) { return parallelSizes[l] == 0; });
-      if (tiledOp && columns && !panels && order.size() == outer->loops.size())
-        if (auto at = llvm::find(order, int64_t(*columns)); at != order.end())
+      if (tiledOp && columns >= 0 && !panels &&
+          order.size() == outer->loops.size())
+        if (auto at = llvm::find(order, columns); at != order.end())
           if (auto loop = dyn_cast<scf::ForOp>(
                   outer->loops[at - order.begin()].getOperation()))
-            (void)overlapLastTile(rewriter, loop, tiledOp, ranges[*columns],
-                                  parallelSizes[*columns]);
+            (void)overlapLastTile(rewriter, loop, tiledOp, ranges[columns],
+                                  parallelSizes[columns]);
       if (tiledOp)
         (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
       return success();

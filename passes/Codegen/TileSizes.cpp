@@ -239,6 +239,20 @@ static std::optional<unsigned> outputInnermostLoop(linalg::LinalgOp op) {
   return p;
 }
 
+SmallVector<unsigned> vmapc::transposedLoops(linalg::LinalgOp op) {
+  SmallVector<unsigned> loops;
+  std::optional<unsigned> p = outputInnermostLoop(op);
+  if (!p)
+    return loops;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    std::optional<unsigned> q = innermostLoop(op.getMatchingIndexingMap(input));
+    if (q && *q != *p && ranges[*q] > 1 && !llvm::is_contained(loops, *q))
+      loops.push_back(*q);
+  }
+  return loops;
+}
+
 bool vmapc::reducesAlongOutput(linalg::LinalgOp op) {
   std::optional<unsigned> p = outputInnermostLoop(op);
   if (!p || op.getNumReductionLoops() == 0)
@@ -354,13 +368,9 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
       return tiling;
     // A transpose: an input contiguous along another loop q gets V x V
     // tiles (a vector.transpose of registers).
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      std::optional<unsigned> q =
-          innermostLoop(op.getMatchingIndexingMap(input));
-      if (q && *q != *p && ranges[*q] > 1) {
-        tiling.tileSizes[*p] = clamp(*p, v);
-        tiling.tileSizes[*q] = clamp(*q, v);
-      }
+    for (unsigned q : transposedLoops(op)) {
+      tiling.tileSizes[*p] = clamp(*p, v);
+      tiling.tileSizes[q] = clamp(q, v);
     }
     return tiling;
   }

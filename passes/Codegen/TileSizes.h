@@ -140,6 +140,11 @@ bool resolvePanelIndices(mlir::linalg::LinalgOp op);
 /// each loaded vector of the shared operand serves them all.
 bool reducesAlongOutput(mlir::linalg::LinalgOp op);
 
+/// The loops along which an input of `op` is contiguous while `op`'s
+/// output is contiguous along another (its innermost loop p): the other
+/// side of a transpose, which the register tiles cut V x V with p.
+llvm::SmallVector<unsigned> transposedLoops(mlir::linalg::LinalgOp op);
+
 /// Whether `op` is a gather: its body reads a tensor (`tensor.extract`) at
 /// an index computed from one of its operands' elements (arr.gather's
 /// lowering), not only from the loop indices (a reversed slice).
