@@ -58,10 +58,6 @@ struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
 // vmapc-keep-tile-loops-rolled
 //===----------------------------------------------------------------------===//
 
-/// Marks every loop that holds another loop and vector code (a loop over a
-/// slab's column tiles, whose body is the loop over its row tiles)
-/// `llvm.loop.unroll.disable`, so that LLVM's full unroller does not copy
-/// the inner loops once per column tile.
 /// Adds `llvm.loop.unroll.disable`, with no operand, to `loop`'s metadata
 /// (addStringMetadataToLoop would give it an `i32 0` operand, which reads as
 /// false to the unroller's getBooleanLoopAttribute).
@@ -78,6 +74,10 @@ static void disableUnrolling(llvm::Loop *loop) {
   loop->setLoopID(newId);
 }
 
+/// Marks every loop that holds another loop and vector code (a loop over a
+/// slab's column tiles, whose body is the loop over its row tiles)
+/// `llvm.loop.unroll.disable`, so that LLVM's full unroller does not copy
+/// the inner loops once per column tile.
 struct KeepTileLoopsRolled : llvm::PassInfoMixin<KeepTileLoopsRolled> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses) {
