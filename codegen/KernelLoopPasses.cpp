@@ -21,6 +21,22 @@
 
 namespace {
 
+/// Whether `loop` holds vector code (a vector value or a store of one) the
+/// MLIR pipeline vectorized, or, with `blockMoves`, a `memcpy`/`memset`:
+/// LLVM's loop idiom pass makes one of a row of MLIR's vector loads and
+/// stores (a padded slab's copy of its input rows).
+static bool holdsVectorCode(const llvm::Loop *loop, bool blockMoves) {
+  auto isVector = [&](const llvm::Instruction &instruction) {
+    if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
+      return store->getValueOperand()->getType()->isVectorTy();
+    return instruction.getType()->isVectorTy() ||
+           (blockMoves && llvm::isa<llvm::MemIntrinsic>(instruction));
+  };
+  return llvm::any_of(loop->blocks(), [&](const llvm::BasicBlock *block) {
+    return llvm::any_of(*block, isVector);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // vmapc-keep-vector-loops-rolled
 //===----------------------------------------------------------------------===//
@@ -29,26 +45,15 @@ namespace {
 /// `memset`), which the MLIR pipeline tiled and vectorized, so that LLVM's
 /// unroller does not unroll it at run time
 /// (`llvm.loop.unroll.runtime.disable`); the loops MLIR left scalar, which
-/// LLVM's loop vectorizer takes next, keep it.
+/// LLVM's loop vectorizer takes next, keep it. (A row copy's `memcpy` loop
+/// was copied 8 times with a remainder: half of the loop step kernel's code
+/// generator time.)
 struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses) {
-    // Vector code, or a block copy or fill: LLVM's loop idiom pass makes
-    // a `memcpy` of a row of MLIR's vector loads and stores (a padded
-    // slab's copy of its input rows), whose loop the unroller then copied 8
-    // times with a remainder (the loop's step kernel: half of its code
-    // generator's time).
-    auto isVector = [](const llvm::Instruction &instruction) {
-      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
-        return store->getValueOperand()->getType()->isVectorTy();
-      return instruction.getType()->isVectorTy() ||
-             llvm::isa<llvm::MemIntrinsic>(instruction);
-    };
     llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
     for (llvm::Loop *loop : loops.getLoopsInPreorder())
-      if (llvm::any_of(loop->blocks(), [&](const llvm::BasicBlock *block) {
-            return llvm::any_of(*block, isVector);
-          }))
+      if (holdsVectorCode(loop, /*blockMoves=*/true))
         llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.runtime.disable");
     return llvm::PreservedAnalyses::all();
   }
@@ -58,41 +63,23 @@ struct KeepVectorLoopsRolled : llvm::PassInfoMixin<KeepVectorLoopsRolled> {
 // vmapc-keep-tile-loops-rolled
 //===----------------------------------------------------------------------===//
 
-/// Adds `llvm.loop.unroll.disable`, with no operand, to `loop`'s metadata
-/// (addStringMetadataToLoop would give it an `i32 0` operand, which reads as
-/// false to the unroller's getBooleanLoopAttribute).
-static void disableUnrolling(llvm::Loop *loop) {
-  llvm::LLVMContext &context = loop->getHeader()->getContext();
-  llvm::SmallVector<llvm::Metadata *, 4> operands = {nullptr};
-  if (llvm::MDNode *id = loop->getLoopID())
-    for (const llvm::MDOperand &operand : llvm::drop_begin(id->operands()))
-      operands.push_back(operand.get());
-  operands.push_back(llvm::MDNode::get(
-      context, llvm::MDString::get(context, "llvm.loop.unroll.disable")));
-  llvm::MDNode *newId = llvm::MDNode::getDistinct(context, operands);
-  newId->replaceOperandWith(0, newId);
-  loop->setLoopID(newId);
-}
-
 /// Marks every loop that holds another loop and vector code (a loop over a
 /// slab's column tiles, whose body is the loop over its row tiles)
 /// `llvm.loop.unroll.disable`, so that LLVM's full unroller does not copy
-/// the inner loops once per column tile.
+/// the inner loops once per column tile. The attribute has no operand:
+/// addStringMetadataToLoop would give it an `i32 0`, which the unroller's
+/// getBooleanLoopAttribute reads as false.
 struct KeepTileLoopsRolled : llvm::PassInfoMixin<KeepTileLoopsRolled> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses) {
-    auto isVector = [](const llvm::Instruction &instruction) {
-      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&instruction))
-        return store->getValueOperand()->getType()->isVectorTy();
-      return instruction.getType()->isVectorTy();
-    };
+    llvm::LLVMContext &context = function.getContext();
+    llvm::MDNode *disable = llvm::MDNode::get(
+        context, llvm::MDString::get(context, "llvm.loop.unroll.disable"));
     llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
     for (llvm::Loop *loop : loops.getLoopsInPreorder())
-      if (!loop->isInnermost() &&
-          llvm::any_of(loop->blocks(), [&](const llvm::BasicBlock *block) {
-            return llvm::any_of(*block, isVector);
-          }))
-        disableUnrolling(loop);
+      if (!loop->isInnermost() && holdsVectorCode(loop, /*blockMoves=*/false))
+        loop->setLoopID(llvm::makePostTransformationMetadata(
+            context, loop->getLoopID(), {}, {disable}));
     return llvm::PreservedAnalyses::all();
   }
 };

@@ -10,12 +10,14 @@
 //    of softmax's max, exponentials, sum and quotient, `m` rows of an MLP's
 //    layers. `m` is a slab of kContractionSlabRows rows when the kernel
 //    contracts (a weight panel is loaded once for the slab's register
-//    tiles), else 1. A slab of a dynamic row count (a partial chunk's last
-//    workgroup) is computed in the static code of a full one, its inputs
-//    padded, each op's loop over its register tiles of rows stopped at the
-//    rows it needs (PadSlab.h); any other partial row loop is peeled
-//    (register tiles of rowTile rows while they last, then single rows),
-//    so that every op in a row loop has a static shape.
+//    tiles), 8 (4 at SSE2) for a kernel of a static workgroup count that
+//    transposes along its rows (its register tiles 8 x 8), else 1. A slab of a
+//    dynamic row count (a partial chunk's last workgroup) is computed in the
+//    static code of a full one, its inputs padded, each op's loop over its
+//    register tiles of rows stopped at the rows it needs (PadSlab.h); any other
+//    partial row loop is peeled (register tiles of rowTile rows while they
+//    last, then single rows), so that every op in a row loop has a static
+//    shape.
 // 2. Per op, a strategy by kind (passes/Codegen/TileSizes.h):
 //    - argmin/argmax: vector code of our own (ArgReduce.h);
 //    - elementwise: the output's innermost dimension in tiles of 4 vectors
@@ -33,7 +35,9 @@
 //      its last loop in 4 vectors, every other loop one step at a time,
 //      so that no op is vectorized (and unrolled) whole;
 //    tiles that do not divide a dimension are peeled, so the remainder tile
-//    is static too. A register tile of an operand packed in column panels
+//    is static too (a contraction's last column tile overlaps the one before
+//    instead, where it takes as many vectors a row). A register tile of an
+//    operand packed in column panels
 //    (`--arr-pack-operands`) reads one panel: its panel index is resolved. Unit
 //    dimensions are folded away and every static op is vectorized by upstream
 //    `linalg::vectorize`, a generic that writes its output across its loop
@@ -115,6 +119,23 @@ struct Tiled {
 
 /// Tiles `op` with `tileSizes` (0: untiled) into nested scf.for loops marked
 /// for peeling, and replaces it. No loops when nothing was tiled.
+/// The loop that tiling with `tileSizes` and `interchange` made for the
+/// op's loop `loop`, among `loops` (the tiled loops: the op's loops of a
+/// tile size, outermost first, in `interchange`'s order), or null.
+LoopLikeOpInterface tileLoopOf(ArrayRef<LoopLikeOpInterface> loops,
+                               ArrayRef<int64_t> tileSizes,
+                               ArrayRef<int64_t> interchange, int64_t loop) {
+  SmallVector<int64_t> order =
+      interchange.empty()
+          ? llvm::to_vector(llvm::seq<int64_t>(tileSizes.size()))
+          : llvm::to_vector(interchange);
+  llvm::erase_if(order, [&](int64_t l) { return tileSizes[l] == 0; });
+  auto at = llvm::find(order, loop);
+  if (at == order.end() || order.size() != loops.size())
+    return nullptr;
+  return loops[at - order.begin()];
+}
+
 FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
                                ArrayRef<int64_t> tileSizes,
                                bool partialReduction = false,
@@ -140,22 +161,15 @@ FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
       rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return failure();
-  // The loop over a padded slab's rows (PadSlab.h): the tiled loops are the
-  // op's loops of a tile size, outermost first, in `interchange`'s order.
+  // The loop over a padded slab's rows (PadSlab.h).
   if (auto rowLoop = op->getAttrOfType<DenseI64ArrayAttr>(kSlabRowLoopAttr)) {
     int64_t row = rowLoop[0];
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    SmallVector<int64_t> order =
-        interchange.empty()
-            ? llvm::to_vector(llvm::seq<int64_t>(tileSizes.size()))
-            : llvm::to_vector(interchange);
-    llvm::erase_if(order, [&](int64_t l) { return tileSizes[l] == 0; });
-    auto position = llvm::find(order, row) - order.begin();
-    if (row < int64_t(ranges.size()) && position < int64_t(order.size()) &&
-        order.size() == tiled->loops.size() &&
+    if (row < int64_t(ranges.size()) &&
         (ranges[row] == rowLoop[1] || ShapedType::isDynamic(ranges[row])))
-      tiled->loops[position]->setAttr(kSlabRowTilesAttr,
-                                      rewriter.getUnitAttr());
+      if (LoopLikeOpInterface loop =
+              tileLoopOf(tiled->loops, tileSizes, interchange, row))
+        loop->setAttr(kSlabRowTilesAttr, rewriter.getUnitAttr());
   }
   rewriter.replaceOp(op, tiled->replacements);
   for (LoopLikeOpInterface loop : tiled->loops)
@@ -414,9 +428,9 @@ struct ArrCpuVectorizePass
     // 1. Rows.
     linalg::LinalgOp scopeRoot = findRootIn(*scope);
     int64_t slabRows = 0;
-    // The register tiles' ISA: the target's, but for a kernel that runs once
-    // per call and transposes along its row loop (the cosine's and the
-    // kNN's per-call transposes of their 1000 x 64 sets): slabs of 8 rows
+    // The register tiles' ISA: the target's, but for a kernel of a static
+    // workgroup count that transposes along its row loop (the cosine's and
+    // the kNN's per-call transposes of their 1000 x 64 sets): slabs of 8 rows
     // (4 at SSE2) and 8 x 8 tiles, AVX's 8 x 8 register transpose
     // (CpuLowerVectors) at AVX-512 too. Rows of one were a strided gather of
     // a column each (64 loads and inserts per 64 elements), and AVX-512's
@@ -424,7 +438,7 @@ struct ArrCpuVectorizePass
     // (attention's transposes) the wider tiles stay, as they run faster.
     VectorIsa isa = target;
     bool transposeSlabs = false;
-    if (scopeRoot && isOncePerCall(kernel) && !hasContraction(*scope))
+    if (scopeRoot && hasStaticWorkgroupCount(kernel) && !hasContraction(*scope))
       if (std::optional<unsigned> rowLoop = chooseRowLoop(scopeRoot);
           rowLoop && llvm::is_contained(transposedLoops(scopeRoot), *rowLoop)) {
         isa.vectorWidth = std::min<int64_t>(isa.vectorWidth, 8);
@@ -665,9 +679,10 @@ struct ArrCpuVectorizePass
     return std::nullopt;
   }
 
-  /// Whether `kernel` runs once per call: its workgroup count is static
-  /// (no dimension counts examples).
-  static bool isOncePerCall(func::FuncOp kernel) {
+  /// Whether `kernel`'s workgroup count is static (no dimension counts
+  /// examples): a kernel hoisted to run once per call, or a small one of
+  /// one workgroup.
+  static bool hasStaticWorkgroupCount(func::FuncOp kernel) {
     auto count = kernel->getAttrOfType<DenseI64ArrayAttr>(
         sched::SchedDialect::kWorkgroupCountAttrName);
     return count &&
@@ -756,18 +771,13 @@ struct ArrCpuVectorizePass
         if (range % tile == 0 || vectorsOf(range % tile) != vectorsOf(tile))
           columns = -1;
       }
-      SmallVector<int64_t> order =
-          tiling.interchange.empty()
-              ? llvm::to_vector(llvm::seq<int64_t>(parallelSizes.size()))
-              : SmallVector<int64_t>(tiling.interchange);
-      llvm::erase_if(order, [&](int64_t l) { return parallelSizes[l] == 0; });
-      if (tiledOp && columns >= 0 && !panels &&
-          order.size() == outer->loops.size())
-        if (auto at = llvm::find(order, columns); at != order.end())
-          if (auto loop = dyn_cast<scf::ForOp>(
-                  outer->loops[at - order.begin()].getOperation()))
-            (void)overlapLastTile(rewriter, loop, tiledOp, ranges[columns],
-                                  parallelSizes[columns]);
+      if (tiledOp && columns >= 0 && !panels)
+        if (auto loop = dyn_cast_or_null<scf::ForOp>(
+                tileLoopOf(outer->loops, parallelSizes, tiling.interchange,
+                           columns)
+                    .getOperation()))
+          (void)overlapLastTile(rewriter, loop, tiledOp, ranges[columns],
+                                parallelSizes[columns]);
       if (tiledOp)
         (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
       return success();
