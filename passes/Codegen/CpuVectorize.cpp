@@ -36,8 +36,8 @@
 //      so that no op is vectorized (and unrolled) whole;
 //    tiles that do not divide a dimension are peeled, so the remainder tile
 //    is static too (a contraction's last column tile overlaps the one before
-//    instead, where it takes as many vectors a row). A register tile of an
-//    operand packed in column panels
+//    instead, where that costs no more vectors a row or little more work).
+//    A register tile of an operand packed in column panels
 //    (`--arr-pack-operands`) reads one panel: its panel index is resolved. Unit
 //    dimensions are folded away and every static op is vectorized by upstream
 //    `linalg::vectorize`, a generic that writes its output across its loop
@@ -83,6 +83,11 @@ namespace {
 /// The fewest rows of a slab that padSlabRows pads (a smaller slab keeps its
 /// peeled partial version).
 constexpr int64_t kMinPaddedSlabRows = 16;
+
+/// A contraction's last column tile overlaps the one before, instead of
+/// being peeled, where that recomputes at most 1 / kOverlapWorkDivisor of
+/// its columns (and always where it takes no more vectors a row).
+constexpr int64_t kOverlapWorkDivisor = 32;
 
 /// Attribute on the tile loops of one op that may need peeling.
 constexpr llvm::StringLiteral kPeelAttr = "arr.peel";
@@ -757,18 +762,28 @@ struct ArrCpuVectorizePass
         return failure();
       // The columns' loop, where the tiling has one (the output's innermost
       // loop; `interchange` puts it first): a last tile of fewer columns
-      // overlaps the one before instead of being peeled, where that costs
+      // overlaps the one before instead of being peeled where that costs
       // no more vector instructions (the narrower tile takes as many
-      // vectors a row: 2 columns of an 8-column tile at AVX2, not 8 of the
-      // kNN's 32 at AVX-512, whose peeled tile is one vector, not two) and
-      // the op reads no weight panels (a tile must lie in one panel).
+      // vectors a row: 2 columns of an 8-column tile at AVX2) or recomputes
+      // at most 1/32 of the columns (kOverlapWorkDivisor), and the op reads
+      // no weight panels (a tile must lie in one panel). A peeled tile is a
+      // second register-tile loop nest for LLVM to compile: the kNN's and
+      // the cosine's 1000 columns at AVX-512, 31 tiles of 32 and 8 left,
+      // compiled 12-14% faster with the last tile overlapped (24 columns
+      // again, 2.4% more FMAs), and ran 0.98-1.0x as long on two threads,
+      // 1.02-1.035x on one (bench/RESULTS.md, 2026-12-07, thirteenth
+      // session). SSE2's 2 of an MLP's 10 columns stay a peeled tile of one
+      // vector: an overlap would compute 16 columns for 10.
       int64_t columns = tiling.columnLoop ? int64_t(*tiling.columnLoop) : -1;
       if (columns >= 0) {
         int64_t range = ranges[columns], tile = parallelSizes[columns];
         auto vectorsOf = [&](int64_t lanes) {
           return llvm::divideCeil(lanes, target.vectorWidth);
         };
-        if (range % tile == 0 || vectorsOf(range % tile) != vectorsOf(tile))
+        int64_t recomputed = tile - range % tile;
+        if (range % tile == 0 ||
+            (vectorsOf(range % tile) != vectorsOf(tile) &&
+             recomputed * kOverlapWorkDivisor > range))
           columns = -1;
       }
       if (tiledOp && columns >= 0 && !panels)

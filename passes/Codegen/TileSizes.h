@@ -94,8 +94,8 @@ struct RegisterTiling {
   /// loops, outermost first); empty for the op's own order.
   llvm::SmallVector<int64_t> interchange;
   /// Tiles of a contraction only: the loop of the output's columns, whose
-  /// last tile, where it is narrower and takes as many vectors a row,
-  /// overlaps the one before (CpuVectorize.cpp, overlapLastTile).
+  /// last tile, where it is narrower, overlaps the one before
+  /// (CpuVectorize.cpp, overlapLastTile).
   std::optional<unsigned> columnLoop;
 };
 
