@@ -781,9 +781,8 @@ struct ArrCpuVectorizePass
           return llvm::divideCeil(lanes, target.vectorWidth);
         };
         int64_t recomputed = tile - range % tile;
-        if (range % tile == 0 ||
-            (vectorsOf(range % tile) != vectorsOf(tile) &&
-             recomputed * kOverlapWorkDivisor > range))
+        if (range % tile == 0 || (vectorsOf(range % tile) != vectorsOf(tile) &&
+                                  recomputed * kOverlapWorkDivisor > range))
           columns = -1;
       }
       if (tiledOp && columns >= 0 && !panels)
