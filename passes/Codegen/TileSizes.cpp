@@ -228,6 +228,13 @@ bool vmapc::resolvePanelIndices(linalg::LinalgOp op) {
   return changed;
 }
 
+/// Whether an operand indexed by `map` reads along loop `loop` (its index
+/// appears in the operand's indices).
+static bool readsAlong(AffineMap map, unsigned loop) {
+  return llvm::any_of(map.getResults(),
+                      [&](AffineExpr e) { return e.isFunctionOfDim(loop); });
+}
+
 /// The output's innermost loop, if it is parallel.
 static std::optional<unsigned> outputInnermostLoop(linalg::LinalgOp op) {
   if (op.getNumDpsInits() == 0)
@@ -246,8 +253,10 @@ SmallVector<unsigned> vmapc::transposedLoops(linalg::LinalgOp op) {
     return loops;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (OpOperand *input : op.getDpsInputOperands()) {
-    std::optional<unsigned> q = innermostLoop(op.getMatchingIndexingMap(input));
-    if (q && *q != *p && ranges[*q] > 1 && !llvm::is_contained(loops, *q))
+    AffineMap map = op.getMatchingIndexingMap(input);
+    std::optional<unsigned> q = innermostLoop(map);
+    if (q && *q != *p && readsAlong(map, *p) && ranges[*q] > 1 &&
+        !llvm::is_contained(loops, *q))
       loops.push_back(*q);
   }
   return loops;
@@ -259,9 +268,7 @@ bool vmapc::reducesAlongOutput(linalg::LinalgOp op) {
     return false;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
-    bool reads = llvm::any_of(
-        map.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(*p); });
-    if (reads && innermostLoop(map) != p)
+    if (readsAlong(map, *p) && innermostLoop(map) != p)
       return false;
   }
   return true;

@@ -140,9 +140,13 @@ bool resolvePanelIndices(mlir::linalg::LinalgOp op);
 /// each loaded vector of the shared operand serves them all.
 bool reducesAlongOutput(mlir::linalg::LinalgOp op);
 
-/// The loops along which an input of `op` is contiguous while `op`'s
-/// output is contiguous along another (its innermost loop p): the other
-/// side of a transpose, which the register tiles cut V x V with p.
+/// The loops along which an input of `op` that reads along `op`'s output's
+/// innermost loop p is contiguous, where that is another loop than p: the
+/// other side of a transpose, which the register tiles cut V x V with p. An
+/// input that does not read along p (a row's max, splatted along the row)
+/// is a broadcast, not a transpose: attention's 16 x 16 tiles of
+/// `exp(s - max)` took its x86-64-v4 compile from 125 to 170 ms for no
+/// run-time gain (bench/RESULTS.md, 2026-12-07, thirteenth session).
 llvm::SmallVector<unsigned> transposedLoops(mlir::linalg::LinalgOp op);
 
 /// Whether `op` is a gather: its body reads a tensor (`tensor.extract`) at
