@@ -14,6 +14,7 @@
 #include "dialect/ArrDialect.h"
 #include "frontend/Import.h"
 #include "passes/BufferPlan.h"
+#include "passes/Codegen/TileSizes.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines.h"
 #include "report/PlanReport.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -160,12 +162,13 @@ static int fail(const llvm::Twine &message) {
 static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
                                         llvm::SourceMgr &sourceMgr,
                                         const std::string &path) {
-  std::string error;
-  unsigned id = sourceMgr.AddIncludeFile(path, llvm::SMLoc(), error);
-  if (id == 0) {
-    (void)fail("cannot open '" + path + "'");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file) {
+    (void)fail(path + ": cannot open: " + file.getError().message());
     return nullptr;
   }
+  unsigned id = sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   llvm::StringRef text = sourceMgr.getMemoryBuffer(id)->getBuffer();
   if (text.starts_with(llvm::StringRef(vmapc::kArtifactMagic,
                                        sizeof(vmapc::kArtifactMagic)))) {
@@ -182,6 +185,19 @@ static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
 }
 
 /// Checks --arena-alignment when it is given (0 is not a default then).
+/// Whether every --cpu-isa level is one the compiler knows; prints the known
+/// ones otherwise (an option's error, before any file is read).
+static bool checkCpuIsaLevels() {
+  for (const std::string &level : cpuIsaLevels) {
+    if (vmapc::VectorIsa::named(level))
+      continue;
+    (void)fail("--cpu-isa=" + level +
+               ": unknown ISA level (x86-64, x86-64-v3, x86-64-v4)");
+    return false;
+  }
+  return true;
+}
+
 static bool checkArenaAlignment() {
   std::string why;
   if (arenaAlignment.getNumOccurrences() == 0 ||
@@ -203,6 +219,8 @@ static void configureTiming(DefaultTimingManager &manager) {
 /// Compiles `path` (.arr) into an artifact in memory, timed under `timing`.
 static bool compileFile(const std::string &path, vmapc::Artifact &artifact,
                         TimingScope &timing) {
+  if (!checkCpuIsaLevels())
+    return false;
   DialectRegistry registry;
   vmapc::registerCompilerDialects(registry);
   MLIRContext context(registry);
