@@ -769,10 +769,10 @@ struct ArrCpuVectorizePass
       // no weight panels (a tile must lie in one panel). A peeled tile is a
       // second register-tile loop nest for LLVM to compile: the kNN's and
       // the cosine's 1000 columns at AVX-512, 31 tiles of 32 and 8 left,
-      // compiled 12-14% faster with the last tile overlapped (24 columns
-      // again, 2.4% more FMAs), and ran 0.98-1.0x as long on two threads,
-      // 1.02-1.035x on one (bench/RESULTS.md, 2026-12-07, thirteenth
-      // session). SSE2's 2 of an MLP's 10 columns stay a peeled tile of one
+      // compiled 6-13% faster with the last tile overlapped (24 columns
+      // again, 2.4% more FMAs); their calls took 1.0-1.02x as long on two
+      // threads, 0.96-1.035x on one (bench/RESULTS.md, 2026-12-07,
+      // thirteenth session). SSE2's 2 of an MLP's 10 columns stay a peeled tile of one
       // vector: an overlap would compute 16 columns for 10.
       int64_t columns = tiling.columnLoop ? int64_t(*tiling.columnLoop) : -1;
       if (columns >= 0) {
