@@ -772,8 +772,8 @@ struct ArrCpuVectorizePass
       // compiled 6-13% faster with the last tile overlapped (24 columns
       // again, 2.4% more FMAs); their calls took 1.0-1.02x as long on two
       // threads, 0.96-1.035x on one (bench/RESULTS.md, 2026-12-07,
-      // thirteenth session). SSE2's 2 of an MLP's 10 columns stay a peeled tile of one
-      // vector: an overlap would compute 16 columns for 10.
+      // thirteenth session). SSE2's 2 of an MLP's 10 columns stay a peeled tile
+      // of one vector: an overlap would compute 16 columns for 10.
       int64_t columns = tiling.columnLoop ? int64_t(*tiling.columnLoop) : -1;
       if (columns >= 0) {
         int64_t range = ranges[columns], tile = parallelSizes[columns];
