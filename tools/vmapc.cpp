@@ -184,20 +184,22 @@ static OwningOpRef<ModuleOp> importFile(MLIRContext &context,
   return vmapc::importArr(sourceMgr, &context);
 }
 
-/// Checks --arena-alignment when it is given (0 is not a default then).
 /// Whether every --cpu-isa level is one the compiler knows; prints the known
 /// ones otherwise (an option's error, before any file is read).
 static bool checkCpuIsaLevels() {
   for (const std::string &level : cpuIsaLevels) {
     if (vmapc::VectorIsa::named(level))
       continue;
-    (void)fail("--cpu-isa=" + level +
-               ": unknown ISA level (x86-64, x86-64-v3, x86-64-v4)");
+    std::string known;
+    for (const vmapc::VectorIsa &isa : vmapc::VectorIsa::all())
+      known += (known.empty() ? "" : ", ") + isa.name;
+    (void)fail("--cpu-isa=" + level + ": unknown ISA level (" + known + ")");
     return false;
   }
   return true;
 }
 
+/// Checks --arena-alignment when it is given (0 is not a default then).
 static bool checkArenaAlignment() {
   std::string why;
   if (arenaAlignment.getNumOccurrences() == 0 ||

@@ -122,8 +122,6 @@ struct Tiled {
   Operation *tiledOp = nullptr;
 };
 
-/// Tiles `op` with `tileSizes` (0: untiled) into nested scf.for loops marked
-/// for peeling, and replaces it. No loops when nothing was tiled.
 /// The loop that tiling with `tileSizes` and `interchange` made for the
 /// op's loop `loop`, among `loops` (the tiled loops: the op's loops of a
 /// tile size, outermost first, in `interchange`'s order), or null.
@@ -141,6 +139,8 @@ LoopLikeOpInterface tileLoopOf(ArrayRef<LoopLikeOpInterface> loops,
   return loops[at - order.begin()];
 }
 
+/// Tiles `op` with `tileSizes` (0: untiled) into nested scf.for loops marked
+/// for peeling, and replaces it. No loops when nothing was tiled.
 FailureOr<Tiled> tileWithLoops(RewriterBase &rewriter, linalg::LinalgOp op,
                                ArrayRef<int64_t> tileSizes,
                                bool partialReduction = false,

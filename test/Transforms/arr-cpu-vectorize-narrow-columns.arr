@@ -10,8 +10,9 @@
 # vector instructions a row and another copy of the loop. At SSE2 the
 # column tile is 8 (two vectors), and the 2 left are a peeled tile (one
 # vector; an overlapping full tile would compute 16 columns for 10, more
-# than the 1/32 of the columns an overlap may recompute). At AVX-512 the 10 columns are
-# under one vector and stay one tile (LLVM widens it to a zmm register).
+# than the 1/32 of the columns an overlap may recompute). At AVX-512 the 10
+# columns are under one vector and stay one tile (LLVM widens it to a zmm
+# register).
 
 fn f(h: f32[64], w: f32[64, 10]) -> f32[10] {
   return h @ w;
