@@ -124,12 +124,12 @@ struct Transpose8x8F32ToAvxShuffles : OpRewritePattern<vector::TransposeOp> {
 /// where the transpose moves it. Vectorization reads the A column of an
 /// `m` x `n` contraction tile whose generic iterates the columns before the
 /// rows (the RNN's `w @ h` batched over h, the kNN's distances, the
-/// cosine's dot products) as vector<m>, broadcast along the columns (vector<n x m>), then
-/// transposed to the tile's vector<m x n>. Upstream lowers that transpose to
-/// a shuffle of the flattened vector (<256 x float> for AVX-512's 8 x 32
-/// tile), which LLVM then takes apart again into one splat a row, a step of
-/// the tile's reduction loop at a time. As a broadcast of vector<m x 1>, each
-/// row is the splat of one element from the start: the RNN's x86-64-v4
+/// cosine's dot products) as vector<m>, broadcast along the columns (vector<n x
+/// m>), then transposed to the tile's vector<m x n>. Upstream lowers that
+/// transpose to a shuffle of the flattened vector (<256 x float> for AVX-512's
+/// 8 x 32 tile), which LLVM then takes apart again into one splat a row, a step
+/// of the tile's reduction loop at a time. As a broadcast of vector<m x 1>,
+/// each row is the splat of one element from the start: the RNN's x86-64-v4
 /// kernels 15% less time in LLVM's optimizer, its three levels' compile 6-8%
 /// faster, the kNN's 7-9%, the cosine's 2-3%, their run time unchanged
 /// (bench/RESULTS.md, 2026-12-07 fourteenth session).
