@@ -43,6 +43,19 @@
 # SCHED-NEXT:   dispatch f_dispatch_0 grid(?, ?, ?) (input 1, arena+0) once per call
 # SCHED-NEXT:   dispatch f_dispatch_1 grid(?, ?, ?) (input 0, arena+0, output 0) scalars(n)
 #
+# The pack (f_dispatch_0) copies a row of a panel, 32 contiguous floats, a
+# step: one vector read and write (the register tile of the transpose, which
+# keeps the innermost dimension, folds to a slice copy). Bufferized as a
+# strided memref.copy, it was a scalar loop that LLVM unrolled into 32 loads
+# and 32 stores.
+# KERNEL-LABEL: func.func private @f_dispatch_0(
+# KERNEL-NOT:     memref.copy
+# KERNEL:         scf.for %{{.+}} = %c0 to %c784 step %c1
+# KERNEL-NEXT:      affine.apply
+# KERNEL-NEXT:      %[[ROW:.+]] = vector.transfer_read %{{.+}} : memref<784x16x32xf32>, vector<1x1x32xf32>
+# KERNEL-NEXT:      vector.transfer_write %[[ROW]], %{{.+}} : vector<1x1x32xf32>, memref<1x784x32xf32, {{.+}}>
+# KERNEL-NOT:     memref.copy
+#
 # In the kernel each register tile (AVX-512: 14 rows x two vectors, four
 # per 64-row slab, then one of 8 rows) reads one panel, its index resolved
 # outside the K loop: each step of K loads 32 contiguous floats of it, 128
