@@ -87,11 +87,6 @@ namespace {
 /// peeled partial version).
 constexpr int64_t kMinPaddedSlabRows = 16;
 
-/// A contraction's last column tile overlaps the one before, instead of
-/// being peeled, where that recomputes at most 1 / kOverlapWorkDivisor of
-/// its columns (and always where it takes no more vectors a row).
-constexpr int64_t kOverlapWorkDivisor = 32;
-
 /// Attribute on the tile loops of one op that may need peeling.
 constexpr llvm::StringLiteral kPeelAttr = "arr.peel";
 
@@ -249,15 +244,17 @@ void peelMarkedLoops(RewriterBase &rewriter, Operation *scope) {
   }
 }
 
-/// Makes the last tile of `loop` (a loop over a contraction's columns, 0 to
-/// `range` in steps of `tile`, `range` not a multiple of `tile`) a full tile
-/// that overlaps the one before: it starts at `range - tile`, so that every
-/// tile has the same static shape and the loop needs no peeled copy for a
-/// narrower remainder (the 10-column layer of an MLP at AVX2: one 4 x 8
-/// register tile loop, not a 4 x 8 and a 4 x 2). The columns the two share
-/// are computed twice and stored twice with the same value: each tile's
-/// accumulators start from its own fill (`tiledOp`'s inits, fused into the
-/// loop), and the tile reads no column it writes. Returns whether it did.
+/// Makes the last tile of `loop` (a loop over a contraction's columns or
+/// rows, 0 to `range` in steps of `tile`, `range` not a multiple of `tile`)
+/// a full tile that overlaps the one before: it starts at `range - tile`, so
+/// that every tile has the same static shape and the loop needs no peeled
+/// copy for a narrower remainder (the 10-column layer of an MLP at AVX2: one
+/// 4 x 8 register tile loop, not a 4 x 8 and a 4 x 2; a 64-row slab at
+/// AVX-512: five 13-row tiles, not 4 x 13 and a 12-row one). The columns or
+/// rows the two share are computed twice and stored twice with the same
+/// value: each tile's accumulators start from its own fill (`tiledOp`'s
+/// inits, fused into the loop), and the tile reads nothing it writes.
+/// Returns whether it did.
 static bool overlapLastTile(RewriterBase &rewriter, scf::ForOp loop,
                             linalg::LinalgOp tiledOp, int64_t range,
                             int64_t tile) {
@@ -839,6 +836,16 @@ struct ArrCpuVectorizePass
                     .getOperation()))
           (void)overlapLastTile(rewriter, loop, tiledOp, ranges[columns],
                                 parallelSizes[columns]);
+      // The rows' loop, where the tiling chose a row tile for its overlap
+      // (chooseRegisterTiling).
+      if (tiledOp && tiling.overlappedRowLoop)
+        if (auto loop = dyn_cast_or_null<scf::ForOp>(
+                tileLoopOf(outer->loops, parallelSizes, tiling.interchange,
+                           *tiling.overlappedRowLoop)
+                    .getOperation()))
+          (void)overlapLastTile(rewriter, loop, tiledOp,
+                                ranges[*tiling.overlappedRowLoop],
+                                parallelSizes[*tiling.overlappedRowLoop]);
       if (tiledOp)
         (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
       return success();

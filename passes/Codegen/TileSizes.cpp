@@ -391,15 +391,34 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
           ranges[l] > 1)
         rows.push_back(l);
     // A multiply-accumulate that streams a weight panel takes the taller
-    // tile where a slab holds at least four (the remainder tile is then a
-    // small part of the rows: a 64-row slab is 4 x 14 + 8 rows at AVX-512;
-    // 16 rows stay 2 x 8). Against a small operand (the RNN's 64 x 64, K =
-    // 64) it gains nothing measurable and costs compile time (bench/
-    // RESULTS.md, 2026-12-04): those keep rowTile.
+    // tile where a slab holds at least four (16 rows stay 2 x 8). Against a
+    // small operand (the RNN's 64 x 64, K = 64) it gains nothing measurable
+    // and costs compile time (bench/RESULTS.md, 2026-12-04): those keep
+    // rowTile. Of the taller tiles, the tallest whose last tile may overlap
+    // the one before (it recomputes at most 1 / kOverlapWorkDivisor of the
+    // rows), so that no peeled remainder tile makes a second loop nest: a
+    // 64-row slab is 5 tiles of 13 rows at AVX-512 (rows 51 to 63 last, 1
+    // row computed twice), not 4 x 14 and a tile of 8; 11 tiles of 6 rows at
+    // AVX2 and SSE2 (2 rows twice), not 10 x 6 and a tile of 4. Where none
+    // does, the tallest, its remainder peeled. MLP 784's three levels
+    // compile 8-10% faster, MLP 256's 5%; their calls take 1.00-1.02x as
+    // long (1.6% and 3.1% more FMAs), every output bit the same
+    // (bench/RESULTS.md, 2026-12-07 fourteenth session).
     int64_t rowTile = isa.rowTile;
     if (isMultiplyAccumulate(op) && readsPanels(op) && rows.size() == 1 &&
-        ranges[rows.front()] >= 4 * isa.mulAddRowTile)
+        ranges[rows.front()] >= 4 * isa.mulAddRowTile) {
+      int64_t range = ranges[rows.front()];
       rowTile = isa.mulAddRowTile;
+      for (int64_t tile = isa.mulAddRowTile; tile > isa.rowTile; --tile) {
+        int64_t recomputed = (tile - range % tile) % tile;
+        if (recomputed * kOverlapWorkDivisor <= range) {
+          rowTile = tile;
+          if (recomputed > 0)
+            tiling.overlappedRowLoop = rows.front();
+          break;
+        }
+      }
+    }
     for (unsigned l : rows)
       if (ranges[l] <= rowTile)
         tiling.tileSizes[l] = 0; // The rows of the register tile.

@@ -57,7 +57,9 @@ struct VectorIsa {
   /// Rows of the register tile of a plain multiply-accumulate (`x @ W`),
   /// whose step needs no temporary: as many as fill the register file with
   /// one broadcast and the B row (BLIS's 6x16 on AVX2, 14x32 on AVX-512),
-  /// for an operand read in panels, in a slab of at least 4 such tiles.
+  /// for an operand read in panels, in a slab of at least 4 such tiles: at
+  /// most, as chooseRegisterTiling takes a shorter tile whose last one may
+  /// overlap the one before (13 rows of a 64-row slab at AVX-512).
   int64_t mulAddRowTile = 4;
   /// Whether the level has FMA (AVX2's and AVX-512's vfmadd): a `contract`
   /// multiply and add become one instruction with one rounding.
@@ -97,7 +99,19 @@ struct RegisterTiling {
   /// last tile, where it is narrower, overlaps the one before
   /// (CpuVectorize.cpp, overlapLastTile).
   std::optional<unsigned> columnLoop;
+  /// Tiles of a contraction only: the loop of its rows whose last tile
+  /// overlaps the one before instead of being peeled (rowTile does not
+  /// divide the rows; the overlap recomputes at most 1 / kOverlapWorkDivisor
+  /// of them).
+  std::optional<unsigned> overlappedRowLoop;
 };
+
+/// A contraction's last register tile of columns or rows overlaps the one
+/// before, instead of being peeled into a second loop nest of a narrower
+/// tile, where that recomputes at most 1 / kOverlapWorkDivisor of the
+/// columns or rows (the columns also where the narrower tile takes as many
+/// vectors a row).
+constexpr int64_t kOverlapWorkDivisor = 32;
 
 /// Rows of a CPU workgroup's slab when its kernel contracts: the register
 /// tiles of a slab walk the shared operand's columns outermost and the
