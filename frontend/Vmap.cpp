@@ -177,7 +177,8 @@ VmapResolver::buildTemplate(CallExpr *call, StringRef owner, bool isExport) {
     auto *lit = dyn_cast<IntLiteralExpr>(kw.value.get());
     if (!lit)
       return ic.error(kw.value->getLoc(),
-                      kw.name + " must be a non-negative integer");
+                      isBatch ? "batch must be an integer, at least 1"
+                              : kw.name + " must be a non-negative integer");
     if (isBatch && lit->value < 1)
       return ic.error(kw.value->getLoc(),
                       "batch must be at least 1, got " + lit->spelling);
@@ -192,18 +193,22 @@ VmapResolver::buildTemplate(CallExpr *call, StringRef owner, bool isExport) {
   if (isExport && !sawBatch)
     return ic.error(at, "an export needs its static batch size: add batch=B, "
                         "e.g. vmap(f, in_axes=0, batch=256)");
+  // "in_axes has 1 entry for a function of 2 parameters".
+  auto count = [](size_t k, StringRef one, StringRef many) {
+    return std::to_string(k) + " " + (k == 1 ? one : many).str();
+  };
   unsigned n = arity(*inner);
   if (t->inAxes.isTuple && t->inAxes.entries.size() != n)
-    return ic.error(t->inAxes.loc,
-                    "in_axes has " + Twine(t->inAxes.entries.size()) +
-                        " entries for a function of " + Twine(n) +
-                        " parameter" + (n == 1 ? "" : "s"));
+    return ic.error(
+        t->inAxes.loc,
+        "in_axes has " + count(t->inAxes.entries.size(), "entry", "entries") +
+            " for a function of " + count(n, "parameter", "parameters"));
   unsigned results = numResults(*inner);
   if (t->outAxes.isTuple && t->outAxes.entries.size() != results)
-    return ic.error(t->outAxes.loc,
-                    "out_axes has " + Twine(t->outAxes.entries.size()) +
-                        " entries for a function of " + Twine(results) +
-                        " result" + (results == 1 ? "" : "s"));
+    return ic.error(
+        t->outAxes.loc,
+        "out_axes has " + count(t->outAxes.entries.size(), "entry", "entries") +
+            " for a function of " + count(results, "result", "results"));
   bool anyMapped = false;
   for (unsigned i = 0; i < n; ++i)
     anyMapped |= t->inAxes.get(i).has_value();

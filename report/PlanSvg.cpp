@@ -251,11 +251,13 @@ double drawPanel(llvm::raw_ostream &os, const PlanReport &report, double top) {
                       "stroke-width=\"2\" stroke-dasharray=\"8,4\"/>\n",
                       lx, legendY + 7);
   text(os, lx + 34, legendY + 12, "lower bound");
-  lx += 34 + textWidth("lower bound") + 24;
-  text(os, lx, legendY + 12,
-       "offset axis: at least 18 px between boundaries, else to scale");
 
+  // The offset axis's scale, on a line of its own: after the legend it ran
+  // past the picture's right edge.
   double bottom = legendY + 14 + 8;
+  text(os, kLeft, bottom + kLineHeight - 4,
+       "offset axis: at least 18 px between boundaries, else to scale");
+  bottom += kLineHeight;
   if (!unlabelled.empty()) {
     text(os, 8, bottom + kLineHeight - 4,
          "not labelled in the picture (too small; each has a tooltip):");

@@ -548,8 +548,14 @@ static int runPlan() {
                             "= vmap(f, in_axes=..., batch=B);`");
     return 1;
   }
-  if (!found)
-    return fail("no entry named '" + entryName + "'");
+  if (!found) {
+    // As the runtime says it (`vmapc run`): the entries there are.
+    std::string entries;
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (vmapc::arr::isEntry(fn))
+        entries += (entries.empty() ? "" : ", ") + fn.getSymName().str();
+    return fail("unknown entry '" + entryName + "'; entries are: " + entries);
+  }
   if (!jsonFile.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(jsonFile, ec);

@@ -7,6 +7,8 @@ Prints one line per fact, for FileCheck:
 
     xml: ok                               (it parses)
     width W px, smallest font F px        (the root's width; every font-size)
+    texts past an edge: N                 (0.6 em a character, as PlanSvg.cpp
+                                           sizes text; the anchor's side)
     rects R, without a title T            (every <rect>, legend swatches too)
     entry NAME
     buffers B drawn of J in the JSON, ids match: yes|no
@@ -34,6 +36,17 @@ def main(argv):
     print("xml: ok")
     sizes = [float(e.get("font-size")) for e in root.iter() if e.get("font-size")]
     print("width %s px, smallest font %g px" % (root.get("width"), min(sizes)))
+    width = float(root.get("width"))
+    font = float(root.get("font-size") or min(sizes))
+    past = []
+    for t in root.iter(SVG + "text"):
+        if t.get("x") is None:
+            continue
+        x, w = float(t.get("x")), 0.6 * float(t.get("font-size") or font) * len(t.text or "")
+        left = {"end": x - w, "middle": x - w / 2}.get(t.get("text-anchor"), x)
+        if left < -EPS or left + w > width + EPS:
+            past.append(t.text)
+    print("texts past an edge: %d %s" % (len(past), " | ".join(past)))
     rects = list(root.iter(SVG + "rect"))
     untitled = [r for r in rects
                 if r.find(SVG + "title") is None or not (r.find(SVG + "title").text or "").strip()]

@@ -82,5 +82,5 @@ export unused = vmap(g, in_axes=(0, none), batch=8);
 # UNUSED:      unmapped inputs, read in place from the caller's arrays (never copied, outside the arena):
 # UNUSED-NEXT:   table f32[100], 400 bytes, read at no point
 
-# NOPE: vmapc: error: no entry named 'nope'
+# NOPE: vmapc: error: unknown entry 'nope'; entries are: e, unused
 # NOSVG: vmapc: error: cannot write '{{.*}}.missing/plan.svg': No such file or directory

@@ -410,6 +410,12 @@ fn m = vmap(g, in_axes=(0, 0, none));
 
 # -----
 
+fn g(a: f32, b: f32) -> f32 { return a * b; }
+# expected-error @+1 {{in_axes has 1 entry for a function of 2 parameters}}
+fn m = vmap(g, in_axes=(0,));
+
+# -----
+
 fn g(a: f32) -> f32 { return a; }
 # expected-error @+1 {{out_axes has 2 entries for a function of 1 result}}
 fn m = vmap(g, out_axes=(0, 1));
@@ -519,6 +525,14 @@ fn m = g;
 fn g(a: f32) -> f32 { return a; }
 # expected-error @+1 {{batch must be at least 1, got 0}}
 export e = vmap(g, batch=0);
+
+# -----
+
+# A negative batch is not an integer literal (a negation of one): the same
+# rule, said the same way.
+fn g(a: f32) -> f32 { return a; }
+# expected-error @+1 {{batch must be an integer, at least 1}}
+export e = vmap(g, batch=-3);
 
 # -----
 
