@@ -792,7 +792,6 @@ struct ArrCpuVectorizePass
         if (iterator == utils::IteratorType::reduction)
           std::swap(parallelSizes[i], reductionSizes[i]);
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      bool panels = readsPanels(op);
       FailureOr<Tiled> outer = tileWithLoops(rewriter, op, parallelSizes, false,
                                              {}, tiling.interchange);
       if (failed(outer))
@@ -804,48 +803,17 @@ struct ArrCpuVectorizePass
                 return llvm::isa<linalg::FillOp>(producer);
               })))
         return failure();
-      // The columns' loop, where the tiling has one (the output's innermost
-      // loop; `interchange` puts it first): a last tile of fewer columns
-      // overlaps the one before instead of being peeled where that costs
-      // no more vector instructions (the narrower tile takes as many
-      // vectors a row: 2 columns of an 8-column tile at AVX2) or recomputes
-      // at most 1/32 of the columns (kOverlapWorkDivisor), and the op reads
-      // no weight panels (a tile must lie in one panel). A peeled tile is a
-      // second register-tile loop nest for LLVM to compile: the kNN's and
-      // the cosine's 1000 columns at AVX-512, 31 tiles of 32 and 8 left,
-      // compiled 6-13% faster with the last tile overlapped (24 columns
-      // again, 2.4% more FMAs); their calls took 1.0-1.02x as long on two
-      // threads, 0.96-1.035x on one (bench/RESULTS.md, 2026-12-07,
-      // thirteenth session). SSE2's 2 of an MLP's 10 columns stay a peeled tile
-      // of one vector: an overlap would compute 16 columns for 10.
-      int64_t columns = tiling.columnLoop ? int64_t(*tiling.columnLoop) : -1;
-      if (columns >= 0) {
-        int64_t range = ranges[columns], tile = parallelSizes[columns];
-        auto vectorsOf = [&](int64_t lanes) {
-          return llvm::divideCeil(lanes, target.vectorWidth);
-        };
-        int64_t recomputed = tile - range % tile;
-        if (range % tile == 0 || (vectorsOf(range % tile) != vectorsOf(tile) &&
-                                  recomputed * kOverlapWorkDivisor > range))
-          columns = -1;
-      }
-      if (tiledOp && columns >= 0 && !panels)
-        if (auto loop = dyn_cast_or_null<scf::ForOp>(
-                tileLoopOf(outer->loops, parallelSizes, tiling.interchange,
-                           columns)
-                    .getOperation()))
-          (void)overlapLastTile(rewriter, loop, tiledOp, ranges[columns],
-                                parallelSizes[columns]);
-      // The rows' loop, where the tiling chose a row tile for its overlap
-      // (chooseRegisterTiling).
-      if (tiledOp && tiling.overlappedRowLoop)
-        if (auto loop = dyn_cast_or_null<scf::ForOp>(
-                tileLoopOf(outer->loops, parallelSizes, tiling.interchange,
-                           *tiling.overlappedRowLoop)
-                    .getOperation()))
-          (void)overlapLastTile(rewriter, loop, tiledOp,
-                                ranges[*tiling.overlappedRowLoop],
-                                parallelSizes[*tiling.overlappedRowLoop]);
+      // The last tile of the columns or rows overlaps the one before where
+      // the tiling chose so (chooseRegisterTiling).
+      for (std::optional<unsigned> overlapped :
+           {tiling.overlappedColumnLoop, tiling.overlappedRowLoop})
+        if (tiledOp && overlapped)
+          if (auto loop = dyn_cast_or_null<scf::ForOp>(
+                  tileLoopOf(outer->loops, parallelSizes, tiling.interchange,
+                             *overlapped)
+                      .getOperation()))
+            (void)overlapLastTile(rewriter, loop, tiledOp, ranges[*overlapped],
+                                  parallelSizes[*overlapped]);
       if (tiledOp)
         (void)tileWithLoops(rewriter, tiledOp, reductionSizes);
       return success();

@@ -432,7 +432,23 @@ RegisterTiling vmapc::chooseRegisterTiling(linalg::LinalgOp op,
     if (columns > v && columns % v != 0)
       columns = columns / v * v;
     tiling.tileSizes[*p] = columns;
-    tiling.columnLoop = *p;
+    // A last tile of fewer columns overlaps the one before instead of being
+    // peeled where that costs no more vector instructions (the narrower tile
+    // takes as many vectors a row: 2 columns of an 8-column tile at AVX2) or
+    // recomputes at most 1/32 of the columns (kOverlapWorkDivisor), and the
+    // op reads no weight panels (a tile must lie in one panel). A peeled
+    // tile is a second register-tile loop nest for LLVM to compile: the
+    // kNN's and the cosine's 1000 columns at AVX-512, 31 tiles of 32 and 8
+    // left, compiled 6-13% faster with the last tile overlapped (24 columns
+    // again, 2.4% more FMAs); their calls took 1.0-1.02x as long on two
+    // threads, 0.96-1.035x on one (bench/RESULTS.md, 2026-12-07, thirteenth
+    // session). SSE2's 2 of an MLP's 10 columns stay a peeled tile of one
+    // vector: an overlap would compute 16 columns for 10.
+    int64_t range = ranges[*p], left = range % columns;
+    if (left != 0 && !readsPanels(op) &&
+        (llvm::divideCeil(left, v) == llvm::divideCeil(columns, v) ||
+         (columns - left) * kOverlapWorkDivisor <= range))
+      tiling.overlappedColumnLoop = *p;
     // One loop of more rows than a register tile (a slab): tiles of
     // rowTile rows, the columns' loop outside them, so that each column
     // panel of the shared operand serves every row tile of the slab.

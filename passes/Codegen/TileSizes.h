@@ -95,14 +95,11 @@ struct RegisterTiling {
   /// Tiles only: the order of the tile loops (a permutation of the op's
   /// loops, outermost first); empty for the op's own order.
   llvm::SmallVector<int64_t> interchange;
-  /// Tiles of a contraction only: the loop of the output's columns, whose
-  /// last tile, where it is narrower, overlaps the one before
-  /// (CpuVectorize.cpp, overlapLastTile).
-  std::optional<unsigned> columnLoop;
-  /// Tiles of a contraction only: the loop of its rows whose last tile
-  /// overlaps the one before instead of being peeled (rowTile does not
-  /// divide the rows; the overlap recomputes at most 1 / kOverlapWorkDivisor
-  /// of them).
+  /// Tiles of a contraction only: the loops of the output's columns and of
+  /// its rows whose last tile overlaps the one before instead of being
+  /// peeled (the tile does not divide the loop; kOverlapWorkDivisor), by
+  /// CpuVectorize.cpp's overlapLastTile.
+  std::optional<unsigned> overlappedColumnLoop;
   std::optional<unsigned> overlappedRowLoop;
 };
 
